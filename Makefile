@@ -1,0 +1,38 @@
+# Arena — `make help` lists the targets.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: help install test check lint typecheck bench demo clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install Arena with its dev tools
+
+test: $(STAMP)  ## run the whole test suite (what CI runs)
+	$(PY) -m pytest -q
+
+lint: $(STAMP)  ## ruff
+	$(VENV)/bin/ruff check referee bots workers ladder tests
+
+typecheck: $(STAMP)  ## mypy --strict on the packages
+	$(VENV)/bin/mypy
+
+check: lint typecheck test  ## everything CI checks, plus lint and types
+
+bench: $(STAMP)  ## benchmarks (figures, not pass/fail)
+	$(PY) -m referee.bench
+
+demo: $(STAMP)  ## play a local ladder season on embedded defaults
+	$(VENV)/bin/arena demo
+
+clean:  ## remove the venv and caches
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
