@@ -1,0 +1,40 @@
+"""Bots that run in-process with the engine (the local runner, tests, the demo ladder).
+
+They implement the same one method as SDK bots (`act(observation, legal_actions) -> int`), so
+the very same logic also runs over the wire through `bots/python`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bots.builtin.base import LocalBot
+from bots.builtin.random_bot import RandomBot
+
+__all__ = ["LocalBot", "RandomBot", "available", "make_bot"]
+
+
+def _greedy_clank(seed: int) -> LocalBot:
+    from bots.builtin.clank_greedy import ClankGreedyBot
+
+    return ClankGreedyBot()
+
+
+#: (game, bot name) -> factory(seed)
+_FACTORIES: dict[tuple[str, str], Callable[[int], LocalBot]] = {
+    ("*", "random"): RandomBot,
+    ("clank", "greedy"): _greedy_clank,
+}
+
+
+def available(game: str) -> list[str]:
+    """Names of the built-in bots that can play `game`."""
+    return sorted({name for (g, name) in _FACTORIES if g in (game, "*")})
+
+
+def make_bot(game: str, name: str, seed: int) -> LocalBot:
+    """A fresh built-in bot; ValueError names the bots available for the game."""
+    factory = _FACTORIES.get((game, name)) or _FACTORIES.get(("*", name))
+    if factory is None:
+        raise ValueError(f"no built-in bot {name!r} for {game}; available: {', '.join(available(game))}")
+    return factory(seed)

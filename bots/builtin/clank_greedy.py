@@ -1,0 +1,218 @@
+"""A heuristic Clank! bot: play everything, buy well, grab an artifact it can bring home, get out.
+
+It reads only its observation and the public content (board and card data), like any bot would.
+Plan each decision:
+1. pending choices: trash/discard the weakest starting cards, pick the richest option;
+2. play every card in hand;
+3. take tokens where it stands (artifact if it has none yet);
+4. move one tunnel along the cheapest path to its target (artifact, or the exit once it has
+   one), spending Swords to avoid tunnel damage when health is low;
+5. buy the best card its Skill affords, fight the best monster its Swords beat;
+6. end the turn.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+from referee.core.game import Action
+from referee.games.clank.content import (
+    Board,
+    CardDef,
+    ClankContent,
+    Effect,
+    default_content,
+    effects_from_json,
+)
+
+__all__ = ["ClankGreedyBot"]
+
+_RESOURCE_VALUE = {
+    "skill": 1.0,
+    "swords": 0.9,
+    "boots": 1.2,
+    "gold": 0.5,
+    "draw": 1.1,
+    "heal": 0.8,
+    "teleport": 1.5,
+    "clank": -0.6,
+    "clank_all": 0.0,
+    "rage": 0.0,
+}
+_TRASH_ORDER = ("stumble", "burgle", "sidestep")
+
+
+def _effects_value(effects: Sequence[Effect]) -> float:
+    total = 0.0
+    for e in effects:
+        if e.op in _RESOURCE_VALUE:
+            total += _RESOURCE_VALUE[e.op] * e.n
+        elif e.op == "trash":
+            total += 0.8
+        elif e.op == "discard_for":
+            total += 0.5 * _effects_value(e.then)
+        elif e.op == "choose":
+            total += max(_effects_value(o) for o in e.options)
+        elif e.op == "if":
+            total += 0.4 * _effects_value(e.then)
+    return total
+
+
+def _card_value(card: CardDef) -> float:
+    """How much a card is worth owning (or, for devices, using now), per the bot's taste."""
+    if card.kind == "device":
+        return _effects_value(card.use)
+    value = _effects_value(card.play) + 0.3 * _effects_value(card.acquire) + 0.35 * card.points
+    return value
+
+
+class ClankGreedyBot:
+    """The greedy reference bot for Clank!."""
+
+    name = "greedy"
+
+    def __init__(self, content: ClankContent | None = None) -> None:
+        self.content = content or default_content()
+
+    # --- path finding --------------------------------------------------------------------
+
+    def _distances(self, board: Board, target: str, has_key: bool) -> dict[str, float]:
+        """Cost to reach `target` from every room (Boots, plus a little per monster icon)."""
+        dist = {target: 0.0}
+        heap = [(0.0, target)]
+        while heap:
+            d, room = heapq.heappop(heap)
+            if d > dist.get(room, 1e9):
+                continue
+            # walk tunnels backwards: from `prev` one can move into `room`
+            for t_index in board.touching[room]:
+                t = board.tunnels[t_index]
+                prev = board.other_end(t_index, room)
+                if t.one_way and t.b != room:
+                    continue
+                if t.locked and not has_key:
+                    continue
+                nd = d + t.boots + 0.7 * t.monsters
+                if nd < dist.get(prev, 1e9):
+                    dist[prev] = nd
+                    heapq.heappush(heap, (nd, prev))
+        return dist
+
+    def _target(self, obs: dict[str, Any], board: Board, me: dict[str, Any], has_key: bool) -> str:
+        if me["artifacts"]:
+            return board.start
+        home = self._distances(board, board.start, has_key)
+        best, best_score = board.start, -1e9
+        for room, value in obs["artifacts"].items():
+            there = self._distances(board, room, has_key).get(me["room"], 1e9)
+            back = home.get(room, 1e9)
+            # deeper is worth more but the way back is the risk; health and rage temper greed
+            risk = 1.2 + 0.15 * obs["rage"] + (0.3 if me["health"] < 6 else 0.0)
+            score = value - risk * (there + back)
+            if score > best_score:
+                best, best_score = room, score
+        return best
+
+    # --- deciding ------------------------------------------------------------------------
+
+    def act(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> int:
+        """Pick an action index (see the module docstring for the plan)."""
+        obs = observation
+        cards = self.content.cards
+        kinds: dict[str, list[int]] = {}
+        for i, a in enumerate(legal_actions):
+            kinds.setdefault(a.kind, []).append(i)
+
+        pending = obs.get("pending")
+        if pending is not None:
+            return self._pending(pending, legal_actions)
+
+        me = obs["players"][obs["seat"]]
+        board = self.content.boards[obs["board"]]
+        pool = obs["pool"]
+
+        if "play" in kinds:
+            return kinds["play"][0]
+        if "take" in kinds:
+            tokens = {legal_actions[i].args[0]: i for i in kinds["take"]}
+            for token in ("artifact", "major_secret", "minor_secret", "monkey_idol"):
+                if token in tokens and (
+                    token != "artifact" or not me["artifacts"] or "backpack" in me["items"]
+                ):
+                    return tokens[token]
+        if "drink" in kinds and me["damage"] >= 2:
+            return kinds["drink"][0]
+        if "buy_item" in kinds:
+            items = {legal_actions[i].args[0]: i for i in kinds["buy_item"]}
+            for item in ("crown", "master_key", "backpack"):
+                if item in items:
+                    return items[item]
+
+        has_key = "master_key" in me["items"]
+        target = self._target(obs, board, me, has_key)
+        dist = self._distances(board, target, has_key)
+        here = dist.get(me["room"], 1e9)
+        for kind in ("move", "teleport"):
+            best_i, best_d = -1, here
+            for i in kinds.get(kind, []):
+                a = legal_actions[i]
+                t_index = int(a.args[0])
+                tunnel = board.tunnels[t_index]
+                dest = board.other_end(t_index, me["room"])
+                d = dist.get(dest, 1e9)
+                if kind == "move":
+                    damage = tunnel.monsters - int(a.args[1])
+                    if damage >= me["health"]:
+                        continue
+                    # spend swords to avoid damage unless health is plentiful
+                    wants_spend = min(tunnel.monsters, pool["swords"]) if me["health"] <= 6 else 0
+                    if int(a.args[1]) != wants_spend:
+                        continue
+                if d < best_d:
+                    best_i, best_d = i, d
+            if best_i >= 0:
+                return best_i
+
+        best_i, best_v = -1, 0.0
+        for i in kinds.get("acquire", []) + kinds.get("buy_reserve", []):
+            card = cards[self._row_or_pile(obs, legal_actions[i])]
+            value = _card_value(card) + 0.1 * card.cost
+            if value > best_v:
+                best_i, best_v = i, value
+        if best_i >= 0:
+            return best_i
+        best_i, best_v = -1, -1.0
+        for i in kinds.get("fight", []):
+            card = cards[self._row_or_pile(obs, legal_actions[i])]
+            value = _effects_value(card.defeat) + card.cost
+            if value > best_v:
+                best_i, best_v = i, value
+        if best_i >= 0:
+            return best_i
+        if "fight_goblin" in kinds:
+            return kinds["fight_goblin"][0]
+        if "end_turn" in kinds:
+            return kinds["end_turn"][0]
+        return 0
+
+    @staticmethod
+    def _row_or_pile(obs: dict[str, Any], action: Action) -> str:
+        if action.kind == "buy_reserve":
+            return str(action.args[0])
+        card = obs["row"][int(action.args[0])]
+        assert card is not None
+        return str(card)
+
+    def _pending(self, pending: dict[str, Any], legal_actions: Sequence[Action]) -> int:
+        kind = pending["kind"]
+        if kind in ("trash", "discard"):
+            for preferred in _TRASH_ORDER[: 1 if kind == "discard" else 2]:
+                for i, a in enumerate(legal_actions):
+                    if a.kind != "skip" and a.args[-1] == preferred:
+                        return i
+            return len(legal_actions) - 1  # skip is always last
+        # choose: the option worth most
+        values = [_effects_value(effects_from_json(o)) for o in pending["options"]]
+        return max(range(len(legal_actions)), key=lambda i: values[int(legal_actions[i].args[0])])

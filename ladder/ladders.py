@@ -1,0 +1,106 @@
+"""Ladders and who is on them.
+
+A ladder is one game at one table size with one time control; each bot on it has a row in
+``ladder_entries`` holding its rating there (starting at :data:`ladder.elo.INITIAL_RATING`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+from sqlalchemy import Connection, Engine
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+
+from ladder.elo import INITIAL_RATING
+from ladder.errors import Conflict, InvalidInput, NotFound
+from ladder.schema import bots, ladder_entries, ladders
+
+__all__ = ["create_ladder", "ensure_entries", "join_ladder"]
+
+
+def create_ladder(
+    engine: Engine,
+    name: str,
+    game: str,
+    players: int,
+    *,
+    decision_ms: int,
+    bank_ms: int,
+    max_strikes: int,
+    now: datetime | None = None,
+) -> int:
+    """Create a ladder and return its id.
+
+    `decision_ms` is the per-decision deadline, `bank_ms` the per-match time bank and
+    `max_strikes` the missed deadlines a seat may have before it forfeits.
+    Raises InvalidInput for impossible values, Conflict if the name is taken.
+    """
+    if players < 2:
+        raise InvalidInput("players: a free-for-all ladder needs at least 2")
+    if decision_ms <= 0 or bank_ms < 0 or max_strikes < 0:
+        raise InvalidInput("time control: decision_ms > 0, bank_ms >= 0, max_strikes >= 0")
+    row = {
+        "name": name,
+        "game": game,
+        "players": players,
+        "decision_ms": decision_ms,
+        "bank_ms": bank_ms,
+        "max_strikes": max_strikes,
+        "created_at": now or datetime.now(UTC),
+    }
+    try:
+        with engine.begin() as conn:
+            ladder_id: int = conn.execute(
+                sa.insert(ladders).values(row).returning(ladders.c.id)
+            ).scalar_one()
+    except IntegrityError as exc:
+        raise Conflict(f"a ladder named {name!r} already exists") from exc
+    return ladder_id
+
+
+def ensure_entries(conn: Connection, ladder_id: int, bot_ids: Iterable[int], now: datetime) -> None:
+    """Put the bots on the ladder at the initial rating unless they are on it already.
+
+    Rows are inserted in bot id order, the same order recording locks them in, so concurrent
+    callers cannot deadlock on each other.
+    """
+    rows = [
+        {
+            "ladder_id": ladder_id,
+            "bot_id": bot_id,
+            "rating": INITIAL_RATING,
+            "games": 0,
+            "wins": 0,
+            "joined_at": now,
+            "updated_at": now,
+        }
+        for bot_id in sorted(set(bot_ids))
+    ]
+    if not rows:
+        return
+    if conn.dialect.name == "postgresql":
+        pg_stmt = postgresql.insert(ladder_entries).values(rows).on_conflict_do_nothing()
+        conn.execute(pg_stmt)
+    elif conn.dialect.name == "sqlite":
+        lite_stmt = sqlite.insert(ladder_entries).values(rows).on_conflict_do_nothing()
+        conn.execute(lite_stmt)
+    else:  # pragma: no cover - only the two supported databases
+        raise NotImplementedError(conn.dialect.name)
+
+
+def join_ladder(
+    engine: Engine, ladder_id: int, bot_id: int, *, now: datetime | None = None
+) -> None:
+    """Put bot `bot_id` on ladder `ladder_id` (doing nothing if it is on it already).
+
+    Raises NotFound for an unknown ladder or bot.
+    """
+    with engine.begin() as conn:
+        if conn.execute(sa.select(ladders.c.id).where(ladders.c.id == ladder_id)).first() is None:
+            raise NotFound(f"no ladder {ladder_id}")
+        if conn.execute(sa.select(bots.c.id).where(bots.c.id == bot_id)).first() is None:
+            raise NotFound(f"no bot {bot_id}")
+        ensure_entries(conn, ladder_id, [bot_id], now or datetime.now(UTC))

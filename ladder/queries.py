@@ -1,0 +1,436 @@
+"""Read-side queries behind the HTTP API and the web page.
+
+Each function takes an open connection and returns JSON-able typed dicts (times as ISO 8601
+strings in UTC); lookups of one thing return None when it does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, TypedDict
+
+import sqlalchemy as sa
+from sqlalchemy import Connection
+
+from ladder import elo
+from ladder.bots import REMOTE
+from ladder.schema import (
+    bot_versions,
+    bots,
+    ladder_entries,
+    ladders,
+    matches,
+    rating_history,
+    replays,
+    results,
+)
+
+__all__ = [
+    "BotInfo",
+    "LadderInfo",
+    "MatchInfo",
+    "MatchSummary",
+    "StandingsPage",
+    "bot_info",
+    "bot_matches",
+    "ladder_info",
+    "list_ladders",
+    "match_info",
+    "replay_data",
+    "standings",
+]
+
+
+class TimeControlInfo(TypedDict):
+    """A ladder's time control."""
+
+    decision_ms: int
+    bank_ms: int
+    max_strikes: int
+
+
+class LadderInfo(TypedDict):
+    """A ladder."""
+
+    id: int
+    name: str
+    game: str
+    players: int
+    time_control: TimeControlInfo
+
+
+class Standing(TypedDict):
+    """One row of a ladder's standings table."""
+
+    rank: int
+    bot_id: int
+    bot_name: str
+    owner: str
+    rating: float
+    games: int
+    wins: int
+    provisional: bool
+
+
+class StandingsPage(TypedDict):
+    """A ladder with its standings, best rating first."""
+
+    ladder: LadderInfo
+    standings: list[Standing]
+
+
+class BotVersionInfo(TypedDict):
+    """One version of a bot."""
+
+    id: int
+    version: str
+    remote: bool
+    created_at: str
+
+
+class BotLadderInfo(TypedDict):
+    """A bot's standing on one ladder."""
+
+    ladder_id: int
+    ladder_name: str
+    rating: float
+    games: int
+    wins: int
+    provisional: bool
+
+
+class BotInfo(TypedDict):
+    """A bot's public profile (never its token hash)."""
+
+    id: int
+    name: str
+    owner: str
+    created_at: str
+    versions: list[BotVersionInfo]
+    ladders: list[BotLadderInfo]
+
+
+class SeatInfo(TypedDict):
+    """Who sat in one seat of a match."""
+
+    seat: int
+    bot_version_id: int
+    bot_id: int | None
+    bot_name: str | None
+    version: str | None
+
+
+class MatchSummary(TypedDict):
+    """A match in a list."""
+
+    id: int
+    ladder_id: int
+    status: str
+    seats: list[SeatInfo]
+    places: list[int] | None
+    created_at: str
+    finished_at: str | None
+
+
+class ResultInfo(TypedDict):
+    """A match result."""
+
+    places: list[int]
+    scores: list[int]
+    outcomes: list[str]
+    reason: str
+
+
+class RatingChangeInfo(TypedDict):
+    """One bot's rating change from a match."""
+
+    bot_id: int
+    before: float
+    after: float
+    delta: float
+
+
+class ReplayInfo(TypedDict):
+    """Where a match's replay is and how to check it."""
+
+    url: str
+    sha256: str
+    compressed_bytes: int
+
+
+class MatchInfo(TypedDict):
+    """A match in full."""
+
+    id: int
+    ladder_id: int
+    status: str
+    seed: int
+    seats: list[SeatInfo]
+    attempts: int
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    error: str | None
+    result: ResultInfo | None
+    rating_changes: list[RatingChangeInfo]
+    replay: ReplayInfo | None
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def _ladder(row: Any) -> LadderInfo:
+    return {
+        "id": row.id,
+        "name": row.name,
+        "game": row.game,
+        "players": row.players,
+        "time_control": {
+            "decision_ms": row.decision_ms,
+            "bank_ms": row.bank_ms,
+            "max_strikes": row.max_strikes,
+        },
+    }
+
+
+def list_ladders(conn: Connection) -> list[LadderInfo]:
+    """All ladders, by name."""
+    return [_ladder(row) for row in conn.execute(sa.select(ladders).order_by(ladders.c.name))]
+
+
+def ladder_info(conn: Connection, ladder_id: int) -> LadderInfo | None:
+    """One ladder, or None."""
+    row = conn.execute(sa.select(ladders).where(ladders.c.id == ladder_id)).one_or_none()
+    return None if row is None else _ladder(row)
+
+
+def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
+    """A ladder's standings table (rating descending, then name), or None for no ladder."""
+    ladder = ladder_info(conn, ladder_id)
+    if ladder is None:
+        return None
+    rows = conn.execute(
+        sa.select(
+            ladder_entries.c.bot_id,
+            bots.c.name,
+            bots.c.owner,
+            ladder_entries.c.rating,
+            ladder_entries.c.games,
+            ladder_entries.c.wins,
+        )
+        .join(bots, bots.c.id == ladder_entries.c.bot_id)
+        .where(ladder_entries.c.ladder_id == ladder_id)
+        .order_by(ladder_entries.c.rating.desc(), bots.c.name)
+    )
+    table: list[Standing] = [
+        {
+            "rank": rank,
+            "bot_id": row.bot_id,
+            "bot_name": row.name,
+            "owner": row.owner,
+            "rating": round(row.rating, 1),
+            "games": row.games,
+            "wins": row.wins,
+            "provisional": elo.is_provisional(row.games),
+        }
+        for rank, row in enumerate(rows, start=1)
+    ]
+    return {"ladder": ladder, "standings": table}
+
+
+def bot_info(conn: Connection, bot_id: int) -> BotInfo | None:
+    """A bot's profile: versions and ladder standings, or None."""
+    bot = conn.execute(
+        sa.select(bots.c.id, bots.c.name, bots.c.owner, bots.c.created_at).where(
+            bots.c.id == bot_id
+        )
+    ).one_or_none()
+    if bot is None:
+        return None
+    versions: list[BotVersionInfo] = [
+        {
+            "id": row.id,
+            "version": row.version,
+            "remote": row.command == REMOTE,
+            "created_at": row.created_at.isoformat(),
+        }
+        for row in conn.execute(
+            sa.select(bot_versions)
+            .where(bot_versions.c.bot_id == bot_id)
+            .order_by(bot_versions.c.id)
+        )
+    ]
+    entries: list[BotLadderInfo] = [
+        {
+            "ladder_id": row.ladder_id,
+            "ladder_name": row.name,
+            "rating": round(row.rating, 1),
+            "games": row.games,
+            "wins": row.wins,
+            "provisional": elo.is_provisional(row.games),
+        }
+        for row in conn.execute(
+            sa.select(
+                ladder_entries.c.ladder_id,
+                ladders.c.name,
+                ladder_entries.c.rating,
+                ladder_entries.c.games,
+                ladder_entries.c.wins,
+            )
+            .join(ladders, ladders.c.id == ladder_entries.c.ladder_id)
+            .where(ladder_entries.c.bot_id == bot_id)
+            .order_by(ladders.c.name)
+        )
+    ]
+    return {
+        "id": bot.id,
+        "name": bot.name,
+        "owner": bot.owner,
+        "created_at": bot.created_at.isoformat(),
+        "versions": versions,
+        "ladders": entries,
+    }
+
+
+def _seat_infos(conn: Connection, seat_lists: Iterable[Sequence[int]]) -> dict[int, SeatInfo]:
+    """Seat details for every bot version id in `seat_lists` (seat number left at -1)."""
+    ids = sorted({int(v) for seats in seat_lists for v in seats})
+    if not ids:
+        return {}
+    rows = conn.execute(
+        sa.select(bot_versions.c.id, bot_versions.c.version, bots.c.id.label("bot_id"), bots.c.name)
+        .join(bots, bots.c.id == bot_versions.c.bot_id)
+        .where(bot_versions.c.id.in_(ids))
+    )
+    return {
+        row.id: {
+            "seat": -1,
+            "bot_version_id": row.id,
+            "bot_id": row.bot_id,
+            "bot_name": row.name,
+            "version": row.version,
+        }
+        for row in rows
+    }
+
+
+def _seats(seats: Sequence[int], known: dict[int, SeatInfo]) -> list[SeatInfo]:
+    out: list[SeatInfo] = []
+    for seat, version_id in enumerate(seats):
+        info = known.get(int(version_id))
+        if info is None:  # the version was deleted since
+            out.append(
+                {
+                    "seat": seat,
+                    "bot_version_id": int(version_id),
+                    "bot_id": None,
+                    "bot_name": None,
+                    "version": None,
+                }
+            )
+        else:
+            out.append({**info, "seat": seat})
+    return out
+
+
+def _seats_contain(conn: Connection, version_ids: Sequence[int]) -> sa.ColumnElement[bool]:
+    """SQL: the match's JSON `seats` list holds one of `version_ids`."""
+    if conn.dialect.name == "postgresql":
+        elements = sa.func.json_array_elements_text(matches.c.seats).table_valued("value")
+        hit = sa.cast(elements.c.value, sa.Integer).in_(version_ids)
+    else:
+        elements = sa.func.json_each(matches.c.seats).table_valued("value")
+        hit = elements.c.value.in_(version_ids)
+    return sa.exists(sa.select(sa.literal(1)).select_from(elements).where(hit))
+
+
+def bot_matches(conn: Connection, bot_id: int, limit: int = 50) -> list[MatchSummary] | None:
+    """The bot's most recent matches (newest first, at most `limit`), or None for no bot."""
+    if conn.execute(sa.select(bots.c.id).where(bots.c.id == bot_id)).first() is None:
+        return None
+    version_ids = list(
+        conn.execute(sa.select(bot_versions.c.id).where(bot_versions.c.bot_id == bot_id)).scalars()
+    )
+    if not version_ids:
+        return []
+    rows = conn.execute(
+        sa.select(matches, results.c.places)
+        .outerjoin(results, results.c.match_id == matches.c.id)
+        .where(_seats_contain(conn, version_ids))
+        .order_by(matches.c.id.desc())
+        .limit(limit)
+    ).all()
+    known = _seat_infos(conn, (row.seats for row in rows))
+    return [
+        {
+            "id": row.id,
+            "ladder_id": row.ladder_id,
+            "status": row.status,
+            "seats": _seats(row.seats, known),
+            "places": row.places,
+            "created_at": row.created_at.isoformat(),
+            "finished_at": _iso(row.finished_at),
+        }
+        for row in rows
+    ]
+
+
+def match_info(conn: Connection, match_id: int) -> MatchInfo | None:
+    """A match with its seats, result, rating changes and replay link, or None."""
+    row = conn.execute(sa.select(matches).where(matches.c.id == match_id)).one_or_none()
+    if row is None:
+        return None
+    res = conn.execute(sa.select(results).where(results.c.match_id == match_id)).one_or_none()
+    result: ResultInfo | None = None
+    if res is not None:
+        result = {
+            "places": res.places,
+            "scores": res.scores,
+            "outcomes": res.outcomes,
+            "reason": res.reason,
+        }
+    changes: list[RatingChangeInfo] = [
+        {"bot_id": c.bot_id, "before": c.before, "after": c.after, "delta": c.delta}
+        for c in conn.execute(
+            sa.select(rating_history)
+            .where(rating_history.c.match_id == match_id)
+            .order_by(rating_history.c.bot_id)
+        )
+    ]
+    rep = conn.execute(
+        sa.select(replays.c.sha256, sa.func.length(replays.c.data).label("size")).where(
+            replays.c.match_id == match_id
+        )
+    ).one_or_none()
+    replay: ReplayInfo | None = None
+    if rep is not None:
+        replay = {
+            "url": f"/api/matches/{match_id}/replay",
+            "sha256": rep.sha256,
+            "compressed_bytes": rep.size,
+        }
+    return {
+        "id": row.id,
+        "ladder_id": row.ladder_id,
+        "status": row.status,
+        "seed": row.seed,
+        "seats": _seats(row.seats, _seat_infos(conn, [row.seats])),
+        "attempts": row.attempts,
+        "created_at": row.created_at.isoformat(),
+        "started_at": _iso(row.started_at),
+        "finished_at": _iso(row.finished_at),
+        "error": row.error,
+        "result": result,
+        "rating_changes": changes,
+        "replay": replay,
+    }
+
+
+def replay_data(conn: Connection, match_id: int) -> tuple[bytes, str] | None:
+    """The stored (gzip) replay of a match and the SHA-256 of its uncompressed bytes, or None."""
+    row = conn.execute(
+        sa.select(replays.c.data, replays.c.sha256).where(replays.c.match_id == match_id)
+    ).one_or_none()
+    return None if row is None else (bytes(row.data), row.sha256)

@@ -1,0 +1,200 @@
+"""The ladder's tables, as SQLAlchemy Core.
+
+Everything the ladder stores lives here: bots and their versions, ladders and the rating of each
+bot on each ladder, matches with their leases, results, the rating history and the replays.
+The Alembic migrations in ``ladder/migrations`` create exactly these tables (a test compares the
+two), so a change here needs a new migration.
+
+Times are stored as UTC. :class:`UTCDateTime` makes SQLite (which has no time zones) and
+PostgreSQL (``timestamptz``) behave alike: it accepts only aware datetimes and always returns
+aware UTC datetimes.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.types import TypeDecorator
+
+__all__ = [
+    "MATCH_STATUSES",
+    "UTCDateTime",
+    "bot_versions",
+    "bots",
+    "ladder_entries",
+    "ladders",
+    "matches",
+    "metadata",
+    "rating_history",
+    "replays",
+    "results",
+]
+
+#: Constraint names are predictable, so migrations can refer to them on every database.
+NAMING_CONVENTION: Final = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+#: The life of a match: queued -> running -> done, or failed after too many lost leases.
+MATCH_STATUSES: Final = ("queued", "running", "done", "failed")
+
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every backend."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Refuse naive datetimes; store UTC (naive on SQLite, which keeps no zone)."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime: pass an aware datetime (e.g. datetime.now(UTC))")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        """Return an aware UTC datetime."""
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+bots = Table(
+    "bots",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("owner", String(128), nullable=False),
+    # sha256 hex of the bot token; the token itself is shown once and never stored
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+bot_versions = Table(
+    "bot_versions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("bot_id", ForeignKey("bots.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("version", String(64), nullable=False),
+    # how to launch a hosted bot, or the literal "remote" for a bot that connects by itself
+    Column("command", Text, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    UniqueConstraint("bot_id", "version"),
+)
+
+ladders = Table(
+    "ladders",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("game", String(32), nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("decision_ms", Integer, nullable=False),
+    Column("bank_ms", Integer, nullable=False),
+    Column("max_strikes", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    CheckConstraint("players >= 2", name="players"),
+)
+
+ladder_entries = Table(
+    "ladder_entries",
+    metadata,
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False),
+    Column("bot_id", ForeignKey("bots.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("rating", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("joined_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    # one row per (ladder, bot): recording locks these rows while it changes the rating
+    PrimaryKeyConstraint("ladder_id", "bot_id"),
+)
+
+matches = Table(
+    "matches",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    # bot_versions.id per seat, in seat order
+    Column("seats", JSON, nullable=False),
+    # how many leases on this match expired (see ladder.match_queue.MAX_ATTEMPTS)
+    Column("attempts", Integer, nullable=False),
+    Column("lease_owner", String(128)),
+    Column("lease_expires_at", UTCDateTime),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("started_at", UTCDateTime),
+    Column("finished_at", UTCDateTime),
+    Column("error", Text),
+    CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
+    Index(None, "ladder_id", "created_at"),
+    # the sweeper looks for running matches whose lease ran out
+    Index(None, "status", "lease_expires_at"),
+)
+
+results = Table(
+    "results",
+    metadata,
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    Column("places", JSON, nullable=False),
+    Column("scores", JSON, nullable=False),
+    Column("outcomes", JSON, nullable=False),
+    Column("reason", Text, nullable=False),
+)
+
+rating_history = Table(
+    "rating_history",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+    Column("bot_id", ForeignKey("bots.id", ondelete="CASCADE"), nullable=False),
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False),
+    Column("before", Float, nullable=False),
+    Column("after", Float, nullable=False),
+    Column("delta", Float, nullable=False),
+    # a match moves a bot's rating once, however often recording is retried
+    UniqueConstraint("match_id", "bot_id"),
+    Index(None, "bot_id", "ladder_id"),
+)
+
+replays = Table(
+    "replays",
+    metadata,
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    # gzip of the replay bytes the referee wrote
+    Column("data", LargeBinary, nullable=False),
+    # sha256 hex of the uncompressed replay
+    Column("sha256", String(64), nullable=False),
+)

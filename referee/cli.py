@@ -1,0 +1,211 @@
+"""`arena`: the one console command that fronts the platform.
+
+Subcommands are registered by small functions below; each keeps its imports local so that
+`arena --help` stays fast and a subcommand's dependencies load only when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["main"]
+
+
+# --- arena play ----------------------------------------------------------------------------
+
+
+def _stats_table(games: Sequence[Any]) -> dict[str, Any]:
+    """Wins, mean score, escapes and knockouts by seat and by bot."""
+
+    def empty() -> dict[str, float]:
+        return {"games": 0, "wins": 0, "score_sum": 0, "escaped": 0, "rescued": 0, "knocked_out": 0}
+
+    by_seat: dict[int, dict[str, float]] = defaultdict(empty)
+    by_bot: dict[str, dict[str, float]] = defaultdict(empty)
+    for g in games:
+        for seat, bot in enumerate(g.bots):
+            for row in (by_seat[seat], by_bot[bot]):
+                row["games"] += 1
+                row["wins"] += g.result.places[seat] == 1
+                row["score_sum"] += g.result.scores[seat]
+                outcome = g.result.outcomes[seat]
+                if outcome == "escaped":
+                    row["escaped"] += 1
+                elif outcome == "rescued":
+                    row["rescued"] += 1
+                elif outcome in ("knocked_out", "forfeited"):
+                    row["knocked_out"] += 1
+
+    def finish(row: dict[str, float]) -> dict[str, float]:
+        n = row["games"] or 1
+        return {
+            "games": row["games"],
+            "wins": row["wins"],
+            "win_rate": round(row["wins"] / n, 4),
+            "mean_score": round(row["score_sum"] / n, 2),
+            "escaped": row["escaped"],
+            "rescued": row["rescued"],
+            "knocked_out": row["knocked_out"],
+        }
+
+    total_decisions = sum(g.decisions for g in games)
+    total_seconds = sum(g.seconds for g in games) or 1e-9
+    return {
+        "games": len(games),
+        "by_seat": {str(seat): finish(row) for seat, row in sorted(by_seat.items())},
+        "by_bot": {bot: finish(row) for bot, row in sorted(by_bot.items())},
+        "decisions": total_decisions,
+        "games_per_second": round(len(games) / total_seconds, 2),
+    }
+
+
+def _print_table(stats: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for key, title in (("by_seat", "seat"), ("by_bot", "bot")):
+        table = Table(title=f"Results by {title} ({stats['games']} games)")
+        for col in (title, "games", "wins", "win %", "mean score", "escaped", "rescued", "knocked out"):
+            table.add_column(col, justify="left" if col == title else "right")
+        for name, row in stats[key].items():
+            table.add_row(
+                name,
+                str(row["games"]),
+                str(row["wins"]),
+                f"{100 * row['win_rate']:.1f}",
+                f"{row['mean_score']:.1f}",
+                str(row["escaped"]),
+                str(row["rescued"]),
+                str(row["knocked_out"]),
+            )
+        console.print(table)
+    console.print(f"{stats['decisions']} decisions, {stats['games_per_second']} games/s")
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from referee.games import game_class
+    from referee.replay import save
+    from referee.runner import play_local
+
+    try:
+        cls = game_class(args.game)
+    except KeyError as exc:
+        print(f"error: {exc.args[0]}", file=sys.stderr)
+        return 2
+    bots = [b.strip() for b in args.bots.split(",")] if args.bots else ["random"] * args.players
+    if len(bots) != args.players:
+        print(f"error: --bots names {len(bots)} bots for {args.players} players", file=sys.stderr)
+        return 2
+    config = cls.default_config(args.players)
+    if args.board:
+        config["board"] = args.board
+    replay_dir = Path(args.replay_dir) if args.replay_dir else None
+    if replay_dir:
+        replay_dir.mkdir(parents=True, exist_ok=True)
+    games = []
+    from rich.progress import Progress
+
+    with Progress(disable=args.json or not sys.stderr.isatty(), transient=True) as progress:
+        task = progress.add_task(f"{args.game} x{args.games}", total=args.games)
+        for i in range(args.games):
+            seed = args.seed + i
+            try:
+                g = play_local(args.game, bots, seed, config)
+            except ValueError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+            games.append(g)
+            if replay_dir:
+                save(g.replay, replay_dir / f"{args.game}-{seed}.replay.json.gz")
+            progress.advance(task)
+    stats = _stats_table(games)
+    if args.json:
+        print(json.dumps(stats, indent=2))
+    else:
+        _print_table(stats)
+    return 0
+
+
+# --- arena replay --------------------------------------------------------------------------
+
+
+def _cmd_replay_verify(args: argparse.Namespace) -> int:
+    from referee.replay import ReplayError, load, verify
+
+    try:
+        report = verify(load(Path(args.file)))
+    except (ReplayError, OSError) as exc:
+        print(f"FAILED {args.file}: {exc}", file=sys.stderr)
+        return 1
+    result = report.result.to_json() if report.result else None
+    print(f"OK {args.file}: {report.steps} steps re-simulated, every digest matches; result {result}")
+    return 0
+
+
+def _cmd_replay_show(args: argparse.Namespace) -> int:
+    from referee.replay import ReplayError, load
+    from referee.replay_view import render
+
+    try:
+        for line in render(load(Path(args.file)), args.seat):
+            print(line)
+    except (ReplayError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# --- parser --------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `arena` argument parser."""
+    parser = argparse.ArgumentParser(prog="arena", description="Arena: bot ladders for deck-building games")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play games in-process between built-in bots")
+    play.add_argument("game", help="game name, e.g. clank")
+    play.add_argument("--players", type=int, default=2)
+    play.add_argument("--bots", help="comma-separated bot names, one per seat (default: random)")
+    play.add_argument("--seed", type=int, default=1, help="seed of the first game (game i uses seed+i)")
+    play.add_argument("--games", type=int, default=1)
+    play.add_argument("--board", help="board side (default: the game's default)")
+    play.add_argument("--replay-dir", help="write each game's replay into this folder")
+    play.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    play.set_defaults(func=_cmd_play)
+
+    replay = sub.add_parser("replay", help="verify or show a replay file")
+    rsub = replay.add_subparsers(dest="replay_command", required=True)
+    verify = rsub.add_parser("verify", help="re-simulate and check every digest")
+    verify.add_argument("file")
+    verify.set_defaults(func=_cmd_replay_verify)
+    show = rsub.add_parser("show", help="print the game, as one seat saw it or all of it")
+    show.add_argument("file")
+    show.add_argument("--seat", type=int, default=None)
+    show.set_defaults(func=_cmd_replay_show)
+
+    for register in _EXTRA_COMMANDS:
+        register(sub)
+    return parser
+
+
+#: later components (referee server, ladder, demo) add their subcommands here
+_EXTRA_COMMANDS: list[Any] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `arena` command."""
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,133 @@
+"""The Clank! game state: plain data, JSON-able, copyable and hashable.
+
+Only primitives, lists and dicts live here (no objects with behaviour), so that
+`to_json` / `from_json` are exact and a digest of the state is stable across machines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ClankState", "PlayerState", "TurnPool"]
+
+PLAYING = "playing"
+ESCAPED = "escaped"
+KNOCKED_OUT = "knocked_out"
+
+
+@dataclass(slots=True)
+class PlayerState:
+    """One player's pieces."""
+
+    deck: list[str]
+    hand: list[str] = field(default_factory=list)
+    play: list[str] = field(default_factory=list)
+    discard: list[str] = field(default_factory=list)
+    room: str = ""
+    damage: int = 0
+    supply: int = 30
+    gold: int = 0
+    artifacts: list[int] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
+    crown_points: int = 0
+    idols: int = 0
+    #: taken secrets kept for their points (chalices, dragon eggs...), by secret id
+    kept_secrets: list[str] = field(default_factory=list)
+    #: potions held face up, drunk later
+    potions: list[str] = field(default_factory=list)
+    status: str = PLAYING
+    mastery: bool = False
+    #: forfeited seats score zero whatever they carry
+    forfeited: bool = False
+    #: may take one token in the current room (set on entering it, cleared on taking or leaving)
+    may_take: bool = False
+    #: how many cards this player trashed (they leave the game)
+    trashed: int = 0
+
+
+@dataclass(slots=True)
+class TurnPool:
+    """Resources of the turn in progress; all lost at turn end."""
+
+    skill: int = 0
+    swords: int = 0
+    boots: int = 0
+    teleports: int = 0
+    #: unused negative Clank! that may offset positive Clank! later this turn
+    negative_clank: int = 0
+    #: entered a crystal cave: no more Boot movement this turn
+    exhausted: bool = False
+
+
+@dataclass(slots=True)
+class ClankState:
+    """The whole state of one Clank! game."""
+
+    seed: int
+    players_n: int
+    board: str
+    content_version: str
+    players: list[PlayerState]
+    step: int = 0
+    round: int = 1
+    current: int = 0
+    pool: TurnPool = field(default_factory=TurnPool)
+    dungeon_deck: list[str] = field(default_factory=list)
+    dungeon_discard: list[str] = field(default_factory=list)
+    row: list[str | None] = field(default_factory=list)
+    reserve: dict[str, int] = field(default_factory=dict)
+    clank_area: list[int] = field(default_factory=list)
+    bag_black: int = 0
+    bag_cubes: list[int] = field(default_factory=list)
+    rage: int = 0
+    artifacts: dict[str, int] = field(default_factory=dict)
+    returned_artifacts: list[int] = field(default_factory=list)
+    minor_secrets: dict[str, list[str]] = field(default_factory=dict)
+    major_secrets: dict[str, list[str]] = field(default_factory=dict)
+    unused_secrets: list[str] = field(default_factory=list)
+    idols: list[str] = field(default_factory=list)
+    market: dict[str, int] = field(default_factory=dict)
+    crowns_sold: int = 0
+    mastery_left: int = 0
+    #: countdown space (-1: not started); advances each time the turn order reaches countdown_seat
+    countdown: int = -1
+    countdown_seat: int = -1
+    #: pending choices, top of stack last; each a JSON-able dict with "kind" and "seat"
+    stack: list[dict[str, Any]] = field(default_factory=list)
+    rng: dict[str, int] = field(default_factory=dict)
+    #: public record of the most recent dragon attack
+    last_attack: dict[str, Any] = field(default_factory=dict)
+    over: bool = False
+
+    def copy(self) -> ClankState:
+        """A deep, independent copy (pickle round trip: several times faster than deepcopy)."""
+        copied: ClankState = pickle.loads(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
+        return copied
+
+    def to_json(self) -> dict[str, Any]:
+        """The state as JSON-able data."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ClankState:
+        """Rebuild a state from to_json() output."""
+        values = dict(data)
+        values["players"] = [PlayerState(**p) for p in data["players"]]
+        values["pool"] = TurnPool(**data["pool"])
+        # JSON keeps lists and dicts; copy them so the source data stays untouched
+        return cls(**_deep_copy_json(values))
+
+
+def _deep_copy_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _deep_copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_deep_copy_json(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return type(value)(
+            **{f.name: _deep_copy_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        )
+    return value
