@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import Connection
+
+# pydantic (behind FastAPI) needs this TypedDict on Python < 3.12 to build response schemas
+from typing_extensions import TypedDict
 
 from ladder import elo
 from ladder.bots import REMOTE

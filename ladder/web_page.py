@@ -27,7 +27,7 @@ def _ladder_section(page: StandingsPage) -> str:
         rows.append(
             "<tr>"
             f"<td class=num>{s['rank']}</td>"
-            f"<td><a href=\"/api/bots/{s['bot_id']}\">{escape(s['bot_name'])}</a>{marker}</td>"
+            f'<td><a href="/api/bots/{s["bot_id"]}">{escape(s["bot_name"])}</a>{marker}</td>'
             f"<td>{escape(s['owner'])}</td>"
             f"<td class=num>{s['rating']:.1f}</td>"
             f"<td class=num>{s['games']}</td>"
@@ -36,11 +36,11 @@ def _ladder_section(page: StandingsPage) -> str:
         )
     body = "".join(rows) or "<tr><td colspan=6 class=meta>No bots on this ladder yet.</td></tr>"
     return (
-        f"<h2 id=\"ladder-{ladder['id']}\">{escape(ladder['name'])}</h2>"
+        f'<h2 id="ladder-{ladder["id"]}">{escape(ladder["name"])}</h2>'
         f"<p class=meta>{escape(ladder['game'])}, {ladder['players']} players; "
         f"{tc['decision_ms']} ms per decision, {tc['bank_ms']} ms bank, "
         f"{tc['max_strikes']} strikes allowed. "
-        f"<a href=\"/api/ladders/{ladder['id']}/standings\">JSON</a></p>"
+        f'<a href="/api/ladders/{ladder["id"]}/standings">JSON</a></p>'
         "<table><thead><tr><th class=num>#</th><th>Bot</th><th>Owner</th>"
         "<th class=num>Rating</th><th class=num>Games</th><th class=num>Wins</th></tr></thead>"
         f"<tbody>{body}</tbody></table>"
@@ -52,10 +52,10 @@ def render_home(pages: Sequence[StandingsPage]) -> str:
     sections = "".join(_ladder_section(p) for p in pages) or "<p>No ladders yet.</p>"
     return (
         "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        "<meta name=viewport content=\"width=device-width, initial-scale=1\">"
+        '<meta name=viewport content="width=device-width, initial-scale=1">'
         f"<title>Arena ladders</title><style>{_STYLE}</style></head>"
         f"<body><h1>Arena ladders</h1>{sections}"
-        "<p class=meta>API: <a href=\"/api/ladders\">/api/ladders</a> · "
-        "<a href=\"/docs\">/docs</a> · <a href=\"/metrics\">/metrics</a></p>"
+        '<p class=meta>API: <a href="/api/ladders">/api/ladders</a> · '
+        '<a href="/docs">/docs</a> · <a href="/metrics">/metrics</a></p>'
         "</body></html>"
     )

@@ -35,8 +35,7 @@ def render(replay: Mapping[str, Any], seat: int | None) -> Iterator[str]:
             continue
         actor = step["seat"]
         if seat is None or actor == seat:
-            viewer = actor if seat is None else seat
-            obs = game.observe(viewer)
+            obs = game.observe_all() if seat is None else game.observe(seat)
             summary = getattr(game, "summarize", None)
             lines = summary(obs) if callable(summary) else [canonical_json(obs)]
             pending = game.decision()

@@ -91,7 +91,7 @@ def engine(db_url: str) -> Iterator[Engine]:
 
 
 @dataclass(frozen=True)
-class Field:
+class Roster:
     """A ladder with bots on it, each with one version."""
 
     ladder_id: int
@@ -100,7 +100,7 @@ class Field:
     tokens: tuple[str, ...]
 
 
-def make_field(engine: Engine, players: int = 2, bots: int = 4, name: str = "clank-2p") -> Field:
+def make_roster(engine: Engine, players: int = 2, bots: int = 4, name: str = "clank-2p") -> Roster:
     """Create a ladder for `players` players with `bots` bots on it."""
     ladder_id = create_ladder(
         engine, name, "clank", players, decision_ms=1000, bank_ms=30000, max_strikes=3
@@ -112,10 +112,10 @@ def make_field(engine: Engine, players: int = 2, bots: int = 4, name: str = "cla
         tokens.append(reg.token)
         version_ids.append(add_bot_version(engine, reg.bot_id, "1.0", f"python bot{i}.py"))
         join_ladder(engine, ladder_id, reg.bot_id)
-    return Field(ladder_id, tuple(bot_ids), tuple(version_ids), tuple(tokens))
+    return Roster(ladder_id, tuple(bot_ids), tuple(version_ids), tuple(tokens))
 
 
 @pytest.fixture
-def field(engine: Engine) -> Field:
+def roster(engine: Engine) -> Roster:
     """A 2-player ladder with four bots (bot0..bot3), one version each."""
-    return make_field(engine)
+    return make_roster(engine)

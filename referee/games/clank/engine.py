@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
-from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result
+from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
 from referee.core.rng import RandomStreams
 from referee.games.clank.content import (
     Board,
@@ -175,6 +175,9 @@ class ClankGame(Game):
 
     def to_json(self) -> dict[str, Any]:
         return self.s.to_json()
+
+    def digest(self) -> str:
+        return json_digest(self.s.json_view())
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:

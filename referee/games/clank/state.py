@@ -7,6 +7,7 @@ Only primitives, lists and dicts live here (no objects with behaviour), so that
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,9 +108,18 @@ class ClankState:
         copied: ClankState = pickle.loads(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
         return copied
 
+    def json_view(self) -> dict[str, Any]:
+        """The state as nested dicts and lists that SHARE the state's own lists: read-only use
+        (digests, one-shot serialisation). Far cheaper than dataclasses.asdict."""
+        view = {name: getattr(self, name) for name in _STATE_FIELDS}
+        view["players"] = [{name: getattr(p, name) for name in _PLAYER_FIELDS} for p in self.players]
+        view["pool"] = {name: getattr(self.pool, name) for name in _POOL_FIELDS}
+        return view
+
     def to_json(self) -> dict[str, Any]:
-        """The state as JSON-able data."""
-        return dataclasses.asdict(self)
+        """The state as JSON-able data (an independent copy)."""
+        copied: dict[str, Any] = json.loads(json.dumps(self.json_view()))
+        return copied
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ClankState:
@@ -119,6 +129,11 @@ class ClankState:
         values["pool"] = TurnPool(**data["pool"])
         # JSON keeps lists and dicts; copy them so the source data stays untouched
         return cls(**_deep_copy_json(values))
+
+
+_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(ClankState))
+_PLAYER_FIELDS = tuple(f.name for f in dataclasses.fields(PlayerState))
+_POOL_FIELDS = tuple(f.name for f in dataclasses.fields(TurnPool))
 
 
 def _deep_copy_json(value: Any) -> Any:

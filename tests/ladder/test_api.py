@@ -1,0 +1,176 @@
+"""The HTTP API and the home page, through FastAPI's TestClient."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import warnings
+from collections.abc import Iterator
+
+import pytest
+from prometheus_client import REGISTRY
+from sqlalchemy import Engine
+from starlette.exceptions import StarletteDeprecationWarning
+
+from ladder.api import create_app
+from ladder.bots import authenticate_bot
+from ladder.match_queue import enqueue_match
+from ladder.recording import record_result
+from referee.core.game import Result
+
+from .conftest import Roster
+
+with warnings.catch_warnings():
+    # Starlette >= 1.x wants the `httpx2` package for its TestClient and warns (an error under
+    # filterwarnings=error) when it falls back to `httpx`, which is what the dev extras install.
+    # Drop this once `httpx2` is in the dev dependencies.
+    warnings.filterwarnings(
+        "ignore", message=".*install `httpx2`", category=StarletteDeprecationWarning
+    )
+    from fastapi.testclient import TestClient
+
+REPLAY = b'{"seed": 1, "actions": []}'
+
+
+@pytest.fixture
+def client(engine: Engine) -> Iterator[TestClient]:
+    with TestClient(create_app(engine)) as c:
+        yield c
+
+
+@pytest.fixture
+def played(engine: Engine, roster: Roster) -> tuple[Roster, int, int]:
+    """The roster with one recorded match (bot0 beats bot1) and one queued (bot0 v bot2)."""
+    v = roster.version_ids
+    done = enqueue_match(engine, roster.ladder_id, [v[0], v[1]], seed=11)
+    record_result(engine, done, Result((30, 10), (1, 2), ("escaped", "dead")), REPLAY, "finished")
+    queued = enqueue_match(engine, roster.ladder_id, [v[2], v[0]], seed=12)
+    return roster, done, queued
+
+
+def _assert_error(response: object, status: int) -> None:
+    assert response.status_code == status  # type: ignore[attr-defined]
+    body = response.json()  # type: ignore[attr-defined]
+    assert body["status"] == status and isinstance(body["error"], str) and body["error"]
+
+
+def test_ladders_and_standings(client: TestClient, played: tuple[Roster, int, int]) -> None:
+    roster, _, _ = played
+    ladders = client.get("/api/ladders").json()
+    assert ladders == [
+        {
+            "id": roster.ladder_id,
+            "name": "clank-2p",
+            "game": "clank",
+            "players": 2,
+            "time_control": {"decision_ms": 1000, "bank_ms": 30000, "max_strikes": 3},
+        }
+    ]
+    page = client.get(f"/api/ladders/{roster.ladder_id}/standings").json()
+    table = page["standings"]
+    assert [(s["rank"], s["bot_name"], s["rating"], s["games"]) for s in table] == [
+        (1, "bot0", 1520.0, 1),
+        (2, "bot2", 1500.0, 0),
+        (3, "bot3", 1500.0, 0),
+        (4, "bot1", 1480.0, 1),
+    ]
+    assert table[0]["provisional"] and table[0]["wins"] == 1
+    _assert_error(client.get("/api/ladders/999/standings"), 404)
+
+
+def test_bot_profile_and_matches(client: TestClient, played: tuple[Roster, int, int]) -> None:
+    roster, done, queued = played
+    bot0 = roster.bot_ids[0]
+    profile = client.get(f"/api/bots/{bot0}").json()
+    assert profile["name"] == "bot0" and profile["owner"] == "owner0"
+    assert "token_hash" not in profile and "token" not in profile
+    assert [v["version"] for v in profile["versions"]] == ["1.0"]
+    assert profile["ladders"][0]["rating"] == 1520.0
+
+    listed = client.get(f"/api/bots/{bot0}/matches").json()
+    assert [m["id"] for m in listed] == [queued, done]
+    assert listed[1]["places"] == [1, 2] and listed[0]["places"] is None
+    assert [s["bot_name"] for s in listed[0]["seats"]] == ["bot2", "bot0"]
+    assert [m["id"] for m in client.get(f"/api/bots/{roster.bot_ids[3]}/matches").json()] == []
+    assert len(client.get(f"/api/bots/{bot0}/matches", params={"limit": 1}).json()) == 1
+    _assert_error(client.get("/api/bots/999"), 404)
+    _assert_error(client.get("/api/bots/999/matches"), 404)
+    _assert_error(client.get(f"/api/bots/{bot0}/matches", params={"limit": 0}), 422)
+
+
+def test_match_and_replay_download(client: TestClient, played: tuple[Roster, int, int]) -> None:
+    roster, done, queued = played
+    info = client.get(f"/api/matches/{done}").json()
+    assert info["status"] == "done" and info["seed"] == 11
+    assert info["result"] == {
+        "places": [1, 2],
+        "scores": [30, 10],
+        "outcomes": ["escaped", "dead"],
+        "reason": "finished",
+    }
+    assert [(c["bot_id"], c["delta"]) for c in info["rating_changes"]] == [
+        (roster.bot_ids[0], 20.0),
+        (roster.bot_ids[1], -20.0),
+    ]
+    assert info["replay"]["url"] == f"/api/matches/{done}/replay"
+
+    response = client.get(info["replay"]["url"])
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/gzip"
+    assert "attachment" in response.headers["content-disposition"]
+    assert f"match-{done}.replay.gz" in response.headers["content-disposition"]
+    assert gzip.decompress(response.content) == REPLAY
+    assert response.headers["x-replay-sha256"] == hashlib.sha256(REPLAY).hexdigest()
+
+    pending = client.get(f"/api/matches/{queued}").json()
+    assert pending["result"] is None and pending["replay"] is None
+    _assert_error(client.get(f"/api/matches/{queued}/replay"), 404)
+    _assert_error(client.get("/api/matches/999"), 404)
+    _assert_error(client.get("/api/matches/999/replay"), 404)
+
+
+def test_register_bot(client: TestClient, engine: Engine) -> None:
+    response = client.post("/api/bots", json={"name": "newbie", "owner": "carol"})
+    assert response.status_code == 201
+    body = response.json()
+    assert body["name"] == "newbie" and body["token"].startswith("arena_")
+    who = authenticate_bot(engine, body["token"])
+    assert who is not None and who.bot_id == body["id"]
+    _assert_error(client.post("/api/bots", json={"name": "newbie", "owner": "dave"}), 409)
+    _assert_error(client.post("/api/bots", json={"name": "bad name", "owner": "dave"}), 422)
+    _assert_error(client.post("/api/bots", json={"owner": "dave"}), 422)
+
+
+def test_errors_are_json_for_unknown_routes(client: TestClient) -> None:
+    _assert_error(client.get("/api/nothing-here"), 404)
+    _assert_error(client.delete("/api/ladders"), 405)
+    _assert_error(client.get("/api/bots/not-a-number"), 422)
+
+
+def test_home_page_lists_ladders_and_escapes(
+    client: TestClient, engine: Engine, played: tuple[Roster, int, int]
+) -> None:
+    client.post("/api/bots", json={"name": "x", "owner": "<b>evil</b>"})
+    response = client.get("/")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    html = response.text
+    assert "clank-2p" in html and "bot0" in html and "1520.0" in html
+    assert "<b>evil</b>" not in html
+
+
+def test_metrics_count_requests_by_route_template(
+    client: TestClient, played: tuple[Roster, int, int]
+) -> None:
+    labels = {"method": "GET", "route": "/api/bots/{bot_id}", "status": "404"}
+    before = REGISTRY.get_sample_value("arena_api_requests_total", labels) or 0.0
+    client.get("/api/bots/12345")
+    client.get("/api/bots/67890")
+    assert REGISTRY.get_sample_value("arena_api_requests_total", labels) == before + 2
+    text = client.get("/metrics").text
+    assert 'arena_api_requests_total{method="GET",route="/api/bots/{bot_id}",status="404"}' in text
+    assert "arena_api_request_seconds_bucket" in text
+    unmatched = {"method": "GET", "route": "unmatched", "status": "404"}
+    before = REGISTRY.get_sample_value("arena_api_requests_total", unmatched) or 0.0
+    client.get("/no/such/page")
+    assert REGISTRY.get_sample_value("arena_api_requests_total", unmatched) == before + 1

@@ -1,0 +1,74 @@
+"""Engines, URLs and migrations."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from ladder.db import create_engine, database_url, downgrade, normalize_url, upgrade
+from ladder.schema import metadata
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("postgresql://u:p@h/db", "postgresql+psycopg://u:p@h/db"),
+        ("postgres://u@h:5433/db", "postgresql+psycopg://u@h:5433/db"),
+        ("postgresql+psycopg://u@h/db", "postgresql+psycopg://u@h/db"),
+        ("sqlite:///arena.db", "sqlite:///arena.db"),
+    ],
+)
+def test_normalize_url(url: str, expected: str) -> None:
+    assert normalize_url(url) == expected
+
+
+def test_database_url_prefers_argument_then_env_then_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert database_url() == "sqlite:///arena.db"
+    monkeypatch.setenv("DATABASE_URL", "postgresql://x@y/z")
+    assert database_url() == "postgresql+psycopg://x@y/z"
+    assert database_url("sqlite:///other.db") == "sqlite:///other.db"
+
+
+def _tables(url: str) -> set[str]:
+    engine = create_engine(url)
+    try:
+        return set(sa.inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_migrations_round_trip_and_match_schema(db_url: str) -> None:
+    downgrade(db_url)
+    assert _tables(db_url) <= {"alembic_version"}
+    upgrade(db_url)
+    assert _tables(db_url) == {t.name for t in metadata.sorted_tables} | {"alembic_version"}
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            ctx = MigrationContext.configure(conn)
+            assert ctx.get_current_revision() == "0001"
+            # the migration creates exactly what ladder.schema declares
+            assert compare_metadata(ctx, metadata) == []
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_twice_is_a_no_op(db_url: str) -> None:
+    upgrade(db_url)
+    upgrade(db_url)
+
+
+def test_sqlite_engine_enforces_foreign_keys_and_uses_wal(tmp_path: object) -> None:
+    url = f"sqlite:///{tmp_path}/pragmas.db"
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        engine.dispose()

@@ -1,0 +1,58 @@
+"""The `arena` command, run as a user would: a real process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ARENA = [sys.executable, "-m", "referee.cli"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_play_json_reports_wins_scores_escapes_knockouts_by_seat_and_bot(tmp_path: Path) -> None:
+    out = run("play", "clank", "--players", "4", "--bots", "random,greedy,random,greedy",
+              "--seed", "7", "--games", "4", "--replay-dir", str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr
+    stats = json.loads(out.stdout)
+    assert stats["games"] == 4
+    assert set(stats["by_seat"]) == {"0", "1", "2", "3"}
+    assert set(stats["by_bot"]) == {"random", "greedy"}
+    for row in stats["by_bot"].values():
+        assert row["games"] == 8
+        assert row["escaped"] + row["rescued"] + row["knocked_out"] <= 8
+        assert 0 <= row["win_rate"] <= 1
+    assert sum(r["wins"] for r in stats["by_seat"].values()) >= 4
+    replays = sorted(tmp_path.glob("*.replay.json.gz"), key=lambda p: int(p.name.split("-")[1].split(".")[0]))
+    assert [p.name for p in replays] == [f"clank-{s}.replay.json.gz" for s in range(7, 11)]
+
+
+def test_play_table_is_printed_without_json() -> None:
+    out = run("play", "clank", "--players", "2", "--bots", "greedy,random", "--games", "2")
+    assert out.returncode == 0, out.stderr
+    assert "Results by seat" in out.stdout and "Results by bot" in out.stdout
+    assert "greedy" in out.stdout
+
+
+def test_play_rejects_wrong_bot_count_and_unknown_bot() -> None:
+    out = run("play", "clank", "--players", "3", "--bots", "random,random")
+    assert out.returncode == 2 and "3 players" in out.stderr
+    out = run("play", "clank", "--players", "2", "--bots", "random,nosuchbot")
+    assert out.returncode == 2 and "nosuchbot" in out.stderr
+
+
+def test_replay_verify_and_show(tmp_path: Path) -> None:
+    assert run("play", "clank", "--games", "1", "--seed", "3", "--replay-dir", str(tmp_path)).returncode == 0
+    path = tmp_path / "clank-3.replay.json.gz"
+    ok = run("replay", "verify", str(path))
+    assert ok.returncode == 0 and "every digest matches" in ok.stdout
+    shown = run("replay", "show", str(path), "--seat", "0")
+    assert shown.returncode == 0 and "seat 0 to act" in shown.stdout and "result:" in shown.stdout
+    assert "seat 1 to act" not in shown.stdout
+    path.write_bytes(b"garbage")
+    bad = run("replay", "verify", str(path))
+    assert bad.returncode == 1 and "not a replay" in bad.stderr
