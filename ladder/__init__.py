@@ -1,0 +1,14 @@
+"""Ladder storage, ratings, match queue and the HTTP API.
+
+Modules (see ``ladder/README.md``)::
+
+    schema        the tables (SQLAlchemy Core); migrations/ creates them (Alembic)
+    db            engines, DATABASE_URL, upgrade(url), write transactions
+    elo           free-for-all Elo (pure functions; constants in RATINGS.md)
+    bots          register_bot / authenticate_bot / add_bot_version
+    ladders       create_ladder / join_ladder
+    match_queue   enqueue_match / claim_match / renew_lease / requeue_expired
+    recording     record_result: result + replay + ratings in one idempotent transaction
+    queries       read-side queries for the API and the page
+    api           create_app(engine): FastAPI JSON API, home page, /metrics
+"""
