@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help install test check lint typecheck bench demo clean
+.PHONY: help install services test check lint typecheck bench demo clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install Arena with its dev tools
 
-test: $(STAMP)  ## run the whole test suite (what CI runs)
+services:  ## start PostgreSQL and Redis if they are not running
+	bash deploy/ensure-services.sh
+
+test: $(STAMP) services  ## run the whole test suite (what CI runs)
 	$(PY) -m pytest -q
 
 lint: $(STAMP)  ## ruff

@@ -13,7 +13,6 @@ import dataclasses
 import pytest
 
 from ladder.elo import rating_deltas
-from referee.core import conformance
 from referee.core.conformance import ConformanceError, check_no_hidden_leak
 from referee.core.game import canonical_json
 from referee.games.clank import observation
@@ -184,16 +183,18 @@ def test_black_cubes_set_aside_colored_cubes_damage_owner() -> None:
 def test_dragon_damage_filling_health_meter_knocks_out() -> None:
     """A player whose Health Meter fills during an attack is knocked out; cubes drawn after that
     are removed without further damage."""
-    game = make_game(2)
+    game = make_game(3)
     quiet_dragon(game, black=0, rage_draws=4)
     s = game.s
-    s.players[1].damage = 8
-    s.players[1].supply -= 8
-    put_in_clank_area(game, 1, 5)
+    s.players[2].damage = 8
+    s.players[2].supply -= 8
+    put_in_clank_area(game, 2, 5)
     refill_reveals(game, quiet_dragon_card(game))
-    assert s.players[1].status == KNOCKED_OUT
-    assert s.players[1].damage == 10
-    assert s.bag_cubes[1] == 1
+    assert s.current == 1  # seat 2's countdown turn has not come yet: no second attack
+    assert s.players[2].status == KNOCKED_OUT
+    assert s.players[2].damage == 10
+    assert s.bag_cubes[2] == 1
+    assert (s.countdown, s.countdown_seat) == (0, 2)
 
 
 def test_finished_players_cubes_removed_without_damage() -> None:
@@ -684,8 +685,8 @@ def test_observation_hides_other_hands_deck_order_secrets_returned_artifacts() -
     s.rng = {name: 12345 for name in s.rng}
     arranged(game)
     assert canonical_json(game.observe(0)) == seen
-    assert "returned_artifacts" not in seen and "999" not in seen
-    assert "dungeon_deck\"" not in seen
+    assert "returned_artifacts" not in seen
+    assert '"dungeon_deck"' not in seen
 
 
 def test_conformance_leak_check_passes_the_real_observation() -> None:
@@ -703,6 +704,5 @@ def test_conformance_leak_check_catches_a_leaked_hand(monkeypatch: pytest.Monkey
         return obs
 
     monkeypatch.setattr(observation, "observe", leaky)
-    assert conformance.check_no_hidden_leak is check_no_hidden_leak
     with pytest.raises(ConformanceError, match="information that seat may not know"):
         check_no_hidden_leak(ClankGame, CONFIG_2P, 3, 3)

@@ -1,0 +1,82 @@
+"""The two RPC endpoints as typed callables, plus the channel settings both ends agree on.
+
+Generated `*_pb2_grpc.py` modules exist for authors who want them; the SDK and the referee use
+these small typed wrappers instead (the generated gRPC modules carry no type information).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from ._proto.arena.v1 import admin_pb2, bot_pb2
+
+__all__ = [
+    "ADMIN_SERVICE",
+    "BOT_SERVICE",
+    "MAX_BOT_MESSAGE",
+    "MAX_REFEREE_MESSAGE",
+    "PROTOCOL",
+    "admin_calls",
+    "bearer",
+    "channel_options",
+    "play_call",
+]
+
+#: protocol version of arena.v1 spoken by this SDK
+PROTOCOL = 1
+BOT_SERVICE = "arena.v1.BotService"
+ADMIN_SERVICE = "arena.v1.AdminService"
+#: the referee refuses bigger bot messages (an answer is a few bytes; notes are capped)
+MAX_BOT_MESSAGE = 64 * 1024
+#: observations of the largest game state stay far below this
+MAX_REFEREE_MESSAGE = 4 * 1024 * 1024
+
+
+def bearer(token: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata carrying `token`."""
+    return (("authorization", f"Bearer {token}"),)
+
+
+def channel_options() -> list[tuple[str, Any]]:
+    """Client channel options: message limits and a keepalive the referee accepts."""
+    return [
+        ("grpc.max_receive_message_length", MAX_REFEREE_MESSAGE),
+        ("grpc.max_send_message_length", MAX_BOT_MESSAGE),
+        ("grpc.keepalive_time_ms", 30_000),
+        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.keepalive_permit_without_calls", 0),
+    ]
+
+
+def play_call(channel: grpc.Channel) -> grpc.StreamStreamMultiCallable:  # type: ignore[type-arg]
+    """BotService.Play on `channel`."""
+    return channel.stream_stream(
+        f"/{BOT_SERVICE}/Play",
+        request_serializer=bot_pb2.BotMessage.SerializeToString,
+        response_deserializer=bot_pb2.RefereeMessage.FromString,
+    )
+
+
+def admin_calls(channel: grpc.aio.Channel) -> dict[str, Any]:
+    """AdminService methods on an asyncio channel, by name."""
+    unary = {
+        "CreateMatch": (admin_pb2.CreateMatchRequest, admin_pb2.CreateMatchResponse),
+        "GetMatch": (admin_pb2.GetMatchRequest, admin_pb2.MatchStatus),
+        "GetReplay": (admin_pb2.GetMatchRequest, admin_pb2.Replay),
+    }
+    calls: dict[str, Any] = {
+        name: channel.unary_unary(
+            f"/{ADMIN_SERVICE}/{name}",
+            request_serializer=req.SerializeToString,
+            response_deserializer=resp.FromString,
+        )
+        for name, (req, resp) in unary.items()
+    }
+    calls["WatchMatch"] = channel.unary_stream(
+        f"/{ADMIN_SERVICE}/WatchMatch",
+        request_serializer=admin_pb2.GetMatchRequest.SerializeToString,
+        response_deserializer=admin_pb2.MatchEvent.FromString,
+    )
+    return calls
