@@ -349,3 +349,33 @@ def test_monster_with_play_effects_is_rejected(content_copy: Path) -> None:
     data = json.loads((CONTENT_DIR / "dungeon.json").read_text())
     monster_id = next(c["id"] for c in data["cards"] if c["kind"] == "monster")
     _expect_error(content_copy, "dungeon.json", monster_id, "kind")
+
+
+def test_rules_file_missing_field_names_file_entry_and_field(tmp_path):
+    import json as _json
+    import shutil as _shutil
+
+    from referee.core.content_errors import ContentError as _ContentError
+    from referee.games.clank.content import CONTENT_DIR as _DIR
+    from referee.games.clank.content import load_content as _load
+
+    _shutil.copytree(_DIR, tmp_path / "c")
+    rules = _json.loads((tmp_path / "c" / "rules.json").read_text())
+    del rules["rage_track"]
+    (tmp_path / "c" / "rules.json").write_text(_json.dumps(rules))
+    with pytest.raises(_ContentError) as err:
+        _load(tmp_path / "c")
+    assert (err.value.file, err.value.field) == ("rules.json", "rage_track")
+
+
+def test_non_utf8_file_is_a_content_error(tmp_path):
+    import shutil as _shutil
+
+    from referee.core.content_errors import ContentError as _ContentError
+    from referee.games.clank.content import CONTENT_DIR as _DIR
+    from referee.games.clank.content import load_content as _load
+
+    _shutil.copytree(_DIR, tmp_path / "c")
+    (tmp_path / "c" / "secrets.json").write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(_ContentError, match="secrets.json"):
+        _load(tmp_path / "c")

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import warnings
 from collections.abc import Iterator
 
 import pytest
+from fastapi.testclient import TestClient
 from prometheus_client import REGISTRY
 from sqlalchemy import Engine
-from starlette.exceptions import StarletteDeprecationWarning
 
 from ladder.api import create_app
 from ladder.bots import authenticate_bot
@@ -19,15 +18,6 @@ from ladder.recording import record_result
 from referee.core.game import Result
 
 from .conftest import Roster
-
-with warnings.catch_warnings():
-    # Starlette >= 1.x wants the `httpx2` package for its TestClient and warns (an error under
-    # filterwarnings=error) when it falls back to `httpx`, which is what the dev extras install.
-    # Drop this once `httpx2` is in the dev dependencies.
-    warnings.filterwarnings(
-        "ignore", message=".*install `httpx2`", category=StarletteDeprecationWarning
-    )
-    from fastapi.testclient import TestClient
 
 REPLAY = b'{"seed": 1, "actions": []}'
 

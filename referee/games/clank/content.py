@@ -404,6 +404,8 @@ def _load_json(path: Path) -> Any:
         raise ContentError(path.name, "*", "*", "file not found") from None
     except json.JSONDecodeError as exc:
         raise ContentError(path.name, "*", "*", f"not valid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ContentError(path.name, "*", "*", f"not UTF-8 text: {exc}") from None
 
 
 def _card_file(path: Path, cards: dict[str, CardDef]) -> list[CardDef]:
@@ -626,11 +628,22 @@ def _content_version(directory: Path) -> str:
     return h.hexdigest()[:16]
 
 
+_RULE_KEYS = (
+    "dungeon_cards", "row_size", "hand_size", "health", "cubes", "black_cubes", "rage_track", "rage_start",
+    "artifact_values", "artifacts_returned", "starting_clank", "market", "market_price", "crown_points",
+    "idol_points", "mastery_points", "countdown_extra", "countdown_spaces", "reserve_piles", "starting_deck",
+    "major_secrets", "minor_secrets", "minor_secrets_on_board", "major_secret_rooms", "board_rooms",
+)
+
+
 def load_content(directory: Path = CONTENT_DIR) -> ClankContent:
     """Load and validate all Clank! content in `directory`. Raises ContentError."""
     rules = _load_json(directory / "rules.json")
     if not isinstance(rules, dict):
         raise ContentError("rules.json", "*", "*", "must be an object")
+    for key in _RULE_KEYS:
+        if key not in rules:
+            raise ContentError("rules.json", "rules", key, "required field is missing")
     cards: dict[str, CardDef] = {}
     dungeon = _card_file(directory / "dungeon.json", cards)
     reserve = _card_file(directory / "reserve.json", cards)

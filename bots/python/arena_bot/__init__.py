@@ -1,0 +1,36 @@
+"""arena_bot: write an Arena bot in Python.
+
+    from arena_bot import Bot, run          # in this repository: bots.python.arena_bot
+
+    class MyBot(Bot):
+        name = "my-bot"
+
+        def act(self, observation, legal_actions):
+            return 0                         # index into legal_actions
+
+    if __name__ == "__main__":
+        raise SystemExit(run(MyBot()))
+
+Run it with `python my_bot.py --referee HOST:PORT --token T` (or ARENA_REFEREE / ARENA_TOKEN).
+The wire messages are generated from proto/arena/v1 into `arena_bot._proto` (never edit them);
+`arena_bot.messages` re-exports the ones a bot meets.
+"""
+
+from __future__ import annotations
+
+from .actions import Action, decode_action
+from .bot import Bot, play, run
+from .observations import message_to_dict, observation_dict, unwrap
+from .wire import PROTOCOL
+
+__all__ = [
+    "PROTOCOL",
+    "Action",
+    "Bot",
+    "decode_action",
+    "message_to_dict",
+    "observation_dict",
+    "play",
+    "run",
+    "unwrap",
+]

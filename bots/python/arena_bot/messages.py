@@ -1,0 +1,40 @@
+"""The wire messages a bot meets, re-exported from the generated stubs."""
+
+from __future__ import annotations
+
+from ._proto.arena.v1.alien_pb2 import AlienObservation
+from ._proto.arena.v1.bot_pb2 import (
+    Answer,
+    BotMessage,
+    DecisionContext,
+    DecisionRequest,
+    GameEnd,
+    GameStart,
+    Hello,
+    Notice,
+    Observation,
+    RefereeMessage,
+)
+from ._proto.arena.v1.clank_legacy_pb2 import ClankLegacyObservation
+from ._proto.arena.v1.clank_pb2 import ClankObservation
+from ._proto.arena.v1.common_pb2 import GameResult, GroupChoice, LegalAction, TimeControl
+
+__all__ = [
+    "AlienObservation",
+    "Answer",
+    "BotMessage",
+    "ClankLegacyObservation",
+    "ClankObservation",
+    "DecisionContext",
+    "DecisionRequest",
+    "GameEnd",
+    "GameResult",
+    "GameStart",
+    "GroupChoice",
+    "Hello",
+    "LegalAction",
+    "Notice",
+    "Observation",
+    "RefereeMessage",
+    "TimeControl",
+]
