@@ -64,12 +64,14 @@ def plain_card(game: ClankGame, *, exclude: tuple[str, ...] = ()) -> str:
     no Danger, no Dragon Attack symbol, no Arrive or Acquire effect, no points."""
     return card_where(
         game,
-        lambda c: c.kind == "card"
-        and not c.danger
-        and not c.dragon_attack
-        and not c.arrive
-        and not c.acquire
-        and c.points == 0,
+        lambda c: (
+            c.kind == "card"
+            and not c.danger
+            and not c.dragon_attack
+            and not c.arrive
+            and not c.acquire
+            and c.points == 0
+        ),
         exclude=exclude,
     )
 
@@ -110,7 +112,8 @@ def two_way_step(
 
 def rage_index_drawing(game: ClankGame, cubes: int) -> int:
     """The first Rage space that draws `cubes` cubes."""
-    return game.content.rules["rage_track"].index(cubes)
+    track: list[int] = game.content.rules["rage_track"]
+    return track.index(cubes)
 
 
 # --- arranging ---------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ Bags that hold only one colour make the dragon's random draw fully predictable.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -98,9 +99,9 @@ def monster_tunnel(game: ClankGame, *, depths: bool) -> tuple[str, str]:
     """(from, to) of a 1-Boot, 1-damage monster tunnel with both ends in (or out of) the Depths."""
     board = game.board
     for t in board.tunnels:
-        if t.boots == 1 and t.monsters == 1 and not t.locked and not t.one_way:
-            if board.rooms[t.a].depths == depths == board.rooms[t.b].depths:
-                return t.a, t.b
+        plain = t.boots == 1 and t.monsters == 1 and not t.locked and not t.one_way
+        if plain and board.rooms[t.a].depths == depths == board.rooms[t.b].depths:
+            return t.a, t.b
     raise AssertionError("no such monster tunnel")
 
 
@@ -698,7 +699,7 @@ def test_conformance_leak_check_catches_a_leaked_hand(monkeypatch: pytest.Monkey
     """If the observation leaked another seat's hand, the conformance check would fail."""
     real = observation.observe
 
-    def leaky(game: ClankGame, seat: int) -> dict:
+    def leaky(game: ClankGame, seat: int) -> dict[str, Any]:
         obs = real(game, seat)
         obs["leak"] = list(game.s.players[(seat + 1) % game.s.players_n].hand)
         return obs

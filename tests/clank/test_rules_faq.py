@@ -58,11 +58,13 @@ def test_faq_newly_acquired_card_cannot_be_used_this_turn() -> None:
     s = game.s
     card = card_where(
         game,
-        lambda c: c.kind == "card"
-        and not c.acquire
-        and not c.danger
-        and not c.dragon_attack
-        and any(e.op == "boots" for e in c.play),
+        lambda c: (
+            c.kind == "card"
+            and not c.acquire
+            and not c.danger
+            and not c.dragon_attack
+            and any(e.op == "boots" for e in c.play)
+        ),
     )
     s.row[0] = card
     s.pool.skill = game.card(card).cost
@@ -204,7 +206,8 @@ def test_faq_artifact_does_not_guarantee_rescue_in_depths(in_depths: bool) -> No
     victim.damage = game.content.rules["health"] - 1
     victim.supply -= victim.damage
     s.clank_area[1], victim.supply = 3, victim.supply - 3
-    s.row[0] = plain_card(game)
+    plain = plain_card(game)
+    s.row[0] = plain
     s.dungeon_deck.append(
         sorted(
             c
@@ -212,7 +215,7 @@ def test_faq_artifact_does_not_guarantee_rescue_in_depths(in_depths: bool) -> No
             if game.card(c).dragon_attack and not game.card(c).danger and not game.card(c).arrive
         )[0]
     )
-    s.pool.skill = game.card(s.row[0]).cost
+    s.pool.skill = game.card(plain).cost
     discard_hand(game, 0)
     act(game, "acquire", 0)
     act(game, "end_turn")

@@ -38,6 +38,8 @@ AMOUNT_OPS = frozenset(
     {"skill", "swords", "boots", "gold", "clank", "draw", "heal", "teleport", "clank_all", "rage"}
 )
 EFFECT_OPS = AMOUNT_OPS | {"trash", "discard_for", "choose", "if"}
+#: Arrive effects resolve with no player to choose for, so only these global ops are allowed
+ARRIVE_OPS = frozenset({"clank_all", "rage"})
 #: conditions usable in {"op": "if"}
 CONDITIONS = frozenset({"has_artifact", "in_depths", "played_tag", "has_item"})
 CARD_KINDS = frozenset({"card", "monster", "device"})
@@ -382,6 +384,9 @@ def _parse_card(file: str, index: int, raw: Any) -> CardDef:
         use=_parse_effects(e, "use", e.data.get("use", [])),
         text=str(e.data.get("text", "")),
     )
+    for eff in card.arrive:
+        if eff.op not in ARRIVE_OPS:
+            raise e.fail("arrive", f"op {eff.op} cannot be an Arrive effect (allowed: {sorted(ARRIVE_OPS)})")
     if kind == "monster":
         if card.play or card.acquire or card.use:
             raise e.fail("kind", "a monster has only 'defeat' (and 'arrive') effects")

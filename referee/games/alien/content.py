@@ -1,0 +1,742 @@
+"""Alien content: roles, crew characters, sergeants, the Hive, strikes, the Location, Objectives.
+
+The files live in `content/` beside this module (schema in `content/README.md`). Every problem
+found while loading raises `ContentError` naming the file, the entry and the field, so a bad edit
+is caught at start-up, not in the middle of a ladder season. All names and texts are the
+project's own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from referee.core.content_errors import ContentError
+
+__all__ = [
+    "AMOUNT_OPS",
+    "CONDITIONS",
+    "CONTENT_DIR",
+    "EFFECT_OPS",
+    "HIVE_KINDS",
+    "AlienContent",
+    "Effect",
+    "HiveCard",
+    "Location",
+    "Objective",
+    "PlayerCard",
+    "Role",
+    "StrikeCard",
+    "default_content",
+    "describe_effects",
+    "effects_from_json",
+    "effects_to_json",
+    "load_content",
+]
+
+CONTENT_DIR = Path(__file__).parent / "content"
+
+#: amount ops take "n". The first group helps the players, the second is the Hive's.
+PLAYER_OPS = frozenset({"attack", "recruit", "draw", "heal", "heal_any", "scan"})
+HIVE_OPS = frozenset({"strike", "strike_each", "hatch", "hive", "discard", "discard_each"})
+AMOUNT_OPS = PLAYER_OPS | HIVE_OPS
+EFFECT_OPS = AMOUNT_OPS | {"choose", "if"}
+#: conditions usable in {"op": "if"}; played_* look for *another* card played this turn
+CONDITIONS = frozenset({"played_class", "played_crew", "hurt"})
+HIVE_KINDS = frozenset({"enemy", "facehugger", "event", "hazard", "ally", "trigger", "chestburster"})
+CONDITION_TYPES = frozenset({"spend", "kill"})
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """One effect primitive. Only the fields its `op` uses are set."""
+
+    op: str
+    n: int = 0
+    cond: str = ""
+    arg: str = ""
+    then: tuple[Effect, ...] = ()
+    options: tuple[tuple[Effect, ...], ...] = ()
+
+    def describe(self) -> str:
+        """A short rules text for this effect."""
+        if self.op in AMOUNT_OPS:
+            return f"{self.op} {self.n}"
+        if self.op == "choose":
+            return "choose: " + " | ".join(describe_effects(o) for o in self.options)
+        cond = self.cond + (f":{self.arg}" if self.arg else "")
+        return f"if {cond}: ({describe_effects(self.then)})"
+
+
+def describe_effects(effects: Sequence[Effect]) -> str:
+    """Rules text for a list of effects."""
+    return ", ".join(e.describe() for e in effects) or "nothing"
+
+
+def effects_to_json(effects: Sequence[Effect]) -> list[dict[str, Any]]:
+    """Effects as the JSON of the content files (pending choices keep them in the state)."""
+    out: list[dict[str, Any]] = []
+    for e in effects:
+        d: dict[str, Any] = {"op": e.op}
+        if e.n:
+            d["n"] = e.n
+        if e.cond:
+            d["cond"] = e.cond
+        if e.arg:
+            d["arg"] = e.arg
+        if e.then:
+            d["then"] = effects_to_json(e.then)
+        if e.options:
+            d["options"] = [effects_to_json(o) for o in e.options]
+        out.append(d)
+    return out
+
+
+def effects_from_json(data: list[dict[str, Any]]) -> tuple[Effect, ...]:
+    """Inverse of effects_to_json (memoised: pending choices are rebuilt often)."""
+    return _effects_from_key(json.dumps(data, sort_keys=True))
+
+
+@cache
+def _effects_from_key(key: str) -> tuple[Effect, ...]:
+    def build(items: list[dict[str, Any]]) -> tuple[Effect, ...]:
+        return tuple(
+            Effect(
+                op=d["op"],
+                n=d.get("n", 0),
+                cond=d.get("cond", ""),
+                arg=d.get("arg", ""),
+                then=build(d.get("then", [])),
+                options=tuple(build(o) for o in d.get("options", [])),
+            )
+            for d in items
+        )
+
+    data: list[dict[str, Any]] = json.loads(key)
+    return build(data)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCard:
+    """A card that can be in a player's deck: starter, role card, crew character, sergeant."""
+
+    id: str
+    name: str
+    kind: str  # "starter", "role", "character", "sergeant"
+    cls: str = ""
+    crew: str = ""
+    character: str = ""
+    cost: int = 0
+    count: int = 1
+    coordinate: bool = False
+    vigilant: bool = False
+    play: tuple[Effect, ...] = ()
+    once: tuple[Effect, ...] = ()
+    once_cost_attack: int = 0
+    once_cost_recruit: int = 0
+    sacrifice: tuple[Effect, ...] = ()
+    ongoing: tuple[Effect, ...] = ()
+    release: tuple[Effect, ...] = ()
+    mobilize: tuple[Effect, ...] = ()
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    """A Role: its Avatar's Health and its Character card (part of the starting deck)."""
+
+    id: str
+    name: str
+    health: int
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class HiveCard:
+    """A card of the Hive side: Hive deck cards, Hatchery cards and Chestbursters."""
+
+    id: str
+    name: str
+    kind: str
+    count: int = 1
+    attack: int = 0
+    strikes: int = 0
+    drone: bool = False
+    boss: bool = False
+    final: bool = False
+    reveal: tuple[Effect, ...] = ()
+    death: tuple[Effect, ...] = ()
+    text: str = ""
+
+    @property
+    def is_enemy(self) -> bool:
+        """Enemies can be fought and strike from the Combat Zone."""
+        return self.kind in ("enemy", "facehugger", "chestburster")
+
+
+@dataclass(frozen=True, slots=True)
+class StrikeCard:
+    """A Strike card: damage (0 is a miss) and an optional extra effect."""
+
+    id: str
+    name: str
+    damage: int
+    count: int
+    effects: tuple[Effect, ...] = ()
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """The Location card: numbered Hazard abilities, triggered in order."""
+
+    id: str
+    name: str
+    hazards: tuple[tuple[Effect, ...], ...]
+    hazard_names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Objective:
+    """An Objective: its Event ability, its completion condition and its mini-deck."""
+
+    id: str
+    name: str
+    event: tuple[Effect, ...]
+    condition: str  # "spend" or "kill"
+    card: str  # the trigger card (spend) or the enemy to kill (kill)
+    attack: int  # Attack to spend (spend only)
+    deck: tuple[str, ...]
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AlienContent:
+    """Everything an Alien game is set up from."""
+
+    cards: Mapping[str, PlayerCard]
+    roles: Mapping[str, Role]
+    role_order: tuple[str, ...]
+    characters: Mapping[str, tuple[str, ...]]  # character id -> its 14 card ids (expanded)
+    character_names: Mapping[str, str]
+    sergeants: tuple[str, ...]
+    starting: tuple[str, ...]
+    hive_cards: Mapping[str, HiveCard]
+    drones: tuple[str, ...]
+    chestbursters: tuple[str, ...]
+    hatchery: tuple[str, ...]
+    strikes: Mapping[str, StrikeCard]
+    strike_deck: tuple[str, ...]
+    location: Location
+    objectives: tuple[Objective, ...]
+    rules: Mapping[str, Any]
+    version: str
+
+
+# --- validation helpers -------------------------------------------------------------------
+
+
+class _Entry:
+    """Typed field access on one JSON entry, raising ContentError with file/entry/field."""
+
+    def __init__(self, file: str, entry: str, data: Any, prefix: str = "") -> None:
+        if not isinstance(data, dict):
+            raise ContentError(file, entry, prefix or "*", "entry must be a JSON object")
+        self.file, self.entry, self.data, self.prefix = file, entry, data, prefix
+
+    def fail(self, fld: str, problem: str) -> ContentError:
+        return ContentError(self.file, self.entry, self.prefix + fld, problem)
+
+    def check_keys(self, allowed: set[str]) -> None:
+        for key in self.data:
+            if key not in allowed:
+                raise self.fail(key, f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+    def str_(self, fld: str, default: str | None = None) -> str:
+        v = self.data.get(fld, default)
+        if not isinstance(v, str) or not v:
+            raise self.fail(fld, "required non-empty string")
+        return v
+
+    def int_(self, fld: str, default: int | None = None, lo: int = 0, hi: int = 1000) -> int:
+        v = self.data.get(fld, default)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise self.fail(fld, "required integer")
+        if not lo <= v <= hi:
+            raise self.fail(fld, f"must be between {lo} and {hi}, got {v}")
+        return v
+
+    def bool_(self, fld: str) -> bool:
+        v = self.data.get(fld, False)
+        if not isinstance(v, bool):
+            raise self.fail(fld, "must be true or false")
+        return v
+
+    def list_(self, fld: str) -> list[Any]:
+        v = self.data.get(fld, [])
+        if not isinstance(v, list):
+            raise self.fail(fld, "must be a list")
+        return v
+
+    def effects(self, fld: str, allowed: frozenset[str] = frozenset(EFFECT_OPS)) -> tuple[Effect, ...]:
+        return _parse_effects(self, fld, self.data.get(fld, []), allowed)
+
+
+def _parse_effects(
+    e: _Entry, fld: str, raw: Any, allowed: frozenset[str], depth: int = 0
+) -> tuple[Effect, ...]:
+    if not isinstance(raw, list):
+        raise e.fail(fld, "effects must be a list")
+    if depth > 3:
+        raise e.fail(fld, "effects nested too deeply")
+    out: list[Effect] = []
+    for i, item in enumerate(raw):
+        where = f"{fld}[{i}]"
+        if not isinstance(item, dict):
+            raise e.fail(where, "effect must be an object with an 'op'")
+        op = item.get("op")
+        if op not in EFFECT_OPS:
+            raise e.fail(f"{where}.op", f"unknown op {op!r} (known: {', '.join(sorted(EFFECT_OPS))})")
+        if op not in allowed:
+            raise e.fail(f"{where}.op", f"op {op} is not allowed here")
+        if op in AMOUNT_OPS:
+            n = item.get("n")
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10:
+                raise e.fail(f"{where}.n", "required integer in 1..10")
+            if set(item) - {"op", "n"}:
+                raise e.fail(where, f"op {op} takes only 'n'")
+            out.append(Effect(op=op, n=n))
+        elif op == "choose":
+            if set(item) - {"op", "options"}:
+                raise e.fail(where, "op choose takes only 'options'")
+            options = item.get("options")
+            if not isinstance(options, list) or len(options) < 2:
+                raise e.fail(f"{where}.options", "needs a list of at least two effect lists")
+            parsed = tuple(
+                _parse_effects(e, f"{where}.options[{j}]", o, allowed, depth + 1) for j, o in enumerate(options)
+            )
+            if not all(parsed):
+                raise e.fail(f"{where}.options", "an option must not be empty")
+            out.append(Effect(op=op, options=parsed))
+        else:  # "if"
+            if set(item) - {"op", "cond", "arg", "then"}:
+                raise e.fail(where, "op if takes only 'cond', 'arg' and 'then'")
+            cond = item.get("cond")
+            if cond not in CONDITIONS:
+                raise e.fail(f"{where}.cond", f"unknown condition {cond!r} (known: {sorted(CONDITIONS)})")
+            arg = item.get("arg", "")
+            if cond in ("played_class", "played_crew"):
+                if not isinstance(arg, str) or not arg:
+                    raise e.fail(f"{where}.arg", f"condition {cond} needs an 'arg'")
+            elif arg:
+                raise e.fail(f"{where}.arg", f"condition {cond} takes no 'arg'")
+            then = _parse_effects(e, f"{where}.then", item.get("then"), allowed, depth + 1)
+            if not then:
+                raise e.fail(f"{where}.then", "must not be empty")
+            out.append(Effect(op=op, cond=cond, arg=arg, then=then))
+    return tuple(out)
+
+
+def _check_tags(e: _Entry, effects: Sequence[Effect], fld: str, rules: Mapping[str, Any]) -> None:
+    """Combo conditions must name a known class or crew."""
+    for i, eff in enumerate(effects):
+        if eff.op == "if":
+            if eff.cond == "played_class" and eff.arg not in rules["classes"]:
+                raise e.fail(f"{fld}[{i}].arg", f"unknown class {eff.arg!r}")
+            if eff.cond == "played_crew" and eff.arg not in rules["crews"]:
+                raise e.fail(f"{fld}[{i}].arg", f"unknown crew {eff.arg!r}")
+            _check_tags(e, eff.then, f"{fld}[{i}].then", rules)
+        for j, option in enumerate(eff.options):
+            _check_tags(e, option, f"{fld}[{i}].options[{j}]", rules)
+
+
+_PLAYER_CARD_FIELDS = {
+    "id",
+    "name",
+    "class",
+    "cost",
+    "count",
+    "coordinate",
+    "vigilant",
+    "play",
+    "once",
+    "once_cost",
+    "sacrifice",
+    "ongoing",
+    "release",
+    "mobilize",
+    "text",
+}
+
+
+def _parse_player_card(
+    e: _Entry, kind: str, rules: Mapping[str, Any], crew: str = "", character: str = ""
+) -> PlayerCard:
+    e.check_keys(_PLAYER_CARD_FIELDS)
+    cls = str(e.data.get("class", ""))
+    if kind in ("role", "character", "sergeant") and cls not in rules["classes"]:
+        raise e.fail("class", f"must be one of {', '.join(rules['classes'])}")
+    if kind == "starter" and cls:
+        raise e.fail("class", "starting cards have no class")
+    allowed = frozenset(PLAYER_OPS | {"choose", "if"})
+    once_cost = e.data.get("once_cost", {})
+    if not isinstance(once_cost, dict) or set(once_cost) - {"attack", "recruit"}:
+        raise e.fail("once_cost", "must be an object with 'attack' and/or 'recruit'")
+    cost_entry = _Entry(e.file, e.entry, once_cost, e.prefix + "once_cost.")
+    card = PlayerCard(
+        id=e.str_("id"),
+        name=e.str_("name"),
+        kind=kind,
+        cls=cls,
+        crew=crew,
+        character=character,
+        cost=e.int_("cost", default=0, lo=0, hi=12),
+        count=e.int_("count", default=1, lo=1, hi=14),
+        coordinate=e.bool_("coordinate"),
+        vigilant=e.bool_("vigilant"),
+        play=e.effects("play", allowed),
+        once=e.effects("once", allowed),
+        once_cost_attack=cost_entry.int_("attack", default=0, lo=0, hi=10),
+        once_cost_recruit=cost_entry.int_("recruit", default=0, lo=0, hi=10),
+        sacrifice=e.effects("sacrifice", allowed),
+        ongoing=e.effects("ongoing", allowed),
+        release=e.effects("release", allowed),
+        mobilize=e.effects("mobilize", allowed),
+        text=str(e.data.get("text", "")),
+    )
+    for fld in ("play", "once", "sacrifice", "ongoing", "release", "mobilize"):
+        _check_tags(e, getattr(card, fld), fld, rules)
+    if not card.play:
+        raise e.fail("play", "a card needs play effects")
+    if (card.ongoing or card.release) and not card.vigilant:
+        raise e.fail("vigilant", "ongoing/release effects need vigilant: true")
+    if card.vigilant and not card.release:
+        raise e.fail("release", "a vigilant card needs release effects (its benefit when discarded)")
+    if (card.once_cost_attack or card.once_cost_recruit) and not card.once:
+        raise e.fail("once_cost", "a cost without a once ability")
+    if kind in ("character", "sergeant") and card.cost < 1:
+        raise e.fail("cost", "recruitable cards cost at least 1")
+    if kind in ("starter", "role") and card.mobilize:
+        raise e.fail("mobilize", "starting cards are never gained, so mobilize cannot trigger")
+    return card
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ContentError(path.name, "*", "*", "file not found") from None
+    except json.JSONDecodeError as exc:
+        raise ContentError(path.name, "*", "*", f"not valid JSON: {exc}") from None
+
+
+def _list_file(path: Path, key: str) -> list[Any]:
+    raw = _load_json(path)
+    if not isinstance(raw, dict) or not isinstance(raw.get(key), list):
+        raise ContentError(path.name, "*", key, f"file must be an object with a {key!r} list")
+    items: list[Any] = raw[key]
+    return items
+
+
+def _entry_name(item: Any, index: int) -> str:
+    if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
+        return str(item["id"])
+    return f"#{index}"
+
+
+def _add_card(cards: dict[str, PlayerCard], e: _Entry, card: PlayerCard) -> None:
+    if card.id in cards:
+        raise e.fail("id", "duplicate card id")
+    cards[card.id] = card
+
+
+_HIVE_FIELDS = {"id", "name", "kind", "count", "attack", "strikes", "drone", "boss", "final", "reveal", "death", "text"}
+
+
+def _parse_hive_card(e: _Entry) -> HiveCard:
+    e.check_keys(_HIVE_FIELDS)
+    kind = e.str_("kind")
+    if kind not in HIVE_KINDS:
+        raise e.fail("kind", f"must be one of {', '.join(sorted(HIVE_KINDS))}")
+    card = HiveCard(
+        id=e.str_("id"),
+        name=e.str_("name"),
+        kind=kind,
+        count=e.int_("count", default=1, lo=1, hi=20),
+        attack=e.int_("attack", default=0, lo=0, hi=20),
+        strikes=e.int_("strikes", default=0, lo=0, hi=5),
+        drone=e.bool_("drone"),
+        boss=e.bool_("boss"),
+        final=e.bool_("final"),
+        reveal=e.effects("reveal"),
+        death=e.effects("death"),
+        text=str(e.data.get("text", "")),
+    )
+    if card.is_enemy and card.attack < 1:
+        raise e.fail("attack", f"a {kind} needs an Attack value of at least 1")
+    if kind in ("enemy", "chestburster") and card.strikes < 1:
+        raise e.fail("strikes", f"a {kind} strikes at least once")
+    if not card.is_enemy and (card.attack or card.strikes or card.death):
+        raise e.fail("kind", f"a {kind} has no attack, strikes or death abilities")
+    if (card.drone or card.boss or card.final) and kind != "enemy":
+        raise e.fail("kind", "drone, boss and final cards must be enemies")
+    if kind == "facehugger" and card.strikes:
+        raise e.fail("strikes", "a facehugger never strikes (it latches on)")
+    return card
+
+
+def _ability_key(card: PlayerCard) -> str:
+    """What a card does, without its names: two Role cards must differ in this."""
+    parts: dict[str, Any] = {
+        f: effects_to_json(getattr(card, f)) for f in ("play", "once", "sacrifice", "ongoing", "release")
+    }
+    parts["flags"] = [card.coordinate, card.vigilant, card.once_cost_attack, card.once_cost_recruit]
+    return json.dumps(parts, sort_keys=True)
+
+
+def _content_version(directory: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(directory.rglob("*.json")):
+        h.update(path.relative_to(directory).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
+    """Load and validate all Alien content in `directory`. Raises ContentError."""
+    rules = _load_json(directory / "rules.json")
+    if not isinstance(rules, dict):
+        raise ContentError("rules.json", "*", "*", "must be an object")
+    for key in ("classes", "crews", "scan_costs", "starting_deck", "objective_decks", "health"):
+        if key not in rules:
+            raise ContentError("rules.json", "rules", key, "missing")
+    if len(rules["scan_costs"]) != rules["rooms"]:
+        raise ContentError("rules.json", "rules", "scan_costs", "needs one scan cost per room")
+    cards: dict[str, PlayerCard] = {}
+
+    # Starting cards.
+    starting: list[str] = []
+    for i, item in enumerate(_list_file(directory / "starting.json", "cards")):
+        e = _Entry("starting.json", _entry_name(item, i), item)
+        card = _parse_player_card(e, "starter", rules)
+        _add_card(cards, e, card)
+        starting += [card.id] * rules["starting_deck"].get(card.id, 0)
+    if sorted(rules["starting_deck"]) != sorted(c for c in cards):
+        raise ContentError("starting.json", "*", "id", f"cards must be exactly {sorted(rules['starting_deck'])}")
+
+    # Roles.
+    roles: dict[str, Role] = {}
+    lo, hi = rules["health"]
+    for i, item in enumerate(_list_file(directory / "roles.json", "roles")):
+        e = _Entry("roles.json", _entry_name(item, i), item)
+        e.check_keys({"id", "name", "health", "card"})
+        role = Role(id=e.str_("id"), name=e.str_("name"), health=e.int_("health", lo=lo, hi=hi), card="")
+        card = _parse_player_card(_Entry("roles.json", role.id, e.data.get("card"), "card."), "role", rules)
+        _add_card(cards, e, card)
+        if role.id in roles:
+            raise e.fail("id", "duplicate role id")
+        roles[role.id] = Role(role.id, role.name, role.health, card.id)
+    if len(roles) != rules["roles"]:
+        raise ContentError("roles.json", "*", "roles", f"{len(roles)} roles, rules say {rules['roles']}")
+    abilities = {_ability_key(cards[r.card]) for r in roles.values()}
+    if len(abilities) != len(roles):
+        raise ContentError("roles.json", "*", "card", "each Role card needs a distinct ability")
+
+    # Crew characters (the Barracks).
+    characters: dict[str, tuple[str, ...]] = {}
+    character_names: dict[str, str] = {}
+    for i, item in enumerate(_list_file(directory / "characters.json", "characters")):
+        e = _Entry("characters.json", _entry_name(item, i), item)
+        e.check_keys({"id", "name", "crew", "cards"})
+        char_id, crew = e.str_("id"), e.str_("crew")
+        if crew not in rules["crews"]:
+            raise e.fail("crew", f"must be one of {', '.join(rules['crews'])}")
+        ids: list[str] = []
+        for j, raw in enumerate(e.list_("cards")):
+            ce = _Entry("characters.json", _entry_name(raw, j), raw)
+            card = _parse_player_card(ce, "character", rules, crew=crew, character=char_id)
+            _add_card(cards, ce, card)
+            ids += [card.id] * card.count
+        if len(ids) != rules["character_cards"]:
+            raise e.fail("cards", f"{len(ids)} cards, rules say {rules['character_cards']}")
+        if char_id in characters:
+            raise e.fail("id", "duplicate character id")
+        characters[char_id] = tuple(ids)
+        character_names[char_id] = e.str_("name")
+    if len(characters) < rules["barracks_characters"]:
+        raise ContentError(
+            "characters.json", "*", "characters", f"needs at least {rules['barracks_characters']} characters"
+        )
+    barracks_cards = [cards[c] for ids in characters.values() for c in set(ids)]
+    for keyword in ("coordinate", "vigilant", "sacrifice", "mobilize", "once"):
+        if not any(getattr(c, keyword) for c in barracks_cards):
+            raise ContentError("characters.json", "*", keyword, f"the Barracks needs a {keyword} card")
+
+    # Sergeants.
+    sergeants: list[str] = []
+    per_class: dict[str, int] = {}
+    for i, item in enumerate(_list_file(directory / "sergeants.json", "cards")):
+        e = _Entry("sergeants.json", _entry_name(item, i), item)
+        card = _parse_player_card(e, "sergeant", rules)
+        _add_card(cards, e, card)
+        if not card.coordinate:
+            raise e.fail("coordinate", "every Sergeant has Coordinate")
+        if card.cost != rules["sergeant_cost"]:
+            raise e.fail("cost", f"Sergeants cost {rules['sergeant_cost']}")
+        sergeants += [card.id] * card.count
+        per_class[card.cls] = per_class.get(card.cls, 0) + card.count
+    if len(sergeants) != rules["sergeants"] or per_class != rules["sergeant_classes"]:
+        raise ContentError(
+            "sergeants.json", "*", "class", f"needs {rules['sergeant_classes']}, has {per_class}"
+        )
+
+    # Hive cards and the Hatchery.
+    hive_cards: dict[str, HiveCard] = {}
+    for fname in ("hive.json", "hatchery.json"):
+        for i, item in enumerate(_list_file(directory / fname, "cards")):
+            e = _Entry(fname, _entry_name(item, i), item)
+            hc = _parse_hive_card(e)
+            if hc.id in hive_cards or hc.id in cards:
+                raise e.fail("id", "duplicate card id")
+            if fname == "hatchery.json" and hc.kind != "enemy":
+                raise e.fail("kind", "Hatchery cards are enemies")
+            hive_cards[hc.id] = hc
+    hatchery = tuple(
+        c["id"] for c in _list_file(directory / "hatchery.json", "cards") for _ in range(c.get("count", 1))
+    )
+    if len(hatchery) != rules["hatchery"]:
+        raise ContentError("hatchery.json", "*", "count", f"{len(hatchery)} cards, rules say {rules['hatchery']}")
+    drones = tuple(c.id for c in hive_cards.values() if c.drone for _ in range(c.count))
+    need = 3 * rules["players"][1]
+    if len(drones) < need:
+        raise ContentError("hive.json", "*", "drone", f"{len(drones)} Drones; 5 players need {need}")
+    chestbursters = tuple(c.id for c in hive_cards.values() if c.kind == "chestburster" for _ in range(c.count))
+    if not chestbursters:
+        raise ContentError("hive.json", "*", "kind", "needs chestburster cards")
+
+    # Strikes.
+    strikes: dict[str, StrikeCard] = {}
+    for i, item in enumerate(_list_file(directory / "strikes.json", "strikes")):
+        e = _Entry("strikes.json", _entry_name(item, i), item)
+        e.check_keys({"id", "name", "damage", "count", "effects", "text"})
+        sc = StrikeCard(
+            id=e.str_("id"),
+            name=e.str_("name"),
+            damage=e.int_("damage", lo=0, hi=3),
+            count=e.int_("count", default=1, lo=1, hi=40),
+            effects=e.effects("effects", frozenset(HIVE_OPS)),
+            text=str(e.data.get("text", "")),
+        )
+        if sc.id in strikes:
+            raise e.fail("id", "duplicate strike id")
+        strikes[sc.id] = sc
+    strike_deck = tuple(s.id for s in strikes.values() for _ in range(s.count))
+    if len(strike_deck) != rules["strikes"]:
+        raise ContentError("strikes.json", "*", "count", f"{len(strike_deck)} strikes, rules say {rules['strikes']}")
+    if not any(s.damage == 0 for s in strikes.values()) or not any(s.effects for s in strikes.values()):
+        raise ContentError("strikes.json", "*", "damage", "needs misses (damage 0) and strikes with effects")
+
+    # Location.
+    raw_loc = _load_json(directory / "location.json")
+    le = _Entry("location.json", _entry_name(raw_loc, 0), raw_loc)
+    le.check_keys({"id", "name", "hazards"})
+    hazards: list[tuple[Effect, ...]] = []
+    hazard_names: list[str] = []
+    for i, item in enumerate(le.list_("hazards")):
+        he = _Entry("location.json", le.entry, item, f"hazards[{i}].")
+        he.check_keys({"name", "effects", "text"})
+        hazard_names.append(he.str_("name"))
+        effects = he.effects("effects")
+        if not effects:
+            raise he.fail("effects", "a Hazard ability must do something")
+        hazards.append(effects)
+    if not hazards:
+        raise le.fail("hazards", "needs at least one Hazard ability")
+    location = Location(le.str_("id"), le.str_("name"), tuple(hazards), tuple(hazard_names))
+
+    # Objectives.
+    objectives: list[Objective] = []
+    raw_objectives = _list_file(directory / "objectives.json", "objectives")
+    if len(raw_objectives) != len(rules["objective_decks"]):
+        raise ContentError("objectives.json", "*", "objectives", "needs exactly 3 Objectives")
+    for k, item in enumerate(raw_objectives):
+        e = _Entry("objectives.json", _entry_name(item, k), item)
+        e.check_keys({"id", "name", "event", "event_text", "condition", "condition_text", "deck"})
+        cond = _Entry("objectives.json", e.entry, e.data.get("condition"), "condition.")
+        cond.check_keys({"type", "card", "attack"})
+        ctype = cond.str_("type")
+        if ctype not in CONDITION_TYPES:
+            raise cond.fail("type", f"must be one of {sorted(CONDITION_TYPES)}")
+        target = cond.str_("card")
+        deck: list[str] = []
+        for j, d in enumerate(e.list_("deck")):
+            de = _Entry("objectives.json", e.entry, d, f"deck[{j}].")
+            de.check_keys({"card", "count"})
+            cid = de.str_("card")
+            hc = hive_cards.get(cid)
+            if hc is None:
+                raise de.fail("card", f"unknown Hive card {cid!r}")
+            if hc.kind == "chestburster" or hc.drone:
+                raise de.fail("card", "Drones and Chestbursters are not part of a mini-deck")
+            deck += [cid] * de.int_("count", default=1, lo=1, hi=13)
+        if len(deck) != rules["objective_decks"][k]:
+            raise e.fail("deck", f"{len(deck)} cards, rules say {rules['objective_decks'][k]}")
+        if target not in deck:
+            raise cond.fail("card", f"{target!r} is not in this Objective's mini-deck")
+        tcard = hive_cards[target]
+        if ctype == "spend" and tcard.kind != "trigger":
+            raise cond.fail("card", "a spend condition needs a trigger card")
+        if ctype == "kill" and not (tcard.boss or tcard.final):
+            raise cond.fail("card", "a kill condition needs a boss or final enemy")
+        if k == len(raw_objectives) - 1 and not tcard.final:
+            raise cond.fail("card", "the last Objective's condition is killing the Final Enemy")
+        objectives.append(
+            Objective(
+                id=e.str_("id"),
+                name=e.str_("name"),
+                event=e.effects("event"),
+                condition=ctype,
+                card=target,
+                attack=cond.int_("attack", default=0, lo=1 if ctype == "spend" else 0, hi=20),
+                deck=tuple(deck),
+                text=str(e.data.get("condition_text", "")),
+            )
+        )
+    for kind in ("enemy", "facehugger", "event", "hazard", "ally"):
+        if not any(hive_cards[c].kind == kind for o in objectives for c in o.deck):
+            raise ContentError("objectives.json", "*", "deck", f"the Hive needs at least one {kind}")
+    in_decks = {c for o in objectives for c in o.deck}
+    for hc in hive_cards.values():
+        if (hc.boss or hc.final or hc.kind == "trigger") and hc.id not in in_decks:
+            raise ContentError("hive.json", hc.id, "kind", "boss, final and trigger cards must be in a mini-deck")
+
+    return AlienContent(
+        cards=cards,
+        roles=roles,
+        role_order=tuple(roles),
+        characters=characters,
+        character_names=character_names,
+        sergeants=tuple(sergeants),
+        starting=tuple(starting),
+        hive_cards=hive_cards,
+        drones=drones,
+        chestbursters=chestbursters,
+        hatchery=hatchery,
+        strikes=strikes,
+        strike_deck=strike_deck,
+        location=location,
+        objectives=tuple(objectives),
+        rules=rules,
+        version=_content_version(directory),
+    )
+
+
+@cache
+def default_content() -> AlienContent:
+    """The bundled content, loaded once per process."""
+    return load_content()

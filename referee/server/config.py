@@ -1,0 +1,132 @@
+"""Configuration values of the referee: a match's time control and the server's limits.
+
+Small frozen value classes with module-level defaults; `PROTOCOL.md` documents every default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bots.python.arena_bot._proto.arena.v1 import common_pb2
+
+__all__ = [
+    "DEFAULT_BANK_MS",
+    "DEFAULT_CONNECT_MS",
+    "DEFAULT_DECISION_MS",
+    "DEFAULT_MAX_STRIKES",
+    "MatchSpec",
+    "ServerLimits",
+    "TimeControl",
+]
+
+DEFAULT_DECISION_MS = 1_000
+DEFAULT_BANK_MS = 30_000
+DEFAULT_MAX_STRIKES = 3
+DEFAULT_CONNECT_MS = 15_000
+#: upper bounds accepted in a match config (a day-long clock is a mistake, not a setting)
+MAX_DECISION_MS = 600_000
+MAX_BANK_MS = 3_600_000
+MAX_CONNECT_MS = 600_000
+
+
+@dataclass(frozen=True, slots=True)
+class TimeControl:
+    """Per-decision allowance, per-seat time bank, strikes that forfeit, connect wait."""
+
+    decision_ms: int = DEFAULT_DECISION_MS
+    bank_ms: int = DEFAULT_BANK_MS
+    max_strikes: int = DEFAULT_MAX_STRIKES
+    connect_ms: int = DEFAULT_CONNECT_MS
+
+    def __post_init__(self) -> None:
+        for name, value, top in (
+            ("decision_ms", self.decision_ms, MAX_DECISION_MS),
+            ("bank_ms", self.bank_ms, MAX_BANK_MS),
+            ("connect_ms", self.connect_ms, MAX_CONNECT_MS),
+            ("max_strikes", self.max_strikes, 1000),
+        ):
+            lowest = 0 if name == "bank_ms" else 1
+            if not lowest <= value <= top:
+                raise ValueError(f"time_control.{name} must be in {lowest}..{top}, got {value}")
+
+    @classmethod
+    def from_proto(cls, msg: common_pb2.TimeControl) -> TimeControl:
+        """Zero (unset) fields take the defaults. Raises ValueError for values out of range."""
+        return cls(
+            decision_ms=msg.decision_ms or DEFAULT_DECISION_MS,
+            bank_ms=msg.bank_ms or DEFAULT_BANK_MS,
+            max_strikes=msg.max_strikes or DEFAULT_MAX_STRIKES,
+            connect_ms=msg.connect_ms or DEFAULT_CONNECT_MS,
+        )
+
+    def to_proto(self) -> common_pb2.TimeControl:
+        """The wire form."""
+        return common_pb2.TimeControl(
+            decision_ms=self.decision_ms,
+            bank_ms=self.bank_ms,
+            max_strikes=self.max_strikes,
+            connect_ms=self.connect_ms,
+        )
+
+    def to_json(self) -> dict[str, int]:
+        """For the replay."""
+        return {
+            "decision_ms": self.decision_ms,
+            "bank_ms": self.bank_ms,
+            "max_strikes": self.max_strikes,
+            "connect_ms": self.connect_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSpec:
+    """What a match is: the game, who sits where, the seed, the config and the clock."""
+
+    game: str
+    seat_names: tuple[str, ...]
+    seed: int
+    config: dict[str, Any] | None = None
+    time_control: TimeControl = field(default_factory=TimeControl)
+    match_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerLimits:
+    """Limits that keep one referee process up whatever its clients do."""
+
+    #: matches held at once (finished ones included until evicted); more: RESOURCE_EXHAUSTED
+    max_matches: int = 1024
+    #: finished matches kept for GetMatch / GetReplay before the oldest are dropped
+    keep_finished: int = 256
+    #: RPCs in flight at once in the whole server; more: RESOURCE_EXHAUSTED
+    max_concurrent_rpcs: int = 8192
+    #: HTTP/2 streams at once on one connection
+    max_streams_per_connection: int = 256
+    #: largest message the referee accepts (a bot's answer is a few bytes)
+    max_receive_bytes: int = 64 * 1024
+    #: largest message the referee sends (observations; replays through GetReplay)
+    max_send_bytes: int = 32 * 1024 * 1024
+    #: the referee pings an idle connection this often, and drops it if no pong comes in time
+    keepalive_time_ms: int = 60_000
+    keepalive_timeout_ms: int = 20_000
+    #: clients may ping at most this often (the SDKs ping every 30 s)
+    min_client_ping_interval_ms: int = 10_000
+    #: a bot must send its hello this soon after opening the stream
+    hello_timeout_ms: int = 10_000
+    #: a game still running after this many decisions is stopped (an engine bug, not a bot's)
+    max_decisions: int = 200_000
+
+    def grpc_options(self) -> list[tuple[str, Any]]:
+        """Channel arguments for grpc.aio.server."""
+        return [
+            ("grpc.max_receive_message_length", self.max_receive_bytes),
+            ("grpc.max_send_message_length", self.max_send_bytes),
+            ("grpc.max_concurrent_streams", self.max_streams_per_connection),
+            ("grpc.keepalive_time_ms", self.keepalive_time_ms),
+            ("grpc.keepalive_timeout_ms", self.keepalive_timeout_ms),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", self.min_client_ping_interval_ms),
+            ("grpc.http2.max_ping_strikes", 2),
+            ("grpc.so_reuseport", 0),
+        ]
