@@ -707,3 +707,19 @@ def test_conformance_leak_check_catches_a_leaked_hand(monkeypatch: pytest.Monkey
     monkeypatch.setattr(observation, "observe", leaky)
     with pytest.raises(ConformanceError, match="information that seat may not know"):
         check_no_hidden_leak(ClankGame, CONFIG_2P, 3, 3)
+
+
+def test_forfeit_after_escaping_keeps_the_escaped_score():
+    """A forfeit only removes a seat still in the dungeon: a player who already escaped (and
+    then disconnects) keeps the outcome and points earned."""
+    from referee.games.clank.engine import ClankGame
+
+    game = ClankGame.new_game({"players": 2, "board": "side_a"}, 3)
+    p = game.s.players[1]
+    p.status = "escaped"
+    p.artifacts = [10]
+    p.mastery = True
+    before = game.score(1)
+    game.forfeit(1)
+    assert game.outcome(1) == "escaped"
+    assert game.score(1) == before >= 30

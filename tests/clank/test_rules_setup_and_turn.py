@@ -34,7 +34,6 @@ from .scenario import (
     set_hand,
     set_pool,
     tunnel_where,
-    tunnels_where,
 )
 
 SIDES = ["side_a", "side_b"]
@@ -491,7 +490,7 @@ def test_setup_24_black_cubes_and_rage_first_second_third_space(players: int, sp
 def test_setup_row_replaces_dragon_attack_cards_and_shuffles_them_back() -> None:
     """Setup: deal 6 to the Dungeon Row, replacing every initial card with a Dragon Attack symbol;
     the replaced cards are shuffled back into the deck."""
-    cards = None
+    first_refills = []
     for seed in range(60):
         game = new_game(2, seed=seed)
         cards = game.content.cards
@@ -499,6 +498,14 @@ def test_setup_row_replaces_dragon_attack_cards_and_shuffles_them_back() -> None
         assert not any(cards[c].dragon_attack for c in game.s.row if c), (seed, game.s.row)
         assert Counter(game.s.dungeon_deck + game.s.row) == Counter(game.content.dungeon)
         assert game.s.last_attack == {} and game.s.bag_black == 24
+        # the first card refilled into the row is a random deck card, not a replaced one kept
+        # on top of the deck
+        game.s.row[0] = None
+        _end_turn(game)
+        refilled = game.s.row[0]
+        assert refilled is not None
+        first_refills.append(cards[refilled].dragon_attack)
+    assert 0 < sum(first_refills) < len(first_refills) * 0.45, sum(first_refills)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -725,9 +732,7 @@ def test_move_two_footstep_tunnel_costs_two_boots() -> None:
     """Move: a tunnel with two footsteps costs 2 Boots."""
     game = new_game(2)
     board = game.board
-    t = tunnel_where(
-        board, lambda t: t.boots == 2 and t.monsters == 0 and not t.locked and not t.one_way
-    )
+    t = tunnel_where(board, lambda t: t.boots == 2 and t.monsters == 0 and not t.locked and not t.one_way)
     tunnel = board.tunnels[t]
     place(game, tunnel.a)
     set_pool(game, boots=1)
@@ -874,10 +879,7 @@ def test_take_one_token_per_entry_reenter_for_another() -> None:
     )
     gain = sum(e.n for e in gold_secret.effects)
     room, t = next(
-        (r, i)
-        for r in sorted(game.s.minor_secrets)
-        for i in board.exits[r]
-        if _plain(board.tunnels[i])
+        (r, i) for r in sorted(game.s.minor_secrets) for i in board.exits[r] if _plain(board.tunnels[i])
     )
     outside = board.other_end(t, room)
     game.s.minor_secrets[room] = [gold_secret.id, gold_secret.id]
@@ -927,8 +929,23 @@ def test_artifact_never_exchanged_once_taken() -> None:
     set_pool(game, skill=10, swords=10, boots=10, teleports=1)
     legal = actions(game)
     assert not any("artifact" in a.kind or "artifact" in map(str, a.args) for a in legal), legal
-    assert all(a.kind in {"play", "acquire", "fight", "buy_reserve", "fight_goblin", "move",
-                          "teleport", "take", "buy_item", "drink", "end_turn"} for a in legal)
+    assert all(
+        a.kind
+        in {
+            "play",
+            "acquire",
+            "fight",
+            "buy_reserve",
+            "fight_goblin",
+            "move",
+            "teleport",
+            "take",
+            "buy_item",
+            "drink",
+            "end_turn",
+        }
+        for a in legal
+    )
     assert player(game).artifacts == [v1]
     assert game.s.artifacts[second] == v2
     assert first not in game.s.artifacts
@@ -971,10 +988,12 @@ def _clank_card(game: ClankGame, test: Callable[[int], bool]) -> CardDef:
     """A card whose only Clank! effect is one top-level amount passing `test`."""
     return card_where(
         game,
-        lambda c: c.kind == "card"
-        and ops(c.play).count("clank") == 1
-        and any(e.op == "clank" and test(e.n) for e in c.play)
-        and not {"trash", "discard_for", "choose"} & set(ops(c.play)),
+        lambda c: (
+            c.kind == "card"
+            and ops(c.play).count("clank") == 1
+            and any(e.op == "clank" and test(e.n) for e in c.play)
+            and not {"trash", "discard_for", "choose"} & set(ops(c.play))
+        ),
         pool=set(game.content.dungeon) | set(game.content.starting),
     )
 
@@ -1258,7 +1277,7 @@ def test_several_new_dragon_attack_cards_cause_one_attack() -> None:
     _quiet_row(game, empty=3)
     game.s.dungeon_deck = [first.id, second.id, first.id]
     _end_turn(game)
-    assert sorted(game.s.row[:3]) == sorted([first.id, first.id, second.id])
+    assert Counter(game.s.row[:3]) == Counter([first.id, first.id, second.id])
     assert game.s.last_attack["cubes"] == draws
     assert game.s.bag_black == 24 - draws, "more than one attack drew cubes"
 

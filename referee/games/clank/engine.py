@@ -218,13 +218,11 @@ class ClankGame(Game):
         if not 0 <= seat < self.s.players_n:
             raise IllegalAction(f"no seat {seat}")
         p = self.s.players[seat]
-        if self.s.over or p.forfeited:
-            return
+        if self.s.over or p.status != PLAYING:
+            return  # a player who already escaped or was knocked out keeps what they earned
         self._decision = None
         self.s.step += 1
         p.forfeited = True
-        if p.status != PLAYING:
-            return
         self._knock_out(seat)
         if seat == self.s.current:
             self.s.stack.clear()
@@ -764,6 +762,7 @@ class ClankGame(Game):
             "reason": reason,
             "round": s.round,
             "cubes": to_draw,
+            "drawn": len(drawn),
             "black": drawn.count(-1),
             "damage": [drawn.count(seat) for seat in range(s.players_n)],
         }

@@ -1,0 +1,521 @@
+"""One match played against connected bots: the referee's loop, its clock and its rulings.
+
+The loop mirrors `referee.runner.play_local`: ask the engine whose decision it is, send that seat
+its observation and the legal actions, wait (deadline + time bank), apply the chosen action,
+record it. Only this loop changes the game, so forfeits (a disconnect noticed while another
+seat is thinking, too many strikes) are applied between two actions and the replay re-simulates.
+
+Every bot fault is a ruling recorded in the replay (a step's `reason`, a forfeit's `reason`, and
+the seat's `strikes` and `incidents`); none of them can stop the match or the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import grpc
+
+from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
+from referee.core.game import Action, Decision, Game, Result, canonical_json
+from referee.games import game_class
+from referee.replay import NOTE_LIMIT, ReplayRecorder, dumps
+from referee.server.codecs import codec_for, encode_actions
+from referee.server.config import MatchSpec, ServerLimits, TimeControl
+
+__all__ = ["Close", "MatchSession", "SeatState", "default_index", "result_to_proto"]
+
+log = logging.getLogger("arena.referee")
+
+#: bot names are cut to this length in replays
+NAME_LIMIT = 64
+#: how long a lost stream waits for the launcher to report the process's exit code
+EXIT_GRACE_S = 0.5
+
+
+def default_index(actions: Sequence[Action]) -> int:
+    """The action played for a seat that did not answer in time (or is out of the game).
+
+    The most passive legal action: "end_turn" if legal, else "skip", else the first action.
+    """
+    for kind in ("end_turn", "skip"):
+        for i, a in enumerate(actions):
+            if a.kind == kind:
+                return i
+    return 0
+
+
+def result_to_proto(result: Result) -> common_pb2.GameResult:
+    """The engine's Result on the wire."""
+    msg = common_pb2.GameResult(
+        scores=result.scores,
+        places=result.places,
+        outcomes=result.outcomes,
+        details_json=canonical_json(dict(result.details)),
+    )
+    if result.team_won is not None:
+        msg.team_won = result.team_won
+    return msg
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Outbox item: end the seat's stream with this status."""
+
+    code: grpc.StatusCode
+    message: str
+
+
+class State(Enum):
+    """Where a match is in its life."""
+
+    WAITING = admin_pb2.MatchStatus.WAITING
+    RUNNING = admin_pb2.MatchStatus.RUNNING
+    FINISHED = admin_pb2.MatchStatus.FINISHED
+
+
+class _Lost:
+    """Inbox item: the seat's stream is gone."""
+
+
+LOST = _Lost()
+Outgoing = bot_pb2.RefereeMessage | Close
+
+
+@dataclass(eq=False)
+class SeatState:
+    """One seat: its token, its connection, its clock and its record."""
+
+    seat: int
+    name: str
+    token: str
+    bank_ms: int
+    record: dict[str, Any]
+    used: bool = False
+    connected: bool = False
+    forfeited: bool = False
+    forfeit_reason: str = ""
+    #: set when the stream went away; the loop turns it into a forfeit between two actions
+    lost_reason: str = ""
+    exit_code: int | None = None
+    strikes: int = 0
+    #: decision ids sent to this seat: a second or late answer to one of them is ignored
+    issued: set[int] = field(default_factory=set)
+    exited: asyncio.Event = field(default_factory=asyncio.Event)
+    outbox: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
+    inbox: asyncio.Queue[bot_pb2.Answer | _Lost] = field(default_factory=asyncio.Queue)
+
+    def incident(self, kind: str, detail: str, decision_id: int | None = None) -> None:
+        """Note a protocol fault in the replay's seat record."""
+        entry: dict[str, Any] = {"kind": kind, "detail": detail}
+        if decision_id is not None:
+            entry["decision"] = decision_id
+        self.record["incidents"].append(entry)
+
+
+class _Forfeited:
+    """Outcome of asking a seat that was forfeited while being asked."""
+
+
+FORFEITED = _Forfeited()
+
+
+@dataclass(frozen=True, slots=True)
+class _Answered:
+    index: int
+    note: str
+    millis: int
+    reason: str
+
+
+class MatchSession:
+    """A match in progress (or finished) inside one referee process."""
+
+    def __init__(self, spec: MatchSpec, limits: ServerLimits) -> None:
+        cls: type[Game] = game_class(spec.game)  # KeyError: unknown game
+        players = len(spec.seat_names)
+        config = dict(spec.config) if spec.config is not None else cls.default_config(players)
+        self.game: Game = cls.new_game(config, spec.seed)  # InvalidConfig: bad config
+        if self.game.num_seats != players:
+            raise ValueError(f"the config is for {self.game.num_seats} seats, {players} were given")
+        self.spec = spec
+        self.limits = limits
+        self.match_id = spec.match_id or secrets.token_hex(8)
+        self.time = spec.time_control
+        self.config = config
+        self.encode = codec_for(spec.game)
+        self.seats: list[SeatState] = []
+        for i, name in enumerate(spec.seat_names):
+            record: dict[str, Any] = {
+                "seat": i,
+                "bot": name[:NAME_LIMIT],
+                "kind": "remote",
+                "strikes": 0,
+                "incidents": [],
+            }
+            self.seats.append(SeatState(i, name[:NAME_LIMIT], secrets.token_urlsafe(24), self.time.bank_ms, record))
+        self.recorder = ReplayRecorder(self.game, spec.seed, config, [s.record for s in self.seats])
+        self.state = State.WAITING
+        self.decisions = 0
+        self.ended_by = ""
+        self.result: Result | None = None
+        self.replay_bytes: bytes | None = None
+        self.events: list[admin_pb2.MatchEvent] = []
+        self._changed = asyncio.Event()
+        self._all_connected = asyncio.Event()
+        self._wake = asyncio.Event()
+        self.done = asyncio.Event()
+        #: set by a launcher that reports its bot processes' exits (crash vs disconnect)
+        self.processes_watched = False
+
+    # --- events (WatchMatch) ---------------------------------------------------------------
+
+    def _emit(self, **event: Any) -> None:
+        self.events.append(admin_pb2.MatchEvent(sequence=len(self.events) + 1, **event))
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def watch(self) -> AsyncIterator[admin_pb2.MatchEvent]:
+        """Every event from the start, then live ones until the match ends."""
+        sent = 0
+        while True:
+            changed = self._changed
+            while sent < len(self.events):
+                yield self.events[sent]
+                sent += 1
+            if self.state is State.FINISHED:
+                return
+            await changed.wait()
+
+    # --- connections (called by the bot service) -------------------------------------------
+
+    def attach(self, seat: SeatState, hello: bot_pb2.Hello) -> None:
+        """A bot opened its session on `seat` (the token is used up from now on)."""
+        seat.used = True
+        seat.connected = True
+        if hello.bot_name:
+            seat.record["bot_name"] = hello.bot_name[:NAME_LIMIT]
+        if hello.bot_version:
+            seat.record["bot_version"] = hello.bot_version[:NAME_LIMIT]
+        if hello.sdk:
+            seat.record["sdk"] = hello.sdk[:NAME_LIMIT]
+        seat.outbox.put_nowait(bot_pb2.RefereeMessage(game_start=self._game_start(seat.seat)))
+        self._emit(connected=admin_pb2.SeatConnected(seat=seat.seat, bot_name=hello.bot_name[:NAME_LIMIT]))
+        if all(s.used for s in self.seats):
+            self._all_connected.set()
+
+    def lost(self, seat: SeatState, reason: str) -> None:
+        """The seat's stream ended or broke (the loop forfeits it between two actions)."""
+        if not seat.connected:
+            return
+        seat.connected = False
+        if seat.forfeited or self.state is State.FINISHED:
+            return
+        seat.lost_reason = seat.lost_reason or f"disconnected: {reason}"
+        seat.inbox.put_nowait(LOST)
+        self._wake.set()
+
+    def process_exited(self, seat_index: int, code: int) -> None:
+        """The launcher saw the bot's process end (a crash if it ends before the match)."""
+        seat = self.seats[seat_index]
+        seat.exit_code = code
+        seat.record["exit_code"] = code
+        seat.exited.set()
+        if self.state is State.FINISHED or seat.forfeited:
+            return
+        seat.lost_reason = f"crashed: exit code {code}" if code != 0 else "exited before the game ended"
+        seat.connected = False
+        seat.inbox.put_nowait(LOST)
+        if all(s.used or s.lost_reason for s in self.seats):
+            self._all_connected.set()
+
+    def receive(self, seat: SeatState, message: bot_pb2.BotMessage) -> None:
+        """A message arrived on the seat's stream."""
+        which = message.WhichOneof("message")
+        if which == "answer":
+            seat.inbox.put_nowait(message.answer)
+            return
+        detail = "a second hello" if which == "hello" else "an empty message"
+        seat.incident("bad_message", detail)
+        seat.outbox.put_nowait(
+            self._notice(
+                seat,
+                bot_pb2.Notice.REJECTED,
+                0,
+                "INVALID_ARGUMENT",
+                f"expected an answer, got {detail}; ignored",
+            )
+        )
+
+    # --- the loop ----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Play the match to its end. Never raises: any failure ends the match and says why."""
+        try:
+            await self._wait_for_seats()
+            self.state = State.RUNNING
+            self.ended_by = await self._play()
+        except Exception as exc:  # the engine failed: end the match, keep the server up
+            log.exception("match %s: engine error", self.match_id)
+            self.ended_by = f"engine_error: {type(exc).__name__}: {exc}"
+        finally:
+            await self._finish()
+
+    async def _wait_for_seats(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._all_connected.wait(), self.time.connect_ms / 1000)
+        for seat in self.seats:
+            if not seat.used and not seat.forfeited:
+                self._forfeit(seat, seat.lost_reason or "never connected", grpc.StatusCode.UNAVAILABLE)
+
+    async def _play(self) -> str:
+        game = self.game
+        while True:
+            for seat in self.seats:
+                if seat.lost_reason and not seat.forfeited:
+                    if self.processes_watched and seat.exit_code is None:
+                        # the launcher may be about to report a crash: name it rather than
+                        # "disconnected" if it comes soon
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(seat.exited.wait(), EXIT_GRACE_S)
+                    self._forfeit(seat, seat.lost_reason, grpc.StatusCode.UNAVAILABLE)
+            if game.is_over():
+                return "game_over"
+            if all(s.forfeited for s in self.seats):
+                return "all_forfeited"
+            if self.decisions >= self.limits.max_decisions:
+                return "decision_limit"
+            d = game.decision()
+            assert d is not None
+            seat = self.seats[d.seat]
+            if seat.forfeited:
+                outcome: _Answered | _Forfeited = _Answered(default_index(d.actions), "", 0, "forfeited")
+            else:
+                outcome = await self._ask(seat, d)
+            if isinstance(outcome, _Forfeited):
+                continue
+            action = game.apply_index(outcome.index)
+            self.decisions += 1
+            self.recorder.action(
+                d.id, d.seat, outcome.index, action, note=outcome.note, millis=outcome.millis, reason=outcome.reason
+            )
+            self._emit(
+                action=admin_pb2.ActionPlayed(
+                    decision_id=d.id,
+                    seat=d.seat,
+                    index=outcome.index,
+                    text=action.text,
+                    millis=outcome.millis,
+                    reason=outcome.reason,
+                )
+            )
+            if outcome.reason == "timeout" and seat.strikes >= self.time.max_strikes:
+                self._forfeit(seat, f"strikes: {seat.strikes} of {self.time.max_strikes}")
+            if self.decisions % 64 == 0:
+                await asyncio.sleep(0)  # let other matches run when a seat answers at once
+
+    def _request(self, seat: SeatState, d: Decision) -> bot_pb2.RefereeMessage:
+        obs = self.game.observe(d.seat)
+        active = obs.get("current", d.seat)
+        context = bot_pb2.DecisionContext(active_seat=active, out_of_turn=active != d.seat)
+        group = obs.get("group")
+        if isinstance(group, dict):
+            context.group.CopyFrom(
+                common_pb2.GroupChoice(
+                    group_id=str(group.get("group_id", "")),
+                    members=group.get("members", []),
+                    votes=[common_pb2.GroupVote(seat=v["seat"], action_text=v["text"]) for v in group.get("votes", [])],
+                    tie_break=str(group.get("tie_break", "")),
+                )
+            )
+        request = bot_pb2.DecisionRequest(
+            decision_id=d.id,
+            seat=d.seat,
+            kind=d.kind,
+            prompt=d.prompt,
+            observation=self.encode(obs),
+            legal_actions=encode_actions(d.actions),
+            context=context,
+            deadline_ms=self.time.decision_ms,
+            time_bank_ms=seat.bank_ms,
+            strikes=seat.strikes,
+        )
+        return bot_pb2.RefereeMessage(decision=request)
+
+    async def _ask(self, seat: SeatState, d: Decision) -> _Answered | _Forfeited:
+        """Send the decision and rule on what comes back (or does not)."""
+        seat.issued.add(d.id)
+        seat.outbox.put_nowait(self._request(seat, d))
+        loop = asyncio.get_running_loop()
+        sent = loop.time()
+        allowance = (self.time.decision_ms + seat.bank_ms) / 1000
+        while True:
+            remaining = sent + allowance - loop.time()
+            if remaining <= 0:
+                break
+            try:
+                item = await asyncio.wait_for(seat.inbox.get(), remaining)
+            except TimeoutError:
+                break
+            if isinstance(item, _Lost):
+                if not seat.lost_reason:
+                    continue  # a stale marker from a stream already dealt with
+                return FORFEITED
+            elapsed_ms = int((loop.time() - sent) * 1000)
+            if item.decision_id != d.id:
+                if item.decision_id in seat.issued:
+                    seat.outbox.put_nowait(
+                        self._notice(seat, bot_pb2.Notice.LATE, item.decision_id, "FAILED_PRECONDITION",
+                                     f"decision {item.decision_id} is already settled; answer ignored")
+                    )
+                    continue
+                if self._strike(seat, d.id, "unknown_decision", "FAILED_PRECONDITION",
+                                f"answer names decision {item.decision_id}, the pending one is {d.id}"):
+                    return FORFEITED
+                continue
+            if not 0 <= item.index < len(d.actions):
+                if self._strike(seat, d.id, "index_out_of_range", "INVALID_ARGUMENT",
+                                f"index {item.index} is out of range 0..{len(d.actions) - 1}"):
+                    return FORFEITED
+                continue
+            seat.bank_ms = max(0, seat.bank_ms - max(0, elapsed_ms - self.time.decision_ms))
+            return _Answered(item.index, item.note[:NOTE_LIMIT], elapsed_ms, "")
+        # out of time: the default action, a strike (a forfeit after the action if too many)
+        elapsed_ms = int((loop.time() - sent) * 1000)
+        seat.bank_ms = 0
+        index = default_index(d.actions)
+        seat.strikes += 1
+        seat.record["strikes"] = seat.strikes
+        seat.incident("timeout", f"no answer in {elapsed_ms} ms; played {d.actions[index].text!r}", d.id)
+        self._emit(strike=admin_pb2.StrikeGiven(seat=seat.seat, decision_id=d.id, reason="timeout",
+                                                strikes=seat.strikes))
+        notice = self._notice(seat, bot_pb2.Notice.TIMEOUT, d.id, "DEADLINE_EXCEEDED",
+                              f"no answer in time; played index {index} ({d.actions[index].text})")
+        notice.notice.default_index = index
+        seat.outbox.put_nowait(notice)
+        return _Answered(index, "", elapsed_ms, "timeout")
+
+    def _strike(self, seat: SeatState, decision_id: int, kind: str, code: str, detail: str) -> bool:
+        """A rejected answer: strike, tell the bot; True if the seat is now forfeited."""
+        seat.strikes += 1
+        seat.record["strikes"] = seat.strikes
+        seat.incident(kind, detail, decision_id)
+        self._emit(strike=admin_pb2.StrikeGiven(seat=seat.seat, decision_id=decision_id, reason=kind,
+                                                strikes=seat.strikes))
+        seat.outbox.put_nowait(
+            self._notice(seat, bot_pb2.Notice.REJECTED, decision_id, code,
+                         f"{detail}; strike {seat.strikes} of {self.time.max_strikes}, the decision is still open")
+        )
+        if seat.strikes >= self.time.max_strikes:
+            self._forfeit(seat, f"strikes: {seat.strikes} of {self.time.max_strikes} (last: {kind})")
+            return True
+        return False
+
+    def _notice(
+        self, seat: SeatState, kind: bot_pb2.Notice.Kind, decision_id: int, code: str, message: str
+    ) -> bot_pb2.RefereeMessage:
+        return bot_pb2.RefereeMessage(
+            notice=bot_pb2.Notice(
+                kind=kind,
+                decision_id=decision_id,
+                code=code,
+                message=message,
+                strikes=seat.strikes,
+                max_strikes=self.time.max_strikes,
+            )
+        )
+
+    def _forfeit(
+        self, seat: SeatState, reason: str, code: grpc.StatusCode = grpc.StatusCode.RESOURCE_EXHAUSTED
+    ) -> None:
+        """Take the seat out of the game (between two actions) and close its stream."""
+        if seat.forfeited:
+            return
+        seat.forfeited = True
+        seat.forfeit_reason = reason
+        seat.record["forfeit"] = reason
+        if not self.game.is_over():
+            self.game.forfeit(seat.seat)
+            self.recorder.forfeit(seat.seat, reason)
+        self._emit(forfeit=admin_pb2.SeatForfeited(seat=seat.seat, reason=reason))
+        if seat.connected:
+            seat.outbox.put_nowait(self._notice(seat, bot_pb2.Notice.FORFEIT, 0, code.name, f"forfeited: {reason}"))
+            seat.outbox.put_nowait(
+                bot_pb2.RefereeMessage(game_end=bot_pb2.GameEnd(forfeited=True, reason=reason))
+            )
+            seat.outbox.put_nowait(Close(code, f"seat {seat.seat} forfeited: {reason}"))
+
+    async def _finish(self) -> None:
+        game = self.game
+        self.result = game.result() if game.is_over() else None
+        self.recorder.seats = [s.record for s in self.seats]
+        doc = self.recorder.finish(self.ended_by)
+        doc["match_id"] = self.match_id
+        doc["time_control"] = self.time.to_json()
+        result_msg = result_to_proto(self.result) if self.result is not None else None
+        for seat in self.seats:
+            if seat.connected and not seat.forfeited:
+                end = bot_pb2.GameEnd(reason=self.ended_by)
+                if result_msg is not None:
+                    end.result.CopyFrom(result_msg)
+                seat.outbox.put_nowait(bot_pb2.RefereeMessage(game_end=end))
+                seat.outbox.put_nowait(Close(grpc.StatusCode.OK, ""))
+        # compressing a long replay takes a while: off the event loop
+        self.replay_bytes = await asyncio.to_thread(dumps, doc)
+        self.state = State.FINISHED
+        ended = admin_pb2.MatchEnded(ended_by=self.ended_by)
+        if result_msg is not None:
+            ended.result.CopyFrom(result_msg)
+        self._emit(ended=ended)
+        self.done.set()
+        log.info("match %s ended (%s) after %d decisions", self.match_id, self.ended_by, self.decisions)
+
+    # --- views ---------------------------------------------------------------------------------
+
+    def _game_start(self, seat: int) -> bot_pb2.GameStart:
+        from bots.python.arena_bot.wire import PROTOCOL
+
+        return bot_pb2.GameStart(
+            match_id=self.match_id,
+            game=self.spec.game,
+            seat=seat,
+            num_seats=len(self.seats),
+            seat_names=[s.name for s in self.seats],
+            config_json=canonical_json(self.config),
+            time_control=self.time.to_proto(),
+            engine_version=self.game.engine_version,
+            content_version=self.game.content_version,
+            protocol=PROTOCOL,
+        )
+
+    def status(self) -> admin_pb2.MatchStatus:
+        """The admin view of this match."""
+        msg = admin_pb2.MatchStatus(
+            match_id=self.match_id,
+            state=self.state.value,
+            game=self.spec.game,
+            decisions=self.decisions,
+            ended_by=self.ended_by,
+            seats=[
+                admin_pb2.SeatStatus(
+                    seat=s.seat,
+                    name=s.name,
+                    connected=s.connected,
+                    forfeited=s.forfeited,
+                    forfeit_reason=s.forfeit_reason,
+                    strikes=s.strikes,
+                    bank_ms=s.bank_ms,
+                )
+                for s in self.seats
+            ],
+        )
+        if self.result is not None:
+            msg.result.CopyFrom(result_to_proto(self.result))
+        return msg
+
