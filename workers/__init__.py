@@ -1,0 +1,16 @@
+"""Running ladder matches: the match function, its executors, matchmaking, the sweeper.
+
+Modules (see ``workers/README.md``)::
+
+    bot_commands     what a bot version's ``command`` means (built-in, hosted, remote)
+    executor         MatchExecutor: the seam between a match and whoever plays it
+    match_execution  run_match(db_url, match_id, worker_id): claim, play, record, exactly once
+    matchmaker       pairing (pure) and keeping each ladder's queue at its target depth
+    sweeper          requeue matches whose lease expired and dispatch them again
+    local_pool       the embedded default: a process pool calling run_match
+    celery_app       the production default: Celery tasks arena.* over a Redis broker
+    season           play N matches on a ladder with either dispatcher (the demo, tests)
+    demo             ``arena demo``
+    metrics          Prometheus metrics (``arena_*``), multiprocess-aware
+    bench            ``python -m workers.bench``
+"""

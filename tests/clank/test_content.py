@@ -377,5 +377,5 @@ def test_non_utf8_file_is_a_content_error(tmp_path):
 
     _shutil.copytree(_DIR, tmp_path / "c")
     (tmp_path / "c" / "secrets.json").write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(_ContentError, match="secrets.json"):
+    with pytest.raises(_ContentError, match=r"secrets\.json"):
         _load(tmp_path / "c")
