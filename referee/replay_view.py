@@ -36,8 +36,7 @@ def render(replay: Mapping[str, Any], seat: int | None) -> Iterator[str]:
         actor = step["seat"]
         if seat is None or actor == seat:
             obs = game.observe_all() if seat is None else game.observe(seat)
-            summary = getattr(game, "summarize", None)
-            lines = summary(obs) if callable(summary) else [canonical_json(obs)]
+            lines = game.summarize(obs)
             pending = game.decision()
             legal = len(pending.actions) if pending else 0
             yield f"[step {step['decision']}] seat {actor} to act ({legal} legal):"

@@ -191,6 +191,10 @@ class Game(ABC):
     def observe(self, seat: int) -> dict[str, Any]:
         """What seat `seat` may know now, as a JSON-able dict (hidden information removed)."""
 
+    def summarize(self, observation: dict[str, Any]) -> list[str]:
+        """Readable lines of an observation (replay viewers); games override this."""
+        return [canonical_json(observation)]
+
     @abstractmethod
     def observe_all(self) -> dict[str, Any]:
         """The whole state for spectators of a finished game and for replay viewers."""
