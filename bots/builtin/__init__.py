@@ -24,6 +24,7 @@ def _greedy_clank(seed: int) -> LocalBot:
 _FACTORIES: dict[tuple[str, str], Callable[[int], LocalBot]] = {
     ("*", "random"): RandomBot,
     ("clank", "greedy"): _greedy_clank,
+    ("alien", "coop"): lambda seed: __import__("bots.builtin.alien_coop", fromlist=["*"]).AlienCoopBot(),
 }
 
 

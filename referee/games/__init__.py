@@ -11,6 +11,7 @@ __all__ = ["GAMES", "game_class"]
 #: name -> "module:Class" (imported lazily so a game's import cost is paid only when used)
 GAMES: dict[str, str] = {
     "clank": "referee.games.clank.engine:ClankGame",
+    "alien": "referee.games.alien.engine:AlienGame",
 }
 
 

@@ -318,7 +318,8 @@ def _parse_effects(
             if not isinstance(options, list) or len(options) < 2:
                 raise e.fail(f"{where}.options", "needs a list of at least two effect lists")
             parsed = tuple(
-                _parse_effects(e, f"{where}.options[{j}]", o, allowed, depth + 1) for j, o in enumerate(options)
+                _parse_effects(e, f"{where}.options[{j}]", o, allowed, depth + 1)
+                for j, o in enumerate(options)
             )
             if not all(parsed):
                 raise e.fail(f"{where}.options", "an option must not be empty")
@@ -455,7 +456,20 @@ def _add_card(cards: dict[str, PlayerCard], e: _Entry, card: PlayerCard) -> None
     cards[card.id] = card
 
 
-_HIVE_FIELDS = {"id", "name", "kind", "count", "attack", "strikes", "drone", "boss", "final", "reveal", "death", "text"}
+_HIVE_FIELDS = {
+    "id",
+    "name",
+    "kind",
+    "count",
+    "attack",
+    "strikes",
+    "drone",
+    "boss",
+    "final",
+    "reveal",
+    "death",
+    "text",
+}
 
 
 def _parse_hive_card(e: _Entry) -> HiveCard:
@@ -527,7 +541,9 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         _add_card(cards, e, card)
         starting += [card.id] * rules["starting_deck"].get(card.id, 0)
     if sorted(rules["starting_deck"]) != sorted(c for c in cards):
-        raise ContentError("starting.json", "*", "id", f"cards must be exactly {sorted(rules['starting_deck'])}")
+        raise ContentError(
+            "starting.json", "*", "id", f"cards must be exactly {sorted(rules['starting_deck'])}"
+        )
 
     # Roles.
     roles: dict[str, Role] = {}
@@ -610,12 +626,16 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         c["id"] for c in _list_file(directory / "hatchery.json", "cards") for _ in range(c.get("count", 1))
     )
     if len(hatchery) != rules["hatchery"]:
-        raise ContentError("hatchery.json", "*", "count", f"{len(hatchery)} cards, rules say {rules['hatchery']}")
+        raise ContentError(
+            "hatchery.json", "*", "count", f"{len(hatchery)} cards, rules say {rules['hatchery']}"
+        )
     drones = tuple(c.id for c in hive_cards.values() if c.drone for _ in range(c.count))
     need = 3 * rules["players"][1]
     if len(drones) < need:
         raise ContentError("hive.json", "*", "drone", f"{len(drones)} Drones; 5 players need {need}")
-    chestbursters = tuple(c.id for c in hive_cards.values() if c.kind == "chestburster" for _ in range(c.count))
+    chestbursters = tuple(
+        c.id for c in hive_cards.values() if c.kind == "chestburster" for _ in range(c.count)
+    )
     if not chestbursters:
         raise ContentError("hive.json", "*", "kind", "needs chestburster cards")
 
@@ -637,7 +657,9 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         strikes[sc.id] = sc
     strike_deck = tuple(s.id for s in strikes.values() for _ in range(s.count))
     if len(strike_deck) != rules["strikes"]:
-        raise ContentError("strikes.json", "*", "count", f"{len(strike_deck)} strikes, rules say {rules['strikes']}")
+        raise ContentError(
+            "strikes.json", "*", "count", f"{len(strike_deck)} strikes, rules say {rules['strikes']}"
+        )
     if not any(s.damage == 0 for s in strikes.values()) or not any(s.effects for s in strikes.values()):
         raise ContentError("strikes.json", "*", "damage", "needs misses (damage 0) and strikes with effects")
 
@@ -678,10 +700,9 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
             de = _Entry("objectives.json", e.entry, d, f"deck[{j}].")
             de.check_keys({"card", "count"})
             cid = de.str_("card")
-            hc = hive_cards.get(cid)
-            if hc is None:
+            if cid not in hive_cards:
                 raise de.fail("card", f"unknown Hive card {cid!r}")
-            if hc.kind == "chestburster" or hc.drone:
+            if hive_cards[cid].kind == "chestburster" or hive_cards[cid].drone:
                 raise de.fail("card", "Drones and Chestbursters are not part of a mini-deck")
             deck += [cid] * de.int_("count", default=1, lo=1, hi=13)
         if len(deck) != rules["objective_decks"][k]:
@@ -713,7 +734,9 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
     in_decks = {c for o in objectives for c in o.deck}
     for hc in hive_cards.values():
         if (hc.boss or hc.final or hc.kind == "trigger") and hc.id not in in_decks:
-            raise ContentError("hive.json", hc.id, "kind", "boss, final and trigger cards must be in a mini-deck")
+            raise ContentError(
+                "hive.json", hc.id, "kind", "boss, final and trigger cards must be in a mini-deck"
+            )
 
     return AlienContent(
         cards=cards,

@@ -88,7 +88,7 @@ class AlienState:
     objective: int = 0
     met: list[bool] = field(default_factory=list)
     hazards_used: int = 0
-    #: public record of this turn's strikes: {"enemy", "strike", "seat"}
+    #: public record of strikes since the last Strike phase began: {"enemy", "strike", "seat"}
     strike_log: list[dict[str, Any]] = field(default_factory=list)
     #: pending choices, top of stack last; each a JSON-able dict with "kind" and "seat"
     stack: list[dict[str, Any]] = field(default_factory=list)

@@ -1,0 +1,183 @@
+"""A cooperative heuristic Alien bot: clear the threats nearest the Airlock, build an Attack deck.
+
+It reads only its observation and the public content (card data), like any bot would.
+Plan each decision:
+1. pending choices: discard the weakest card, pick the richest option, scan the hidden room
+   nearest the Airlock, heal the most hurt player;
+2. Coordinate (another player's turn): lend one Attack card when the active player faces an
+   enemy it cannot yet afford to kill;
+3. its own turn: play every card (combo cards last), use "Once this turn" abilities, complete
+   an Objective, kill facehuggers, bosses and the Combat Zone's worst enemies, scan from the
+   Airlock back, kill face-up enemies in the Complex, recruit the best card it can afford;
+   sacrifice or release Vigilant cards only when that buys a kill; then end the turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from referee.core.game import Action
+from referee.games.alien.content import AlienContent, Effect, PlayerCard, default_content, effects_from_json
+
+__all__ = ["AlienCoopBot"]
+
+_VALUE = {"attack": 1.25, "recruit": 0.8, "draw": 1.0, "heal": 0.6, "heal_any": 0.6, "scan": 0.7}
+
+
+def _effects_value(effects: Sequence[Effect]) -> float:
+    total = 0.0
+    for e in effects:
+        if e.op in _VALUE:
+            total += _VALUE[e.op] * e.n
+        elif e.op == "choose":
+            total += max(_effects_value(o) for o in e.options)
+        elif e.op == "if":
+            total += 0.6 * _effects_value(e.then)
+    return total
+
+
+def _attack_of(effects: Sequence[Effect]) -> int:
+    return sum(e.n for e in effects if e.op == "attack")
+
+
+class AlienCoopBot:
+    """The cooperative reference bot for Alien."""
+
+    name = "coop"
+
+    def __init__(self, content: AlienContent | None = None, lend_limit: int = 2) -> None:
+        self.content = content or default_content()
+        #: most Coordinate cards lent in one of another player's turns
+        self.lend_limit = lend_limit
+
+    def card_value(self, card: PlayerCard) -> float:
+        """How much a card is worth owning, per the bot's taste."""
+        v = _effects_value(card.play) + 0.5 * _effects_value(card.once) + 0.4 * _effects_value(card.sacrifice)
+        v += 1.5 * _effects_value(card.ongoing) + 0.3 * _effects_value(card.release)
+        v += 0.5 * _effects_value(card.mobilize) + (0.3 if card.coordinate else 0.0)
+        return v
+
+    # --- deciding ------------------------------------------------------------------------
+
+    def act(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> int:
+        """Pick an action index (see the module docstring for the plan)."""
+        obs = observation
+        kinds: dict[str, list[int]] = {}
+        for i, a in enumerate(legal_actions):
+            kinds.setdefault(a.kind, []).append(i)
+        pending = obs.get("pending")
+        if "coordinate" in kinds or "pass" in kinds:
+            return self._coordinate(obs, legal_actions, kinds)
+        if pending is not None:
+            return self._pending(obs, pending, legal_actions)
+        return self._turn(obs, legal_actions, kinds)
+
+    def _threat_gap(self, obs: dict[str, Any]) -> int:
+        """Attack the active player still lacks to kill the most dangerous visible enemy."""
+        hive = self.content.hive_cards
+        targets = [hive[c].attack for c in obs["combat"] if hive[c].is_enemy]
+        targets += [hive[f["card"]].attack for f in obs["facehuggers"]]
+        if not targets:
+            return 0
+        return max(0, min(targets) - int(obs["pool"]["attack"]))
+
+    def _coordinate(self, obs: dict[str, Any], legal: Sequence[Action], kinds: dict[str, list[int]]) -> int:
+        me = obs["players"][obs["seat"]]
+        gap = self._threat_gap(obs)
+        busy = any(r is not None for r in obs["complex"][2:])
+        lent = len(me["set_aside"])
+        if "coordinate" not in kinds or lent >= self.lend_limit or (gap <= 0 and not busy):
+            return kinds["pass"][0]
+        cards = self.content.cards
+        best = max(kinds["coordinate"], key=lambda i: _attack_of(cards[str(legal[i].args[0])].play))
+        if _attack_of(cards[str(legal[best].args[0])].play) >= 1:
+            return best
+        return kinds["pass"][0]
+
+    def _pending(self, obs: dict[str, Any], pending: dict[str, Any], legal: Sequence[Action]) -> int:
+        kind = pending["kind"]
+        cards = self.content.cards
+        if kind == "discard":
+            return min(range(len(legal)), key=lambda i: self.card_value(cards[str(legal[i].args[0])]))
+        if kind == "choose":
+            need_attack = self._threat_gap(obs) > 0 or any(r and r["up"] is False for r in obs["complex"])
+            weights = dict(_VALUE)
+            weights["attack"] = 1.5 if need_attack else 1.0
+
+            def score(i: int) -> float:
+                effects = effects_from_json(pending["options"][int(legal[i].args[0])])
+                return sum(weights.get(e.op, 0.0) * e.n for e in effects)
+
+            return max(range(len(legal)), key=score)
+        if kind == "scan_free":
+            return max(range(len(legal)), key=lambda i: int(legal[i].args[0]))
+        # heal_target: the player closest to death
+        players = obs["players"]
+        return min(range(len(legal)), key=lambda i: players[int(legal[i].args[0])]["health_left"])
+
+    def _turn(self, obs: dict[str, Any], legal: Sequence[Action], kinds: dict[str, list[int]]) -> int:
+        cards = self.content.cards
+        hive = self.content.hive_cards
+        pool = obs["pool"]
+        if "play" in kinds:
+            # cards with combos last, so that the other cards of their class are already in play
+            def order(i: int) -> tuple[int, float]:
+                c = cards[str(legal[i].args[0])]
+                combo = any(e.op == "if" for e in c.play)
+                return (1 if combo else 0, -_effects_value(c.play))
+
+            return min(kinds["play"], key=order)
+        if "use_once" in kinds:
+            return kinds["use_once"][0]
+        if "complete" in kinds:
+            return kinds["complete"][0]
+
+        fights = [legal[i] for i in kinds.get("fight", [])]
+
+        def fight_value(a: Action) -> float:
+            zone, index = str(a.args[0]), int(a.args[1])
+            if zone == "facehugger":
+                return 100.0
+            if zone == "combat":
+                c = hive[obs["combat"][index]]
+                return 50.0 + 10 * c.strikes + c.attack + (30 if c.boss or c.final else 0)
+            room = obs["complex"][index]
+            c = hive[room["card"]]
+            return 20.0 + 4 * index + c.attack + (40 if c.boss or c.final else 0)
+
+        if fights:
+            best = max(fights, key=fight_value)
+            if fight_value(best) >= 50 or not self._scan_worth(obs, legal, kinds):
+                return legal.index(best)
+        if "scan" in kinds:
+            # scan from the Airlock back
+            return max(kinds["scan"], key=lambda i: int(legal[i].args[0]))
+        if fights:
+            return legal.index(max(fights, key=fight_value))
+        # Release or sacrifice when the extra Attack buys a Combat Zone or facehugger kill.
+        gap = self._threat_gap(obs)
+        if gap > 0:
+            for kind, field in (("release", "release"), ("sacrifice", "sacrifice")):
+                for i in kinds.get(kind, []):
+                    me = obs["players"][obs["seat"]]
+                    zone = me["vigilant"] if kind == "release" else me["play"]
+                    card = cards[zone[int(legal[i].args[0])]]
+                    if _attack_of(getattr(card, field)) >= gap:
+                        return i
+        best_i, best_v = -1, 0.0
+        for i in kinds.get("recruit", []):
+            c = cards[str(obs["hq"][int(legal[i].args[0])])]
+            v = self.card_value(c) + 0.15 * c.cost
+            if v > best_v:
+                best_i, best_v = i, v
+        if best_i >= 0 and pool["recruit"] >= 2:
+            return best_i
+        if "recruit_sergeant" in kinds:
+            return kinds["recruit_sergeant"][0]
+        return kinds["end_turn"][0]
+
+    def _scan_worth(self, obs: dict[str, Any], legal: Sequence[Action], kinds: dict[str, list[int]]) -> bool:
+        """Scanning the room at the Airlock beats killing a Complex enemy further back."""
+        scans = [int(legal[i].args[0]) for i in kinds.get("scan", [])]
+        return bool(scans) and max(scans) >= 3
