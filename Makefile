@@ -33,9 +33,32 @@ check: lint typecheck test  ## everything CI checks, plus lint and types
 
 bench: $(STAMP)  ## benchmarks (figures, not pass/fail)
 	$(PY) -m referee.bench
+	$(PY) -m workers.bench
 
 demo: $(STAMP)  ## play a local ladder season on embedded defaults
 	$(VENV)/bin/arena demo
 
 clean:  ## remove the venv and caches
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+
+# --- gRPC referee, bot SDKs (referee/server, bots/python, bots/javascript) -------------------
+JS_KIT := bots/javascript
+JS_STAMP := $(JS_KIT)/node_modules/.installed
+
+.PHONY: proto js bench-referee
+
+proto: $(STAMP)  ## regenerate the Python stubs from proto/ into bots/python/arena_bot/_proto
+	$(PY) proto/generate.py
+
+$(JS_STAMP): $(JS_KIT)/package.json $(JS_KIT)/package-lock.json
+	cd $(JS_KIT) && npm ci --no-audit --no-fund
+	touch $@
+
+js: $(JS_STAMP)  ## install the JavaScript bot kit's packages (npm ci)
+
+test: $(JS_STAMP)
+
+bench-referee: $(STAMP)  ## gRPC referee: decision round trip vs bare echo, concurrent matches
+	$(PY) -m referee.server.bench
+
+bench: bench-referee

@@ -63,7 +63,9 @@ def enqueue_match(
     Raises NotFound for an unknown ladder or bot version, InvalidInput for a wrong seat count.
     """
     seat_list = [int(s) for s in seats]
-    with engine.begin() as conn:
+    # read-then-write: on SQLite take the write lock up front (a deferred transaction that
+    # read first fails at once with "database is locked" when another process writes)
+    with write_transaction(engine) as conn:
         players = conn.execute(
             sa.select(ladders.c.players).where(ladders.c.id == ladder_id)
         ).scalar_one_or_none()

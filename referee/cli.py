@@ -200,6 +200,25 @@ def build_parser() -> argparse.ArgumentParser:
 _EXTRA_COMMANDS: list[Any] = []
 
 
+def _register_ladder_commands(sub: Any) -> None:
+    """arena demo, db upgrade, serve api, worker, beat (workers/cli.py)."""
+    from workers.cli import register
+
+    register(sub)
+
+
+_EXTRA_COMMANDS.append(_register_ladder_commands)
+
+
+def _register_referee_server(sub: Any) -> None:
+    from referee.server.commands import register
+
+    register(sub)
+
+
+_EXTRA_COMMANDS.append(_register_referee_server)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `arena` command."""
     args = build_parser().parse_args(argv)

@@ -1,0 +1,231 @@
+"""Fixtures for the worker tests: databases (SQLite and PostgreSQL), Redis, Celery workers.
+
+PostgreSQL and Redis are required, never skipped: a fresh database ``arena_wtest_<random>`` is
+created on ``$ARENA_TEST_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``)
+and dropped at the end; Redis is ``$ARENA_TEST_REDIS`` (default ``redis://127.0.0.1:6379``),
+where each test run uses its own queue names. If either is unreachable the tests fail.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+import redis
+import sqlalchemy as sa
+from psycopg import sql
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+
+from ladder.bots import add_bot_version, register_bot
+from ladder.db import create_engine, normalize_url, upgrade
+from ladder.ladders import create_ladder, join_ladder
+from ladder.schema import metadata
+from workers.worker_processes import start_worker, stop_worker
+
+DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+DEFAULT_REDIS = "redis://127.0.0.1:6379"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _admin_connect(admin_url: str) -> psycopg.Connection:
+    try:
+        return psycopg.connect(admin_url, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        pytest.fail(
+            f"PostgreSQL is not reachable at {admin_url} ({exc}). The worker tests need a real "
+            "PostgreSQL: start it (make services), or point $ARENA_TEST_POSTGRES at one.",
+            pytrace=False,
+        )
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A fresh PostgreSQL database at migration head, for the whole session."""
+    admin_url = os.environ.get("ARENA_TEST_POSTGRES", DEFAULT_ADMIN_URL)
+    name = f"arena_wtest_{secrets.token_hex(6)}"
+    with _admin_connect(admin_url) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = make_url(normalize_url(admin_url)).set(database=name).render_as_string(hide_password=False)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        with _admin_connect(admin_url) as admin:
+            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def empty_postgres(url: str) -> None:
+    """Remove every row (and reset ids) of the ladder tables."""
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            names = ", ".join(t.name for t in metadata.sorted_tables)
+            conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def pg_url(postgres_url: str) -> str:
+    """The session's PostgreSQL database, emptied."""
+    empty_postgres(postgres_url)
+    return postgres_url
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    """A migrated SQLite file database."""
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    upgrade(url)
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest) -> str:
+    """An empty database at migration head: SQLite file, then PostgreSQL."""
+    return str(request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
+
+
+@pytest.fixture
+def engine(db_url: str) -> Iterator[Engine]:
+    """An engine on `db_url`."""
+    eng = create_engine(db_url)
+    try:
+        yield eng
+    finally:
+        eng.dispose()
+
+
+@dataclass(frozen=True)
+class Ladder:
+    """A ladder with bots on it, one version each."""
+
+    ladder_id: int
+    bot_ids: tuple[int, ...]
+    version_ids: tuple[int, ...]
+
+
+def make_ladder(
+    engine: Engine,
+    commands: Sequence[str],
+    *,
+    players: int = 2,
+    name: str = "clank-2p",
+) -> Ladder:
+    """A Clank! ladder for `players` with one bot per command (bots b0, b1, ...)."""
+    ladder_id = create_ladder(engine, name, "clank", players, decision_ms=1000, bank_ms=30000, max_strikes=3)
+    bot_ids, version_ids = [], []
+    for i, command in enumerate(commands):
+        reg = register_bot(engine, f"{name}-b{i}", "tests")
+        bot_ids.append(reg.bot_id)
+        version_ids.append(add_bot_version(engine, reg.bot_id, "1", command))
+        join_ladder(engine, ladder_id, reg.bot_id)
+    return Ladder(ladder_id, tuple(bot_ids), tuple(version_ids))
+
+
+@dataclass(frozen=True)
+class Broker:
+    """A Redis broker URL and a queue name no other test run uses."""
+
+    url: str
+    queue: str
+
+
+@pytest.fixture
+def broker() -> Iterator[Broker]:
+    """A private queue on the test Redis; its keys are deleted afterwards."""
+    base = os.environ.get("ARENA_TEST_REDIS", DEFAULT_REDIS).rstrip("/")
+    url = f"{base}/{secrets.randbelow(15) + 1}"
+    client = redis.Redis.from_url(url)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        pytest.fail(
+            f"Redis is not reachable at {url} ({exc}). The worker tests need a real Redis: start it "
+            "(make services), or point $ARENA_TEST_REDIS at one.",
+            pytrace=False,
+        )
+    queue = f"arena-test-{secrets.token_hex(4)}"
+    try:
+        yield Broker(url, queue)
+    finally:
+        keys = list(client.scan_iter(f"*{queue}*"))
+        if keys:
+            client.delete(*keys)
+        client.close()
+
+
+class WorkerFarm:
+    """Celery worker processes started for one test; all stopped at its end."""
+
+    def __init__(self, env: dict[str, str], queue: str, logs: Path) -> None:
+        self.env = env
+        self.queue = queue
+        self.logs = logs
+        self.procs: list[subprocess.Popen[bytes]] = []
+
+    def start(self, n: int = 1) -> list[subprocess.Popen[bytes]]:
+        started = [
+            start_worker(
+                self.env,
+                self.queue,
+                name=f"t{len(self.procs) + i}-{secrets.token_hex(3)}",
+                log_path=self.logs / f"worker{len(self.procs) + i}.log",
+                cwd=REPO,
+            )
+            for i in range(n)
+        ]
+        self.procs += started
+        return started
+
+    def stop_all(self) -> None:
+        for proc in self.procs:
+            stop_worker(proc)
+
+    def log_text(self) -> str:
+        return "\n".join(p.read_text(errors="replace") for p in sorted(self.logs.glob("*.log")))
+
+
+@pytest.fixture
+def worker_farm(broker: Broker, pg_url: str, tmp_path: Path) -> Iterator[WorkerFarm]:
+    """A factory of Celery workers on `broker` and the PostgreSQL database (lease 2 s)."""
+    logs = tmp_path / "worker-logs"
+    logs.mkdir()
+    metrics_dir = tmp_path / "metrics"
+    metrics_dir.mkdir()
+    env = {
+        "BROKER_URL": broker.url,
+        "DATABASE_URL": pg_url,
+        "ARENA_QUEUE": broker.queue,
+        "ARENA_LEASE_SECONDS": "2",
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+    }
+    farm = WorkerFarm(env, broker.queue, logs)
+    try:
+        yield farm
+    finally:
+        farm.stop_all()
+
+
+def assert_ladder_consistent(engine: Engine, ladder_id: int, match_ids: Sequence[int]) -> None:
+    """`match_ids` are all recorded, and the ladder's books are right (workers.audit)."""
+    from ladder.schema import matches
+    from workers.audit import audit_ladder
+
+    ids = sorted(match_ids)
+    with engine.connect() as conn:
+        statuses = dict(
+            conn.execute(sa.select(matches.c.id, matches.c.status).where(matches.c.id.in_(ids))).all()
+        )
+    assert sorted(statuses) == ids
+    not_done = {m: s for m, s in statuses.items() if s != "done"}
+    assert not not_done, f"matches not recorded: {not_done}"
+    problems = audit_ladder(engine, ladder_id)
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,171 @@
+"""The real stack: PostgreSQL, Redis, Celery worker processes, the match function."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from prometheus_client import CollectorRegistry
+from prometheus_client.multiprocess import MultiProcessCollector
+from sqlalchemy import Engine
+
+from ladder.db import create_engine
+from ladder.schema import matches
+from workers.celery_app import CeleryDispatcher, make_app
+from workers.demo import setup_demo_ladder
+from workers.season import SeasonSummary, play_season
+
+from .conftest import REPO, Broker, WorkerFarm, assert_ladder_consistent, make_ladder
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
+
+def _dispatcher(broker: Broker) -> CeleryDispatcher:
+    return CeleryDispatcher(make_app(broker.url, broker.queue), broker.queue, broker.url)
+
+
+def _metric_total(metrics_dir: str, name: str) -> tuple[float, int]:
+    """The sum of a counter over every process that wrote to `metrics_dir`, and how many did."""
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=metrics_dir)
+    total = sum(
+        s.value for m in registry.collect() for s in m.samples if s.name == name
+    )
+    pids = {p.name.split("_")[-1] for p in Path(metrics_dir).glob("counter_*.db")}
+    return total, len(pids)
+
+
+def test_a_season_of_50_matches_on_two_workers(worker_farm: WorkerFarm, broker: Broker, pg_url: str) -> None:
+    engine = create_engine(pg_url)
+    try:
+        setup = setup_demo_ladder(engine)
+        worker_farm.start(2)
+        dispatcher = _dispatcher(broker)
+        summary = play_season(
+            engine, dispatcher, [setup.ladder_id], 50, target_depth=4, timeout=150, rng_seed=4
+        )
+        dispatcher.close()
+        assert (summary.done, summary.failed) == (50, 0), worker_farm.log_text()
+        assert_ladder_consistent(engine, setup.ladder_id, summary.match_ids)
+        finished, processes = _metric_total(worker_farm.env["PROMETHEUS_MULTIPROC_DIR"],
+                                            "arena_matches_finished_total")
+        assert finished == 50 and processes >= 2  # both workers played, every result counted once
+    finally:
+        engine.dispose()
+
+
+def _running_owner(engine: Engine) -> tuple[int, int] | None:
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(matches.c.id, matches.c.lease_owner).where(matches.c.status == "running").limit(1)
+        ).first()
+    if row is None or row.lease_owner is None:
+        return None
+    return row.id, int(row.lease_owner.rsplit(":", 1)[1])
+
+
+def test_a_worker_killed_mid_match_loses_nothing_and_counts_nothing_twice(
+    worker_farm: WorkerFarm, broker: Broker, pg_url: str
+) -> None:
+    engine = create_engine(pg_url)
+    try:
+        # random bots that think 4 ms a decision: a match lasts a few seconds
+        ladder = make_ladder(engine, ["builtin:random?think_ms=4"] * 4)
+        procs = worker_farm.start(2)
+        dispatcher = _dispatcher(broker)
+        outcome: list[SeasonSummary | BaseException] = []
+
+        def season() -> None:
+            try:
+                outcome.append(play_season(engine, dispatcher, [ladder.ladder_id], 6, target_depth=2,
+                                           sweep_seconds=0.5, timeout=150))
+            except BaseException as exc:  # reported by the assertion below
+                outcome.append(exc)
+
+        runner = threading.Thread(target=season)
+        runner.start()
+        victim, killed_match = None, None
+        deadline = time.monotonic() + 60
+        while victim is None:
+            assert time.monotonic() < deadline, "no match started"
+            found = _running_owner(engine)
+            if found is not None:
+                match_id, pid = found
+                for proc in procs:
+                    try:
+                        if os.getpgid(pid) == proc.pid:
+                            victim, killed_match = proc, match_id
+                    except ProcessLookupError:
+                        pass
+            time.sleep(0.05)
+        time.sleep(0.5)  # well inside the match
+        os.killpg(victim.pid, signal.SIGKILL)  # the whole worker: main process and pool child
+        victim.wait(timeout=10)
+        with engine.connect() as conn:
+            at_kill = conn.execute(
+                sa.select(matches.c.status).where(matches.c.id == killed_match)
+            ).scalar_one()
+        assert at_kill == "running"  # killed mid-match: the result was not recorded
+        runner.join(timeout=170)
+        dispatcher.close()
+        assert outcome and isinstance(outcome[0], SeasonSummary), (outcome, worker_farm.log_text())
+        summary = outcome[0]
+        assert (summary.done, summary.failed) == (6, 0)
+        with engine.connect() as conn:
+            attempts = conn.execute(
+                sa.select(matches.c.attempts).where(matches.c.id == killed_match)
+            ).scalar_one()
+        assert attempts == 1  # its lease expired once; the sweeper requeued it; another worker played it
+        assert_ladder_consistent(engine, ladder.ladder_id, summary.match_ids)
+    finally:
+        engine.dispose()
+
+
+def test_beat_keeps_the_ladder_busy(
+    worker_farm: WorkerFarm, broker: Broker, pg_url: str, tmp_path: Path
+) -> None:
+    engine = create_engine(pg_url)
+    beat = None
+    try:
+        setup = setup_demo_ladder(engine)
+        worker_farm.env.update({"ARENA_BEAT_SECONDS": "0.5", "ARENA_QUEUE_DEPTH": "2"})
+        worker_farm.start(1)
+        beat = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "workers.celery_app", "beat", "--loglevel", "WARNING",
+             "--schedule", str(tmp_path / "beat-schedule")],
+            env={**os.environ, **worker_farm.env}, cwd=REPO,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        done = 0
+        while done < 8:
+            assert time.monotonic() < deadline, worker_farm.log_text()
+            time.sleep(0.5)
+            with engine.connect() as conn:
+                done = conn.execute(
+                    sa.select(sa.func.count()).select_from(matches).where(matches.c.status == "done")
+                ).scalar_one()
+        beat.terminate()
+        beat.wait(timeout=20)
+        beat = None
+        worker_farm.stop_all()  # a warm shutdown finishes the match in hand
+        with engine.connect() as conn:
+            queued = conn.execute(
+                sa.select(sa.func.count()).select_from(matches).where(matches.c.status == "queued")
+            ).scalar_one()
+        assert queued <= 2 + 1  # the matchmaker kept the queue at its target depth
+        with engine.connect() as conn:
+            ids = conn.execute(sa.select(matches.c.id).where(matches.c.status == "done")).scalars().all()
+        assert_ladder_consistent(engine, setup.ladder_id, ids)
+    finally:
+        if beat is not None:
+            beat.kill()
+            beat.wait()
+        engine.dispose()

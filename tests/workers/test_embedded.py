@@ -1,0 +1,114 @@
+"""The embedded default: a local process pool on SQLite, and the `arena` commands around it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from ladder.db import create_engine
+from ladder.schema import matches
+from workers.demo import setup_demo_ladder
+from workers.local_pool import LocalPool
+from workers.season import play_season
+
+from .conftest import assert_ladder_consistent
+
+ARENA = [sys.executable, "-m", "referee.cli"]
+
+
+@pytest.mark.slow
+def test_a_season_in_the_local_pool_records_every_match_once(sqlite_url: str) -> None:
+    engine = create_engine(sqlite_url)
+    try:
+        setup = setup_demo_ladder(engine, players=2)
+        four = setup_demo_ladder(engine, players=4)
+        progress: list[int] = []
+        with LocalPool(sqlite_url, 2) as pool:
+            summary = play_season(
+                engine, pool, [setup.ladder_id, four.ladder_id], 24, target_depth=3,
+                on_progress=lambda done, _total: progress.append(done), rng_seed=1,
+            )
+        assert (summary.done, summary.failed) == (24, 0)
+        assert progress[-1] == 24 and progress == sorted(progress)
+        assert {r.status for r in pool.runs} == {"recorded"} and len(pool.runs) == 24
+        with engine.connect() as conn:
+            of_ladder = dict(conn.execute(sa.select(matches.c.id, matches.c.ladder_id)).all())
+        assert sorted(of_ladder) == sorted(summary.match_ids)
+        for ladder_id in (setup.ladder_id, four.ladder_id):
+            ids = [m for m in summary.match_ids if of_ladder[m] == ladder_id]
+            assert len(ids) >= 6
+            assert_ladder_consistent(engine, ladder_id, ids)
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.slow
+def test_arena_demo_plays_a_season_and_prints_standings(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BROKER_URL")}
+    out = subprocess.run(
+        [*ARENA, "demo", "--matches", "12", "--no-serve", "--workers", "2"],
+        capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "12 matches recorded, 0 failed" in out.stdout
+    assert "clank-2p standings" in out.stdout
+    for name in ("greedy-1", "greedy-2", "greedy-3", "random-1", "random-2", "random-3"):
+        assert name in out.stdout
+    assert (tmp_path / "arena-demo.db").exists()
+    again = subprocess.run(  # a second run continues the same ladder
+        [*ARENA, "demo", "--matches", "6", "--no-serve", "--workers", "1"],
+        capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env,
+    )
+    assert again.returncode == 0, again.stderr
+    engine = create_engine(f"sqlite:///{tmp_path / 'arena-demo.db'}")
+    try:
+        setup = setup_demo_ladder(engine)
+        from ladder.queries import standings
+
+        with engine.connect() as conn:
+            page = standings(conn, setup.ladder_id)
+        assert page is not None and sum(row["games"] for row in page["standings"]) == 2 * 18
+    finally:
+        engine.dispose()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_db_upgrade_and_serve_api(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'api.db'}"
+    up = subprocess.run([*ARENA, "db", "upgrade", "--url", url], capture_output=True, text=True, timeout=60)
+    assert up.returncode == 0, up.stderr
+    port = _free_port()
+    server = subprocess.Popen(
+        [*ARENA, "serve", "api", "--db", url, "--port", str(port), "--log-level", "warning"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/ladders", timeout=2) as resp:
+                    assert resp.status == 200 and json.loads(resp.read()) == []
+                break
+            except OSError:
+                assert server.poll() is None, server.stderr.read() if server.stderr else ""
+                assert time.monotonic() < deadline, "arena serve api did not come up"
+                time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        if server.stderr:
+            server.stderr.close()

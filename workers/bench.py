@@ -1,0 +1,208 @@
+"""Benchmarks of the ladder's execution side (figures, not pass/fail): ``python -m workers.bench``.
+
+1. matches/min of random-bot Clank! matches with 1 and 2 worker processes: Celery workers on
+   PostgreSQL + Redis, and the embedded local pool on SQLite;
+2. result-recording transactions/s with 8 concurrent writers on PostgreSQL, all recording
+   matches among the same 8 bots (so they contend for the same rating rows), followed by an
+   audit that proves no rating update was lost.
+
+Needs PostgreSQL (``$ARENA_BENCH_POSTGRES``, default ``postgresql://postgres@127.0.0.1:5432/
+postgres``: a scratch database is created and dropped) and Redis (``$BROKER_URL``, default
+``redis://127.0.0.1:6379/0``; a private queue name is used).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import sqlalchemy as sa
+from psycopg import sql
+from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+
+from ladder.bots import add_bot_version, register_bot
+from ladder.db import create_engine, normalize_url, upgrade
+from ladder.ladders import create_ladder, join_ladder
+from ladder.match_queue import enqueue_match
+from ladder.recording import record_result
+from ladder.schema import metadata
+from workers.audit import audit_ladder
+from workers.celery_app import CeleryDispatcher, make_app
+from workers.local_pool import LocalPool
+from workers.season import Dispatcher, play_season
+from workers.worker_processes import start_worker, stop_worker
+
+__all__ = ["main"]
+
+DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@contextmanager
+def scratch_postgres() -> Iterator[str]:
+    """A fresh PostgreSQL database at migration head, dropped afterwards."""
+    admin = os.environ.get("ARENA_BENCH_POSTGRES", DEFAULT_ADMIN_URL)
+    name = f"arena_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    url = make_url(normalize_url(admin)).set(database=name).render_as_string(hide_password=False)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def _empty(engine: Engine) -> None:
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            names = ", ".join(t.name for t in metadata.sorted_tables)
+            conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
+        else:
+            for table in reversed(metadata.sorted_tables):
+                conn.execute(table.delete())
+
+
+def _random_ladder(engine: Engine, bots: int) -> int:
+    ladder_id = create_ladder(engine, "bench", "clank", 2, decision_ms=1000, bank_ms=30000, max_strikes=3)
+    for i in range(bots):
+        bot_id = register_bot(engine, f"random-{i}", "bench").bot_id
+        add_bot_version(engine, bot_id, "1", "builtin:random")
+        join_ladder(engine, ladder_id, bot_id)
+    return ladder_id
+
+
+def _season_rate(engine: Engine, dispatcher: Dispatcher, matches: int, depth: int) -> float:
+    ladder_id = _random_ladder(engine, 6)
+    summary = play_season(engine, dispatcher, [ladder_id], matches, target_depth=depth, poll_seconds=0.1,
+                          timeout=600, rng_seed=1)
+    problems = audit_ladder(engine, ladder_id)
+    if summary.failed or problems:
+        raise RuntimeError(f"season went wrong: {summary.failed} failed; {problems[:3]}")
+    return 60 * summary.done / summary.seconds
+
+
+def bench_celery(pg_url: str, workers: int, matches: int) -> float:
+    """Matches/min on `workers` single-process Celery workers (PostgreSQL + Redis)."""
+    broker = os.environ.get("BROKER_URL") or "redis://127.0.0.1:6379/0"
+    queue = f"arena-bench-{secrets.token_hex(4)}"
+    engine = create_engine(pg_url)
+    _empty(engine)
+    env = {"BROKER_URL": broker, "DATABASE_URL": pg_url, "ARENA_QUEUE": queue}
+    procs = [start_worker(env, queue, name=f"bench{i}-{queue}") for i in range(workers)]
+    dispatcher = CeleryDispatcher(make_app(broker, queue), queue, broker)
+    try:
+        # warm up: let the workers boot and import the engine before the clock starts
+        _season_rate(engine, dispatcher, 2 * workers, workers)
+        _empty(engine)
+        return _season_rate(engine, dispatcher, matches, 3 * workers)
+    finally:
+        dispatcher.close()
+        for proc in procs:
+            stop_worker(proc)
+        engine.dispose()
+
+
+def bench_local_pool(workers: int, matches: int) -> float:
+    """Matches/min in the embedded local pool on a SQLite file."""
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        upgrade(url)
+        engine = create_engine(url)
+        try:
+            with LocalPool(url, workers) as pool:
+                _season_rate(engine, pool, 2 * workers, workers)
+                _empty(engine)
+                return _season_rate(engine, pool, matches, 3 * workers)
+        finally:
+            engine.dispose()
+
+
+@dataclass(frozen=True)
+class _FakeResult:
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    outcomes: tuple[str, ...]
+
+
+def bench_recording(pg_url: str, writers: int, per_writer: int) -> tuple[float, list[str]]:
+    """Recording transactions/s with `writers` threads on PostgreSQL, and the audit's problems."""
+    engine = create_engine(pg_url, pool_size=writers + 2)
+    _empty(engine)
+    try:
+        ladder_id = create_ladder(engine, "rec", "clank", 2, decision_ms=1000, bank_ms=30000, max_strikes=3)
+        versions = []
+        for i in range(8):
+            bot_id = register_bot(engine, f"w{i}", "bench").bot_id
+            versions.append(add_bot_version(engine, bot_id, "1", "builtin:random"))
+            join_ladder(engine, ladder_id, bot_id)
+        jobs: list[list[int]] = [[] for _ in range(writers)]
+        for n in range(writers * per_writer):
+            a, b = versions[n % 8], versions[(n * 3 + 1) % 8]
+            if a == b:
+                b = versions[(n + 1) % 8]
+            jobs[n % writers].append(enqueue_match(engine, ladder_id, [a, b], n))
+        replay = b'{"bench": true}' * 64
+        errors: list[BaseException] = []
+
+        def writer(ids: list[int]) -> Callable[[], None]:
+            def run() -> None:
+                try:
+                    for k, match_id in enumerate(ids):
+                        places = (1, 2) if k % 2 else (2, 1)
+                        record_result(engine, match_id, _FakeResult(places, (1, 0), ("x", "y")), replay,
+                                      "finished")
+                except BaseException as exc:
+                    errors.append(exc)
+            return run
+
+        threads = [threading.Thread(target=writer(ids)) for ids in jobs]
+        started = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        seconds = time.perf_counter() - started
+        if errors:
+            raise errors[0]
+        return writers * per_writer / seconds, audit_ladder(engine, ladder_id)
+    finally:
+        engine.dispose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmarks and print the figures."""
+    parser = argparse.ArgumentParser(prog="python -m workers.bench", description=__doc__)
+    parser.add_argument("--matches", type=int, default=120, help="matches per throughput run")
+    parser.add_argument("--writers", type=int, default=8)
+    parser.add_argument("--records", type=int, default=1600, help="recording transactions in all")
+    args = parser.parse_args(argv)
+    cores = os.cpu_count()
+    print(f"workers.bench: {args.matches} random-bot Clank! 2p matches per run, {cores} cores")
+    with scratch_postgres() as pg_url:
+        for workers in (1, 2):
+            rate = bench_celery(pg_url, workers, args.matches)
+            print(f"  Celery + PostgreSQL + Redis, {workers} worker process(es): {rate:7.1f} matches/min")
+        for workers in (1, 2):
+            rate = bench_local_pool(workers, args.matches)
+            print(f"  local pool + SQLite,          {workers} worker process(es): {rate:7.1f} matches/min")
+        per_writer = max(1, args.records // args.writers)
+        tx, problems = bench_recording(pg_url, args.writers, per_writer)
+        lost = "0 lost updates (audit clean)" if not problems else f"AUDIT FAILED: {problems[:3]}"
+        print(f"  record_result on PostgreSQL, {args.writers} concurrent writers, 8 shared bots: "
+              f"{tx:7.1f} tx/s; {lost}")
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

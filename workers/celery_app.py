@@ -1,0 +1,238 @@
+"""The Celery app: tasks ``arena.play_match``, ``arena.matchmake``, ``arena.sweep``.
+
+Configured from the environment when this module is imported:
+
+* ``BROKER_URL`` — the Redis broker (default ``redis://127.0.0.1:6379/0``);
+* ``DATABASE_URL`` — the ladder database (see ``ladder.db``);
+* ``ARENA_QUEUE`` — the match queue's name (default ``arena``); the periodic tasks go to
+  ``<queue>.control`` so a backlog of matches never delays them. Workers consume both
+  (``arena worker`` does);
+* ``ARENA_LEASE_SECONDS``, ``ARENA_QUEUE_DEPTH`` — see ``workers.match_execution`` and
+  ``workers.matchmaker``; ``ARENA_BEAT_SECONDS`` — how often beat runs matchmaker and sweeper;
+* ``ARENA_METRICS_PORT`` — if set, the worker's main process serves the merged multiprocess
+  metrics there (``PROMETHEUS_MULTIPROC_DIR`` must be set; ``arena worker`` sets both up).
+
+Delivery: a match task is acknowledged only after it ran (``task_acks_late``) and is given back
+to the broker if its pool process dies (``task_reject_on_worker_lost``); each process reserves
+one task at a time (prefetch 1). A task that stays unacknowledged because its whole worker died
+comes back after the broker's visibility timeout, set to :data:`VISIBILITY_TIMEOUT_S`, above
+the hardest match time limit; long before that the sweeper has requeued the match (its lease
+ran out) and another worker played it, so the late copy finds it done and does nothing.
+
+Dispatching also sets a marker key in Redis (``arena:<queue>:sent:<id>``, 10 minutes). The
+sweep task re-dispatches matches queued for a while whose marker is gone: after a broker restart
+both the messages and the markers are lost, and those matches would otherwise wait forever (a
+duplicate message is harmless: the claim lets one run through).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Final
+
+import redis
+from celery import Celery  # type: ignore[import-untyped]
+from celery.signals import (  # type: ignore[import-untyped]
+    worker_init,
+    worker_process_init,
+    worker_process_shutdown,
+)
+
+from ladder.db import database_url
+from workers import metrics
+from workers.match_execution import MAX_MATCH_SECONDS, engine_for, reset_after_fork, run_match
+from workers.matchmaker import fill_queues
+from workers.sweeper import queued_before, sweep
+
+__all__ = [
+    "BROKER_ENV",
+    "DEFAULT_BROKER_URL",
+    "VISIBILITY_TIMEOUT_S",
+    "CeleryDispatcher",
+    "app",
+    "broker_url",
+    "control_queue",
+    "dispatch",
+    "dispatcher",
+    "ensure_dispatched",
+    "make_app",
+    "match_queue",
+]
+
+log = logging.getLogger(__name__)
+
+BROKER_ENV: Final = "BROKER_URL"
+DEFAULT_BROKER_URL: Final = "redis://127.0.0.1:6379/0"
+#: the broker redelivers an unacknowledged task after this long: twice the match time limit
+VISIBILITY_TIMEOUT_S: Final = int(2 * MAX_MATCH_SECONDS)
+#: how long a dispatch marker lives; matches queued longer than STALE_S without one are re-sent
+MARKER_TTL_S: Final = 600
+STALE_S: Final = 30.0
+
+
+def broker_url() -> str:
+    """``$BROKER_URL`` or the local Redis."""
+    return os.environ.get(BROKER_ENV) or DEFAULT_BROKER_URL
+
+
+def match_queue() -> str:
+    """The queue match tasks go to."""
+    return os.environ.get("ARENA_QUEUE") or "arena"
+
+
+def control_queue() -> str:
+    """The queue of the periodic tasks."""
+    return match_queue() + ".control"
+
+
+def _beat_seconds() -> float:
+    return float(os.environ.get("ARENA_BEAT_SECONDS") or 5.0)
+
+
+def make_app(broker: str | None = None, queue: str | None = None) -> Celery:
+    """A Celery app with Arena's settings (the module's `app` is this for the environment)."""
+    queue = queue or match_queue()
+    celery = Celery("arena", broker=broker or broker_url())
+    celery.conf.update(
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
+        broker_connection_retry_on_startup=True,
+        task_default_queue=queue,
+        task_routes={
+            "arena.matchmake": {"queue": queue + ".control"},
+            "arena.sweep": {"queue": queue + ".control"},
+        },
+        task_serializer="json",
+        accept_content=["json"],
+        task_ignore_result=True,
+        # run_match stops a match at MAX_MATCH_SECONDS itself; this is the backstop for a hang
+        task_time_limit=int(MAX_MATCH_SECONDS + 300),
+        worker_max_tasks_per_child=1000,
+        beat_schedule={
+            "matchmaker": {
+                "task": "arena.matchmake",
+                "schedule": _beat_seconds(),
+                "options": {"expires": _beat_seconds() * 2},
+            },
+            "sweeper": {
+                "task": "arena.sweep",
+                "schedule": _beat_seconds(),
+                "options": {"expires": _beat_seconds() * 2},
+            },
+        },
+    )
+    return celery
+
+
+app = make_app()
+
+
+class CeleryDispatcher:
+    """Sends ``arena.play_match`` tasks; the Celery side of ``workers.season.Dispatcher``.
+
+    Each dispatch also sets a marker key in the broker's Redis (``arena:<queue>:sent:<id>``,
+    :data:`MARKER_TTL_S`); :meth:`ensure_dispatched` re-sends a match whose marker is gone.
+    """
+
+    def __init__(self, celery: Celery | None = None, queue: str | None = None,
+                 broker: str | None = None) -> None:
+        """Send through `celery` (default: this module's app) to `queue` on `broker`."""
+        self.celery = celery or app
+        self.queue = queue or match_queue()
+        url = broker or broker_url()
+        self._markers = (
+            redis.Redis.from_url(url) if url.startswith(("redis://", "rediss://")) else None
+        )
+
+    def _marker(self, match_id: int) -> str:
+        return f"arena:{self.queue}:sent:{match_id}"
+
+    def dispatch(self, match_id: int) -> None:
+        """Send the task and mark it sent."""
+        self.celery.send_task("arena.play_match", args=[match_id], queue=self.queue)
+        if self._markers is not None:
+            self._markers.set(self._marker(match_id), 1, ex=MARKER_TTL_S)
+
+    def ensure_dispatched(self, match_id: int) -> None:
+        """Re-send a queued match if its marker is gone (lost with a restarted broker)."""
+        if self._markers is None or not self._markers.exists(self._marker(match_id)):
+            log.warning("match %s: queued with no message in flight; dispatching it again", match_id)
+            self.dispatch(match_id)
+
+    def pump(self) -> None:
+        """Nothing to do: workers report to the database."""
+
+    def close(self) -> None:
+        """Close the marker connection."""
+        if self._markers is not None:
+            self._markers.close()
+
+
+_dispatcher: CeleryDispatcher | None = None
+_dispatcher_pid = 0
+
+
+def dispatcher() -> CeleryDispatcher:
+    """This process's dispatcher for the environment's broker and queue."""
+    global _dispatcher, _dispatcher_pid
+    if _dispatcher is None or _dispatcher_pid != os.getpid():
+        _dispatcher = CeleryDispatcher()
+        _dispatcher_pid = os.getpid()
+    return _dispatcher
+
+
+def dispatch(match_id: int) -> None:
+    """Send ``arena.play_match(match_id)`` with this process's dispatcher."""
+    dispatcher().dispatch(match_id)
+
+
+def ensure_dispatched(match_id: int) -> None:
+    """Re-send a queued match whose dispatch marker is gone."""
+    dispatcher().ensure_dispatched(match_id)
+
+
+def play_match(match_id: int) -> dict[str, Any]:
+    """Task ``arena.play_match``: run the match function (idempotent) and report what it did."""
+    run = run_match(database_url(), match_id)
+    log.info("match %s: %s %s (%.2f s)", match_id, run.status, run.detail, run.seconds)
+    return {"match_id": run.match_id, "status": run.status, "detail": run.detail}
+
+
+def matchmake() -> list[int]:
+    """Task ``arena.matchmake``: top up every ladder's queue."""
+    return fill_queues(engine_for(database_url()), dispatch)
+
+
+def sweep_leases() -> dict[str, list[int]]:
+    """Task ``arena.sweep``: requeue expired leases, re-send matches whose message was lost."""
+    engine = engine_for(database_url())
+    result = sweep(engine, dispatch)
+    for match_id in queued_before(engine, STALE_S):
+        ensure_dispatched(match_id)
+    return {"requeued": list(result.requeued), "failed": list(result.failed)}
+
+
+play_match_task = app.task(name="arena.play_match")(play_match)
+matchmake_task = app.task(name="arena.matchmake", acks_late=False)(matchmake)
+sweep_task = app.task(name="arena.sweep", acks_late=False)(sweep_leases)
+
+
+@worker_process_init.connect  # type: ignore[untyped-decorator]
+def _after_fork(**_kwargs: Any) -> None:
+    # engines, pooled connections and gRPC channels must never cross a fork
+    reset_after_fork()
+
+
+@worker_process_shutdown.connect  # type: ignore[untyped-decorator]
+def _on_process_exit(**_kwargs: Any) -> None:
+    metrics.mark_process_dead(os.getpid())
+
+
+@worker_init.connect  # type: ignore[untyped-decorator]
+def _on_worker_start(**_kwargs: Any) -> None:
+    port = os.environ.get("ARENA_METRICS_PORT")
+    if port:
+        metrics.serve_metrics(int(port))

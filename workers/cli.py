@@ -1,0 +1,160 @@
+"""The ``arena`` subcommands of the ladder side: demo, db, serve api, worker, beat.
+
+:func:`register` adds them to the ``arena`` parser (``referee/cli.py`` calls it through its
+``_EXTRA_COMMANDS`` list). Imports stay inside the command functions so ``arena --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from typing import Any
+
+__all__ = ["register", "serve_subparsers"]
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from workers.demo import run_demo
+    from workers.season import SeasonStalled
+
+    try:
+        summary = run_demo(
+            matches=args.matches,
+            players=args.players,
+            workers=args.workers,
+            db=args.db,
+            serve=not args.no_serve,
+            host=args.host,
+            port=args.port,
+            seed=args.seed,
+        )
+    except SeasonStalled as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0 if summary.failed == 0 else 1
+
+
+def _cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from ladder.db import database_url, upgrade
+
+    url = database_url(args.url)
+    upgrade(url)
+    print(f"database at migration head: {url.split('@')[-1]}")
+    return 0
+
+
+def _cmd_serve_api(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from ladder.api import create_app
+    from ladder.db import create_engine, upgrade
+
+    if args.upgrade:
+        upgrade(args.db)
+    engine = create_engine(args.db)
+    print(f"Serving the ladder at http://{args.host}:{args.port}/ (Ctrl-C stops)")
+    try:
+        uvicorn.run(create_app(engine), host=args.host, port=args.port, log_level=args.log_level)
+    finally:
+        engine.dispose()
+    return 0
+
+
+def _multiproc_env() -> dict[str, str]:
+    env = dict(os.environ)
+    if not env.get("PROMETHEUS_MULTIPROC_DIR"):
+        env["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-metrics-")
+    return env
+
+
+def _cmd_worker(args: argparse.Namespace) -> int:
+    from workers.celery_app import match_queue
+    from workers.worker_processes import celery_worker_command
+
+    env = _multiproc_env()
+    if args.metrics_port:
+        env["ARENA_METRICS_PORT"] = str(args.metrics_port)
+    cmd = celery_worker_command(
+        match_queue(), name=args.name, concurrency=args.concurrency, loglevel=args.loglevel
+    )
+    os.execve(cmd[0], cmd, env)
+
+
+def _cmd_beat(args: argparse.Namespace) -> int:
+    cmd = [sys.executable, "-m", "celery", "-A", "workers.celery_app", "beat",
+           "--loglevel", args.loglevel, "--schedule", args.schedule]
+    os.execve(cmd[0], cmd, dict(os.environ))
+
+
+def serve_subparsers(sub: Any) -> Any:
+    """The subparsers of ``arena serve``, shared with the referee (``arena serve referee``).
+
+    Same convention as ``referee/server/commands.py``: whoever registers first creates
+    ``serve`` and keeps its subparsers in the ``arena_subparsers`` attribute.
+    """
+    existing = sub.choices.get("serve")
+    if existing is not None:
+        ssub = getattr(existing, "arena_subparsers", None)
+        if ssub is None:
+            raise RuntimeError("`arena serve` exists without an arena_subparsers attribute")
+        return ssub
+    serve = sub.add_parser("serve", help="run a server: `arena serve api`, `arena serve referee`")
+    ssub = serve.add_subparsers(dest="serve_command", required=True)
+    serve.arena_subparsers = ssub
+    return ssub
+
+
+def register(sub: Any) -> None:
+    """Add demo, db, serve api, worker and beat to the `arena` subparsers `sub`."""
+    demo = sub.add_parser(
+        "demo", help="register the bundled bots, play a ladder season, print standings, serve"
+    )
+    demo.add_argument("--matches", type=int, default=60, help="the season's length (default 60)")
+    demo.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    demo.add_argument("--workers", type=int, default=None,
+                      help="match processes (default: cores, at most 4)")
+    demo.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena-demo.db)")
+    demo.add_argument("--no-serve", action="store_true", help="exit after printing the standings")
+    demo.add_argument("--host", default="127.0.0.1")
+    demo.add_argument("--port", type=int, default=8000)
+    demo.add_argument("--seed", type=int, default=None, help="seed the matchmaker")
+    demo.set_defaults(func=_cmd_demo_with_defaults)
+
+    db = sub.add_parser("db", help="database maintenance")
+    dbsub = db.add_subparsers(dest="db_command", required=True)
+    up = dbsub.add_parser("upgrade", help="migrate the database to the newest schema")
+    up.add_argument("--url", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    up.set_defaults(func=_cmd_db_upgrade)
+
+    api = serve_subparsers(sub).add_parser("api", help="the ladder's HTTP API and web page")
+    api.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    api.add_argument("--host", default="127.0.0.1")
+    api.add_argument("--port", type=int, default=8000)
+    api.add_argument("--upgrade", action="store_true", help="migrate the database first")
+    api.add_argument("--log-level", default="info")
+    api.set_defaults(func=_cmd_serve_api)
+
+    worker = sub.add_parser("worker", help="a Celery worker playing ladder matches ($BROKER_URL)")
+    worker.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    worker.add_argument("--name", default=None, help="worker node name (default arena-<random>)")
+    worker.add_argument("--metrics-port", type=int, default=None,
+                        help="serve the worker's Prometheus metrics on this port")
+    worker.add_argument("--loglevel", default="INFO")
+    worker.set_defaults(func=_cmd_worker)
+
+    beat = sub.add_parser("beat", help="Celery beat: runs the matchmaker and the sweeper")
+    beat.add_argument("--loglevel", default="INFO")
+    beat.add_argument("--schedule", default=os.path.join(tempfile.gettempdir(), "arena-beat-schedule"))
+    beat.set_defaults(func=_cmd_beat)
+
+
+def _cmd_demo_with_defaults(args: argparse.Namespace) -> int:
+    if args.workers is None:
+        from workers.local_pool import DEFAULT_POOL_SIZE
+
+        args.workers = DEFAULT_POOL_SIZE
+    return _cmd_demo(args)

@@ -1,0 +1,211 @@
+"""``arena demo``: register the bundled bots, play a ladder season, print the standings, serve.
+
+Embedded (nothing set): the database is the SQLite file ``arena-demo.db`` in the current folder
+(``--db`` picks another; running the demo again continues the same ladder) and matches run in a
+local process pool. With ``DATABASE_URL`` and ``BROKER_URL`` set, the same season runs on that
+database through Celery: workers already listening on the queue are used; if none answer, the
+demo starts ``--workers`` of them and stops them afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import sqlalchemy as sa
+from sqlalchemy import Engine
+
+from ladder import queries
+from ladder.bots import add_bot_version, register_bot
+from ladder.db import create_engine, database_url, upgrade
+from ladder.ladders import create_ladder, join_ladder
+from ladder.schema import bot_versions, bots, ladders
+from workers.bot_commands import builtin_command
+from workers.local_pool import DEFAULT_POOL_SIZE, LocalPool
+from workers.season import Dispatcher, SeasonSummary, play_season
+
+__all__ = ["DEMO_BOTS", "DEMO_DATABASE_URL", "DemoSetup", "run_demo", "setup_demo_ladder"]
+
+DEMO_DATABASE_URL: Final = "sqlite:///arena-demo.db"
+#: the demo ladder's entrants: (bot name, built-in strategy)
+DEMO_BOTS: Final = (
+    ("greedy-1", "greedy"),
+    ("greedy-2", "greedy"),
+    ("greedy-3", "greedy"),
+    ("random-1", "random"),
+    ("random-2", "random"),
+    ("random-3", "random"),
+)
+DEMO_OWNER: Final = "arena-demo"
+
+
+@dataclass(frozen=True, slots=True)
+class DemoSetup:
+    """The demo ladder and its bots."""
+
+    ladder_id: int
+    ladder_name: str
+    bot_ids: tuple[int, ...]
+
+
+def _bot_id(engine: Engine, name: str) -> int | None:
+    with engine.connect() as conn:
+        found: int | None = conn.execute(
+            sa.select(bots.c.id).where(bots.c.name == name)
+        ).scalar_one_or_none()
+    return found
+
+
+def setup_demo_ladder(
+    engine: Engine,
+    *,
+    players: int = 2,
+    entrants: Sequence[tuple[str, str]] = DEMO_BOTS,
+    think_ms: int = 0,
+    name: str | None = None,
+) -> DemoSetup:
+    """Create (or find) a Clank! ladder for `players` with the bundled bots on it."""
+    ladder_name = name or f"clank-{players}p"
+    with engine.connect() as conn:
+        ladder_id = conn.execute(
+            sa.select(ladders.c.id).where(ladders.c.name == ladder_name)
+        ).scalar_one_or_none()
+    if ladder_id is None:
+        ladder_id = create_ladder(
+            engine, ladder_name, "clank", players, decision_ms=1000, bank_ms=30_000, max_strikes=3
+        )
+    bot_ids = []
+    for bot_name, strategy in entrants:
+        bot_id = _bot_id(engine, bot_name)
+        if bot_id is None:
+            bot_id = register_bot(engine, bot_name, DEMO_OWNER).bot_id
+        with engine.connect() as conn:
+            has_version = conn.execute(
+                sa.select(bot_versions.c.id).where(bot_versions.c.bot_id == bot_id)
+            ).first()
+        if has_version is None:
+            add_bot_version(engine, bot_id, "1", builtin_command(strategy, think_ms=think_ms))
+        join_ladder(engine, ladder_id, bot_id)
+        bot_ids.append(bot_id)
+    return DemoSetup(ladder_id, ladder_name, tuple(bot_ids))
+
+
+def print_standings(engine: Engine, ladder_id: int) -> None:
+    """The ladder's standings as a table on the terminal."""
+    from rich.console import Console
+    from rich.table import Table
+
+    with engine.connect() as conn:
+        page = queries.standings(conn, ladder_id)
+    assert page is not None
+    table = Table(title=f"{page['ladder']['name']} standings")
+    for col in ("#", "bot", "rating", "games", "wins", "win %"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for row in page["standings"]:
+        mark = " (provisional)" if row["provisional"] else ""
+        win_rate = 100 * row["wins"] / row["games"] if row["games"] else 0.0
+        table.add_row(
+            str(row["rank"]),
+            row["bot_name"] + mark,
+            f"{row['rating']:.1f}",
+            str(row["games"]),
+            str(row["wins"]),
+            f"{win_rate:.0f}",
+        )
+    Console().print(table)
+
+
+@contextlib.contextmanager
+def _celery_dispatcher(workers: int, db_url: str) -> Iterator[Dispatcher]:
+    from workers import celery_app
+    from workers.worker_processes import start_worker, stop_worker
+
+    started: list[subprocess.Popen[bytes]] = []
+    replies = celery_app.app.control.ping(timeout=1.0)
+    if not replies:
+        print(f"no Celery worker answered; starting {workers}", file=sys.stderr)
+        env = {"DATABASE_URL": db_url, "BROKER_URL": celery_app.broker_url()}
+        started = [
+            start_worker(env, celery_app.match_queue(), name=f"demo{i}-{os.getpid()}")
+            for i in range(workers)
+        ]
+    try:
+        dispatcher = celery_app.CeleryDispatcher()
+        yield dispatcher
+    finally:
+        for proc in started:
+            stop_worker(proc)
+
+
+def run_demo(
+    *,
+    matches: int = 60,
+    players: int = 2,
+    workers: int = DEFAULT_POOL_SIZE,
+    db: str | None = None,
+    serve: bool = True,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    seed: int | None = None,
+) -> SeasonSummary:
+    """The whole demo. Returns the season's summary (after serving, if `serve`)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    distributed = bool(os.environ.get("BROKER_URL"))
+    db_url = database_url(db or os.environ.get("DATABASE_URL") or DEMO_DATABASE_URL)
+    upgrade(db_url)
+    engine = create_engine(db_url)
+    try:
+        setup = setup_demo_ladder(engine, players=players)
+        where = "Celery workers" if distributed else f"a local pool of {workers} processes"
+        print(f"Ladder {setup.ladder_name!r} on {_describe(db_url)}: {matches} matches on {where}")
+        dispatcher_cm = (
+            _celery_dispatcher(workers, db_url) if distributed else LocalPool(db_url, workers)
+        )
+        columns = (
+            TextColumn("[bold]season"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+        )
+        with dispatcher_cm as dispatcher, Progress(*columns) as progress:
+            task = progress.add_task("season", total=matches)
+            summary = play_season(
+                engine,
+                dispatcher,
+                [setup.ladder_id],
+                matches,
+                target_depth=max(2, 2 * workers),
+                on_progress=lambda done, _total: progress.update(task, completed=done),
+                rng_seed=seed,
+            )
+        rate = 60 * summary.done / summary.seconds if summary.seconds else 0.0
+        print(
+            f"{summary.done} matches recorded, {summary.failed} failed, "
+            f"in {summary.seconds:.1f} s ({rate:.0f} matches/min)"
+        )
+        print_standings(engine, setup.ladder_id)
+        if serve:
+            _serve(engine, host, port)
+        return summary
+    finally:
+        engine.dispose()
+
+
+def _describe(db_url: str) -> str:
+    return sa.engine.make_url(db_url).render_as_string(hide_password=True)
+
+
+def _serve(engine: Engine, host: str, port: int) -> None:
+    import uvicorn
+
+    from ladder.api import create_app
+
+    print(f"Serving the ladder at http://{host}:{port}/ (API docs at /docs); Ctrl-C stops")
+    uvicorn.run(create_app(engine), host=host, port=port, log_level="warning")
+

@@ -1,0 +1,103 @@
+"""The embedded default: a local process pool that calls the same :func:`run_match`.
+
+Processes are started with ``spawn`` (not ``fork``): each imports what it needs and makes its
+own database engine, nothing is inherited half-initialised from the parent. A pool process that
+dies (killed, out of memory) breaks the pool; :meth:`LocalPool.collect` then starts a new one,
+and the dead process's match comes back through the sweeper once its lease runs out.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Final
+
+from workers.match_execution import MatchRun, run_match
+
+__all__ = ["DEFAULT_POOL_SIZE", "LocalPool"]
+
+log = logging.getLogger(__name__)
+
+#: pool processes by default: the machine's cores, at most 4
+DEFAULT_POOL_SIZE: Final = max(1, min(4, os.cpu_count() or 1))
+
+
+def _play(db_url: str, match_id: int, lease: float | None) -> MatchRun:
+    return run_match(db_url, match_id, lease=lease)
+
+
+class LocalPool:
+    """Runs matches in local worker processes; a dispatcher for ``workers.season``."""
+
+    def __init__(self, db_url: str, workers: int = DEFAULT_POOL_SIZE, *, lease: float | None = None):
+        """A pool of `workers` processes playing matches on the database at `db_url`."""
+        self.db_url = db_url
+        self.workers = workers
+        self.lease = lease
+        self._pool = self._new_pool()
+        self._in_flight: dict[int, Future[MatchRun]] = {}
+        self.runs: list[MatchRun] = []
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+
+    def dispatch(self, match_id: int) -> None:
+        """Play match `match_id` in a pool process (no-op if it is already in flight here)."""
+        if match_id in self._in_flight:
+            return
+        try:
+            future = self._pool.submit(_play, self.db_url, match_id, self.lease)
+        except BrokenProcessPool:
+            self._restart()
+            future = self._pool.submit(_play, self.db_url, match_id, self.lease)
+        self._in_flight[match_id] = future
+
+    def ensure_dispatched(self, match_id: int) -> None:
+        """Dispatch a queued match unless it is in flight here (after a pool restart)."""
+        self.dispatch(match_id)
+
+    def pump(self) -> None:
+        """Collect finished matches (see :meth:`collect`)."""
+        self.collect()
+
+    def collect(self) -> list[MatchRun]:
+        """The runs finished since the last call; restarts the pool if a process died."""
+        finished = []
+        broken = False
+        for match_id, future in list(self._in_flight.items()):
+            if not future.done():
+                continue
+            del self._in_flight[match_id]
+            try:
+                finished.append(future.result())
+            except BrokenProcessPool:
+                broken = True
+                log.warning("match %s: its pool process died; the sweeper will requeue it", match_id)
+            except Exception:
+                log.exception("match %s: run_match raised", match_id)
+        if broken:
+            self._restart()
+        self.runs.extend(finished)
+        return finished
+
+    def in_flight(self) -> int:
+        """Matches submitted and not yet collected."""
+        return len(self._in_flight)
+
+    def _restart(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = self._new_pool()
+
+    def close(self) -> None:
+        """Wait for the matches in flight, then stop the processes."""
+        self._pool.shutdown(wait=True)
+        self.collect()
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

@@ -1,0 +1,345 @@
+"""The one match function: :func:`run_match`, called by Celery tasks and by the local pool.
+
+::
+
+    claim (queued -> running, exactly once; a lease starts)
+      -> load the ladder's game, time control and the seated bot versions
+      -> execute (an executor plays the game; a thread renews the lease meanwhile)
+      -> record_result: result + replay + rating changes in one idempotent transaction
+      -> metrics
+
+Running it again for the same match changes nothing: the claim fails (the match is running
+or done) and it returns. A worker that dies mid-match stops renewing its lease; the sweeper
+(``workers.sweeper``) requeues the match and it is played again from scratch (same seed, same
+built-in bots: same game). A worker that loses its lease while alive (say, a long pause) stops
+at the next decision; if it finished anyway, recording is idempotent, so the match still
+counts once.
+
+Database engines are per process and created on first use (:func:`engine_for`); after a fork
+call :func:`reset_after_fork` (the Celery app does, on ``worker_process_init``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final, Literal
+
+import sqlalchemy as sa
+from sqlalchemy import Engine
+
+from ladder.db import create_engine, database_url, write_transaction
+from ladder.match_queue import claim_match, renew_lease
+from ladder.recording import record_result
+from ladder.schema import bot_versions, bots, ladders, matches
+from referee.core.game import canonical_json
+from referee.games import game_class
+from workers import metrics
+from workers.bot_commands import BotCommandError, parse_command
+from workers.executor import (
+    ExecutorUnavailable,
+    MatchAborted,
+    MatchSpec,
+    SeatSpec,
+    TimeControl,
+    executor_for,
+    reset_referee_executor,
+)
+
+__all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "LEASE_ENV",
+    "MAX_MATCH_SECONDS",
+    "MatchRun",
+    "default_worker_id",
+    "engine_for",
+    "lease_seconds",
+    "load_spec",
+    "mark_failed",
+    "reset_after_fork",
+    "run_match",
+]
+
+log = logging.getLogger(__name__)
+
+LEASE_ENV: Final = "ARENA_LEASE_SECONDS"
+#: a running match's lease; renewed every third of it, so two missed renewals are survivable
+DEFAULT_LEASE_SECONDS: Final = 30.0
+#: the hardest time limit of any match: past it the match is stopped and marked failed. The
+#: Celery broker's visibility timeout is set well above it (see workers.celery_app).
+MAX_MATCH_SECONDS: Final = 1800.0
+
+RunStatus = Literal["recorded", "already_recorded", "not_claimed", "lease_lost", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRun:
+    """What one :func:`run_match` call did.
+
+    `status`: ``recorded`` (this call recorded the result), ``already_recorded`` (the match was
+    done before), ``not_claimed`` (someone else holds it, or it failed), ``lease_lost`` (this
+    call was stopped because its lease was taken away), ``failed`` (this call gave it up).
+    """
+
+    match_id: int
+    worker_id: str
+    status: RunStatus
+    detail: str = ""
+    seconds: float = 0.0
+
+
+def lease_seconds() -> float:
+    """The lease length: ``$ARENA_LEASE_SECONDS`` or :data:`DEFAULT_LEASE_SECONDS`."""
+    return float(os.environ.get(LEASE_ENV) or DEFAULT_LEASE_SECONDS)
+
+
+def default_worker_id() -> str:
+    """``host:pid``, unique among live workers."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+_engines: dict[str, Engine] = {}
+_engines_pid = os.getpid()
+_engines_lock = threading.Lock()
+
+
+def engine_for(db_url: str) -> Engine:
+    """This process's engine for `db_url` (created on first use, recreated after a fork)."""
+    global _engines_pid
+    url = database_url(db_url)
+    with _engines_lock:
+        if _engines_pid != os.getpid():  # forked without reset_after_fork: drop, don't close
+            _engines.clear()
+            _engines_pid = os.getpid()
+        engine = _engines.get(url)
+        if engine is None:
+            engine = _engines[url] = create_engine(url)
+        return engine
+
+
+def reset_after_fork() -> None:
+    """Forget engines and gRPC channels inherited from the parent process (never close them:
+    they are the parent's)."""
+    global _engines_pid
+    with _engines_lock:
+        for engine in _engines.values():
+            engine.dispose(close=False)
+        _engines.clear()
+        _engines_pid = os.getpid()
+    reset_referee_executor()
+
+
+class _LeaseKeeper:
+    """Renews a match's lease from a background thread; tells the match when to stop."""
+
+    def __init__(
+        self, engine: Engine, match_id: int, worker_id: str, lease: float, deadline: float
+    ) -> None:
+        self._engine = engine
+        self._match_id = match_id
+        self._worker_id = worker_id
+        self._lease = lease
+        self._deadline = deadline
+        self._done = threading.Event()
+        self._lost = False
+        self._last_renewed = time.monotonic()
+        self._thread = threading.Thread(
+            target=self._run, name=f"lease-{match_id}", daemon=True
+        )
+
+    def __enter__(self) -> _LeaseKeeper:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    @property
+    def lost(self) -> bool:
+        return self._lost
+
+    def stop_reason(self) -> str | None:
+        if self._lost:
+            return "lease lost"
+        if time.monotonic() > self._deadline:
+            return "time limit"
+        return None
+
+    def _run(self) -> None:
+        while not self._done.wait(self._lease / 3):
+            try:
+                held = renew_lease(self._engine, self._match_id, self._worker_id, self._lease)
+            except Exception:  # a database blip: try again, give up once the lease has run out
+                log.warning("match %s: renewing the lease failed", self._match_id, exc_info=True)
+                held = time.monotonic() - self._last_renewed < self._lease
+            else:
+                self._last_renewed = time.monotonic()
+            if not held:
+                log.warning("match %s: %s lost its lease", self._match_id, self._worker_id)
+                self._lost = True
+                return
+
+
+def load_spec(engine: Engine, match_id: int) -> MatchSpec:
+    """The match's game, config, seed, time control and seats. Raises LookupError/ValueError."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(
+                matches.c.ladder_id,
+                matches.c.seed,
+                matches.c.seats,
+                ladders.c.game,
+                ladders.c.players,
+                ladders.c.decision_ms,
+                ladders.c.bank_ms,
+                ladders.c.max_strikes,
+            )
+            .join(ladders, ladders.c.id == matches.c.ladder_id)
+            .where(matches.c.id == match_id)
+        ).one_or_none()
+        if row is None:
+            raise LookupError(f"no match {match_id}")
+        version_ids = [int(v) for v in row.seats]
+        versions = {
+            v.id: v
+            for v in conn.execute(
+                sa.select(
+                    bot_versions.c.id,
+                    bot_versions.c.version,
+                    bot_versions.c.command,
+                    bots.c.id.label("bot_id"),
+                    bots.c.name,
+                )
+                .join(bots, bots.c.id == bot_versions.c.bot_id)
+                .where(bot_versions.c.id.in_(version_ids))
+            )
+        }
+    missing = sorted(set(version_ids) - versions.keys())
+    if missing:
+        raise LookupError(f"match {match_id}: no bot versions {missing}")
+    seats = tuple(
+        SeatSpec(
+            seat=i,
+            bot_id=versions[v].bot_id,
+            bot_name=versions[v].name,
+            version_id=v,
+            version=versions[v].version,
+            command=parse_command(versions[v].command),
+        )
+        for i, v in enumerate(version_ids)
+    )
+    config = game_class(row.game).default_config(row.players)
+    return MatchSpec(
+        match_id=match_id,
+        ladder_id=row.ladder_id,
+        game=row.game,
+        config=config,
+        seed=int(row.seed),
+        time_control=TimeControl(row.decision_ms, row.bank_ms, row.max_strikes),
+        seats=seats,
+    )
+
+
+def mark_failed(engine: Engine, match_id: int, worker_id: str, error: str) -> bool:
+    """Give up running match `match_id` held by `worker_id`; True if this call did."""
+    with write_transaction(engine) as conn:
+        changed = conn.execute(
+            sa.update(matches)
+            .where(
+                matches.c.id == match_id,
+                matches.c.status == "running",
+                matches.c.lease_owner == worker_id,
+            )
+            .values(
+                status="failed",
+                error=error[:2000],
+                finished_at=datetime.now(UTC),
+                lease_owner=None,
+                lease_expires_at=None,
+            )
+        ).rowcount
+    return changed == 1
+
+
+def _status_of(engine: Engine, match_id: int) -> str | None:
+    with engine.connect() as conn:
+        status: str | None = conn.execute(
+            sa.select(matches.c.status).where(matches.c.id == match_id)
+        ).scalar_one_or_none()
+    return status
+
+
+def run_match(
+    db_url: str,
+    match_id: int,
+    worker_id: str | None = None,
+    *,
+    lease: float | None = None,
+    max_seconds: float = MAX_MATCH_SECONDS,
+) -> MatchRun:
+    """Claim, play and record match `match_id` on the database at `db_url`, at most once.
+
+    `worker_id` names the lease holder (default ``host:pid``); `lease` is the lease length in
+    seconds (default :func:`lease_seconds`). Never raises for anything a match can do; the
+    returned MatchRun says what happened.
+    """
+    worker_id = worker_id or default_worker_id()
+    lease = lease or lease_seconds()
+    engine = engine_for(db_url)
+    started = time.monotonic()
+    if not claim_match(engine, match_id, worker_id, lease):
+        status = _status_of(engine, match_id)
+        if status == "done":
+            return MatchRun(match_id, worker_id, "already_recorded")
+        return MatchRun(match_id, worker_id, "not_claimed", f"match is {status or 'unknown'}")
+
+    def fail(game: str, reason: str, error: str) -> MatchRun:
+        log.error("match %s failed (%s): %s", match_id, reason, error)
+        mark_failed(engine, match_id, worker_id, f"{reason}: {error}")
+        metrics.MATCHES_FAILED.labels(game=game, reason=reason).inc()
+        return MatchRun(match_id, worker_id, "failed", f"{reason}: {error}", time.monotonic() - started)
+
+    try:
+        spec = load_spec(engine, match_id)
+    except (LookupError, ValueError, BotCommandError) as exc:
+        return fail("unknown", "bad_match", str(exc))
+    metrics.MATCHES_STARTED.labels(game=spec.game).inc()
+    try:
+        executor = executor_for(spec)
+    except ExecutorUnavailable as exc:
+        return fail(spec.game, "unavailable", str(exc))
+
+    with _LeaseKeeper(engine, match_id, worker_id, lease, started + max_seconds) as keeper:
+        try:
+            execution = executor.execute(spec, keeper)
+        except MatchAborted as exc:
+            if keeper.lost:
+                return MatchRun(match_id, worker_id, "lease_lost", str(exc), time.monotonic() - started)
+            return fail(spec.game, "time_limit", f"stopped after {max_seconds:.0f} s")
+        except Exception as exc:
+            log.exception("match %s: the executor failed", match_id)
+            return fail(spec.game, "error", f"{type(exc).__name__}: {exc}")
+
+    replay = canonical_json(execution.replay).encode()
+    recording = record_result(engine, match_id, execution.result, replay, execution.reason)
+    seconds = time.monotonic() - started
+    if recording.already_recorded:
+        return MatchRun(match_id, worker_id, "already_recorded", seconds=seconds)
+    outcome = "forfeit" if execution.forfeits else "finished"
+    metrics.MATCHES_FINISHED.labels(game=spec.game, outcome=outcome).inc()
+    metrics.MATCH_DURATION_SECONDS.labels(game=spec.game).observe(seconds)
+    metrics.RATING_UPDATES.labels(game=spec.game).inc(len(recording.changes))
+    decision_hist = metrics.DECISION_SECONDS.labels(game=spec.game)
+    for latency in execution.decision_seconds:
+        decision_hist.observe(latency)
+    if execution.timeouts:
+        metrics.TIMEOUTS.labels(game=spec.game).inc(execution.timeouts)
+    for _seat, why in execution.forfeits:
+        metrics.FORFEITS.labels(game=spec.game, reason=why).inc()
+    return MatchRun(match_id, worker_id, "recorded", execution.reason, seconds)

@@ -1,0 +1,348 @@
+"""Matchmaking: keeps every ladder's queue at a target depth with sensible pairings.
+
+:func:`plan_matches` is the pairing logic, pure (no I/O; randomness from the `rng` passed in):
+
+* **placement first** — a bot with fewer than :data:`PLACEMENT_GAMES` games (played plus already
+  queued) anchors the next match, so a newcomer gets its first games at once; its provisional K
+  (``ladder/RATINGS.md``) then moves it to its level fast. Otherwise the bot with the fewest
+  of the recent matches (history window plus queue) anchors, so play spreads evenly;
+* **close ratings** — the anchor's opponents are the bots nearest its rating, with
+  :data:`RATING_JITTER` points of noise so the same neighbours do not always meet, and
+  :data:`LOAD_WEIGHT` points per recent match more than the anchor has had;
+* **no immediate rematch** — a bot that was in the anchor's last match (or whose last match
+  had the anchor) is taken only when nobody else is left;
+* **seat rotation** — seats go to the permutation that puts each bot where it sat least often
+  in the recent history (first-player advantage evens out).
+
+:func:`fill_queues` does the I/O: reads each ladder's entrants and recent matches, plans enough
+matches to bring the ladder's queue to `target_depth`, enqueues them and hands each id to
+`dispatch` (the Celery task or the local pool). A bot version is seated only if
+``workers.executor.can_seat`` says so (built-in bots always; hosted and remote bots once the
+gRPC referee executor is there, remote ones only while connected), and each bot plays its
+newest seatable version.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy import Engine
+
+from ladder.match_queue import enqueue_match
+from ladder.schema import bot_versions, ladder_entries, ladders, matches
+from workers import metrics
+from workers.bot_commands import BotCommandError, parse_command
+from workers.executor import can_seat
+
+__all__ = [
+    "DEFAULT_QUEUE_DEPTH",
+    "HISTORY_WINDOW",
+    "LOAD_WEIGHT",
+    "PLACEMENT_GAMES",
+    "QUEUE_DEPTH_ENV",
+    "RATING_JITTER",
+    "Entrant",
+    "LadderView",
+    "PlannedMatch",
+    "fill_queues",
+    "load_ladder_views",
+    "plan_matches",
+    "queue_depth",
+]
+
+#: games (played or queued) under which a bot is still in placement and anchors matches first
+PLACEMENT_GAMES: Final = 5
+#: rating points of noise in "closest opponent", so pairings vary among near neighbours
+RATING_JITTER: Final = 100.0
+#: rating points an opponent "costs" per recent match it has had more than the anchor
+LOAD_WEIGHT: Final = 50.0
+#: matches per ladder the matchmaker looks back at for seats and rematches
+HISTORY_WINDOW: Final = 200
+QUEUE_DEPTH_ENV: Final = "ARENA_QUEUE_DEPTH"
+#: queued matches the matchmaker keeps on each ladder (at least the number of worker processes)
+DEFAULT_QUEUE_DEPTH: Final = 8
+# an added distance that makes a rematch the last resort
+_REMATCH_PENALTY: Final = 1e6
+
+
+def queue_depth() -> int:
+    """The target queue depth per ladder: ``$ARENA_QUEUE_DEPTH`` or the default."""
+    return int(os.environ.get(QUEUE_DEPTH_ENV) or DEFAULT_QUEUE_DEPTH)
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A bot on a ladder, with the version it plays and its standing."""
+
+    bot_id: int
+    version_id: int
+    rating: float
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedMatch:
+    """A match to enqueue: bot ids and their version ids in seat order, and the game seed."""
+
+    bots: tuple[int, ...]
+    versions: tuple[int, ...]
+    seed: int
+
+
+@dataclass
+class _Plan:
+    """The matchmaker's running picture while it plans a batch."""
+
+    load: Counter[int]
+    last_with: dict[int, frozenset[int]]
+    seat_counts: defaultdict[int, Counter[int]] = field(default_factory=lambda: defaultdict(Counter))
+
+    def remember(self, seated: Sequence[int]) -> None:
+        """A match from the history: seats and company, not load (pending counts that)."""
+        for seat, bot in enumerate(seated):
+            self.seat_counts[bot][seat] += 1
+            self.last_with[bot] = frozenset(seated) - {bot}
+
+    def note(self, seated: Sequence[int]) -> None:
+        """A match just planned."""
+        self.remember(seated)
+        self.load.update(seated)
+
+
+def plan_matches(
+    entrants: Sequence[Entrant],
+    players: int,
+    count: int,
+    rng: random.Random,
+    *,
+    history: Sequence[Sequence[int]] = (),
+    pending: Mapping[int, int] | None = None,
+    placement_games: int = PLACEMENT_GAMES,
+) -> list[PlannedMatch]:
+    """Plan `count` matches of `players` seats among `entrants`.
+
+    `history` holds recent matches (bot ids in seat order, oldest first, queued ones included);
+    `pending` the number of queued or running matches per bot. Returns fewer matches (none)
+    when there are fewer entrants than seats.
+    """
+    by_bot = {e.bot_id: e for e in entrants}
+    if len(by_bot) < players or count <= 0:
+        return []
+    pending = pending or {}
+    # load: this bot's share of the recent matches (history and queue), so play spreads evenly
+    plan = _Plan(load=Counter({b: 0 for b in by_bot}), last_with={})
+    for past in history:
+        plan.remember(past)
+        plan.load.update(b for b in past if b in by_bot)
+    placed = {b: e.games + pending.get(b, 0) for b, e in by_bot.items()}
+    planned = []
+    for _ in range(count):
+        anchor = min(
+            by_bot,
+            key=lambda b: (placed[b] >= placement_games, plan.load[b], rng.random()),
+        )
+        last = plan.last_with
+        avoid = {b for b in by_bot if b in last.get(anchor, ()) or anchor in last.get(b, ())}
+        rating = by_bot[anchor].rating
+        score = {
+            b: abs(by_bot[b].rating - rating)
+            + rng.uniform(0, RATING_JITTER)
+            + LOAD_WEIGHT * max(0, plan.load[b] - plan.load[anchor])
+            + (_REMATCH_PENALTY if b in avoid else 0.0)
+            for b in sorted(by_bot)
+            if b != anchor
+        }
+        others = sorted(score, key=score.__getitem__)[: players - 1]
+        seated = _rotate_seats([anchor, *others], plan.seat_counts, rng)
+        plan.note(seated)
+        for bot in seated:
+            placed[bot] += 1
+        planned.append(
+            PlannedMatch(
+                bots=tuple(seated),
+                versions=tuple(by_bot[b].version_id for b in seated),
+                seed=rng.randrange(2**62),
+            )
+        )
+    return planned
+
+
+def _rotate_seats(
+    group: Sequence[int], seat_counts: Mapping[int, Counter[int]], rng: random.Random
+) -> list[int]:
+    """The seat order putting each bot where it sat least often (ties broken at random)."""
+    orders = list(itertools.permutations(group))
+    rng.shuffle(orders)
+    best = min(orders, key=lambda order: sum(seat_counts[b][s] for s, b in enumerate(order)))
+    return list(best)
+
+
+# --- database side ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LadderView:
+    """What the matchmaker reads about one ladder."""
+
+    ladder_id: int
+    name: str
+    game: str
+    players: int
+    entrants: tuple[Entrant, ...]
+    queued: int
+    pending: Mapping[int, int]
+    history: tuple[tuple[int, ...], ...]
+
+
+def _seatable_versions(
+    rows: Iterable[Any], game: str, seatable: Callable[[str, str], bool]
+) -> dict[int, int]:
+    """bot id -> its newest version that can be seated now (rows: id, bot_id, command)."""
+    newest: dict[int, int] = {}
+    for row in rows:
+        if seatable(game, row.command) and row.id > newest.get(row.bot_id, -1):
+            newest[row.bot_id] = row.id
+    return newest
+
+
+def _default_seatable(game: str, command: str) -> bool:
+    try:
+        return can_seat(game, parse_command(command))
+    except BotCommandError:
+        return False
+
+
+def load_ladder_views(
+    engine: Engine,
+    ladder_ids: Iterable[int] | None = None,
+    *,
+    seatable: Callable[[str, str], bool] = _default_seatable,
+) -> list[LadderView]:
+    """Each ladder's entrants (bots with a seatable version), queue and recent history."""
+    views = []
+    with engine.connect() as conn:
+        query = sa.select(ladders).order_by(ladders.c.id)
+        if ladder_ids is not None:
+            query = query.where(ladders.c.id.in_(list(ladder_ids)))
+        for ladder in conn.execute(query).all():
+            entries = conn.execute(
+                sa.select(ladder_entries.c.bot_id, ladder_entries.c.rating, ladder_entries.c.games)
+                .where(ladder_entries.c.ladder_id == ladder.id)
+            ).all()
+            bot_ids = [e.bot_id for e in entries]
+            version_rows = conn.execute(
+                sa.select(bot_versions.c.id, bot_versions.c.bot_id, bot_versions.c.command).where(
+                    bot_versions.c.bot_id.in_(bot_ids)
+                )
+            ).all()
+            newest = _seatable_versions(version_rows, ladder.game, seatable)
+            bot_of_version = {row.id: row.bot_id for row in version_rows}
+            recent = conn.execute(
+                sa.select(matches.c.seats, matches.c.status)
+                .where(matches.c.ladder_id == ladder.id)
+                .order_by(matches.c.id.desc())
+                .limit(HISTORY_WINDOW)
+            ).all()
+            pending: Counter[int] = Counter()
+            queued = conn.execute(
+                sa.select(sa.func.count())
+                .select_from(matches)
+                .where(matches.c.ladder_id == ladder.id, matches.c.status == "queued")
+            ).scalar_one()
+            for past in recent:
+                if past.status in ("queued", "running"):
+                    pending.update(bot_of_version.get(int(v), -1) for v in past.seats)
+            history = tuple(
+                tuple(bot_of_version.get(int(v), -1) for v in past.seats) for past in reversed(recent)
+            )
+            views.append(
+                LadderView(
+                    ladder_id=ladder.id,
+                    name=ladder.name,
+                    game=ladder.game,
+                    players=ladder.players,
+                    entrants=tuple(
+                        Entrant(e.bot_id, newest[e.bot_id], float(e.rating), e.games)
+                        for e in entries
+                        if e.bot_id in newest
+                    ),
+                    queued=int(queued),
+                    pending=dict(pending),
+                    history=history,
+                )
+            )
+    return views
+
+
+def _matchmaker_lock(engine: Engine) -> Callable[[], None] | None:
+    """On PostgreSQL, a session advisory lock so two matchmakers never overfill a queue.
+
+    Returns the release function, or None if another matchmaker holds the lock. SQLite needs
+    none (the embedded matchmaker is one loop in one process).
+    """
+    if engine.dialect.name != "postgresql":
+        return lambda: None
+    conn = engine.connect()
+    key = 0x4172656E61  # "Arena"
+    if not conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar_one():
+        conn.close()
+        return None
+
+    def release() -> None:
+        conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+        conn.commit()
+        conn.close()
+
+    return release
+
+
+def fill_queues(
+    engine: Engine,
+    dispatch: Callable[[int], object],
+    *,
+    target_depth: int | None = None,
+    limit: int | None = None,
+    ladder_ids: Iterable[int] | None = None,
+    rng: random.Random | None = None,
+) -> list[int]:
+    """Enqueue matches until each ladder has `target_depth` queued; dispatch each new match.
+
+    `limit` caps the matches created by this call (all ladders together). Returns the new
+    match ids, in creation order.
+    """
+    depth = queue_depth() if target_depth is None else target_depth
+    rng = rng or random.Random()
+    release = _matchmaker_lock(engine)
+    if release is None:
+        return []
+    created: list[int] = []
+    try:
+        for view in load_ladder_views(engine, ladder_ids):
+            metrics.QUEUE_DEPTH.labels(ladder=view.name).set(view.queued)
+            want = depth - view.queued
+            if limit is not None:
+                want = min(want, limit - len(created))
+            planned = plan_matches(
+                view.entrants,
+                view.players,
+                want,
+                rng,
+                history=view.history,
+                pending=view.pending,
+            )
+            for match in planned:
+                match_id = enqueue_match(engine, view.ladder_id, match.versions, match.seed)
+                created.append(match_id)
+                dispatch(match_id)
+            if planned:
+                metrics.QUEUE_DEPTH.labels(ladder=view.name).set(view.queued + len(planned))
+    finally:
+        release()
+    return created
