@@ -49,7 +49,9 @@ def bearer_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
     return None
 
 
-async def _abort(context: grpc.aio.ServicerContext[Any, Any], code: grpc.StatusCode, message: str) -> NoReturn:
+async def _abort(
+    context: grpc.aio.ServicerContext[Any, Any], code: grpc.StatusCode, message: str
+) -> NoReturn:
     await context.abort(code, message)
     raise AssertionError("unreachable")  # abort raises
 
@@ -65,7 +67,11 @@ class BotService:
     ) -> tuple[MatchSession, SeatState]:
         token = bearer_token(context)
         if not token:
-            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "missing 'authorization: Bearer <seat token>' metadata")
+            await _abort(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "missing 'authorization: Bearer <seat token>' metadata",
+            )
         found = self.referee.tokens.get(token)
         if found is None:
             await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown seat token")
@@ -77,11 +83,15 @@ class BotService:
                 f"seat {seat.seat} of match {session.match_id} already has a connected bot",
             )
         if seat.used or seat.forfeited:
-            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "seat token already used (tokens are one-time)")
+            await _abort(
+                context, grpc.StatusCode.UNAUTHENTICATED, "seat token already used (tokens are one-time)"
+            )
         if session.state is State.FINISHED:
             await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"match {session.match_id} is over")
         try:
-            first = await asyncio.wait_for(context.read(), self.referee.limits.hello_timeout_ms / 1000)
+            first: object = await asyncio.wait_for(
+                context.read(), self.referee.limits.hello_timeout_ms / 1000
+            )
         except TimeoutError:
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "no hello in time")
         message = _decode(first)
@@ -95,8 +105,10 @@ class BotService:
                 f"protocol {hello.protocol} is not spoken here (this referee speaks {PROTOCOL})",
             )
         # the hello wait yielded: look again before taking the seat
-        if seat.used or seat.forfeited or session.state is State.FINISHED:
-            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"seat {seat.seat} was taken or closed")
+        if seat.used or seat.forfeited or session.finished:
+            await _abort(
+                context, grpc.StatusCode.FAILED_PRECONDITION, f"seat {seat.seat} was taken or closed"
+            )
         session.attach(seat, hello)
         return session, seat
 
@@ -138,7 +150,7 @@ class BotService:
     ) -> None:
         try:
             while True:
-                message = await context.read()
+                message: object = await context.read()
                 if message is grpc.aio.EOF:
                     session.lost(seat, "the bot closed its stream")
                     return
@@ -165,9 +177,15 @@ class AdminService:
             return
         token = bearer_token(context)
         if token is None or not hmac.compare_digest(token, self.admin_token):
-            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "admin calls need 'authorization: Bearer <admin token>'")
+            await _abort(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "admin calls need 'authorization: Bearer <admin token>'",
+            )
 
-    async def _find(self, request: admin_pb2.GetMatchRequest, context: grpc.aio.ServicerContext[Any, Any]) -> MatchSession:
+    async def _find(
+        self, request: admin_pb2.GetMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> MatchSession:
         await self._check(context)
         session = self.referee.get(request.match_id)
         if session is None:
@@ -192,7 +210,9 @@ class AdminService:
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except MatchLimitReached as exc:
             await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
-        return admin_pb2.CreateMatchResponse(match_id=session.match_id, seat_tokens=[s.token for s in session.seats])
+        return admin_pb2.CreateMatchResponse(
+            match_id=session.match_id, seat_tokens=[s.token for s in session.seats]
+        )
 
     async def GetMatch(
         self, request: admin_pb2.GetMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -211,7 +231,9 @@ class AdminService:
     ) -> admin_pb2.Replay:
         session = await self._find(request, context)
         if session.replay_bytes is None:
-            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"match {session.match_id} is not over yet")
+            await _abort(
+                context, grpc.StatusCode.FAILED_PRECONDITION, f"match {session.match_id} is not over yet"
+            )
         return admin_pb2.Replay(match_id=session.match_id, data=session.replay_bytes)
 
 
@@ -230,7 +252,9 @@ def handlers(referee: Referee, admin_token: str | None) -> list[grpc.GenericRpcH
 
         return grpc.unary_unary_rpc_method_handler(parsed, response_serializer=resp.SerializeToString)
 
-    async def watch(raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[admin_pb2.MatchEvent]:
+    async def watch(
+        raw: bytes, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[admin_pb2.MatchEvent]:
         try:
             request = admin_pb2.GetMatchRequest.FromString(raw)
         except DecodeError:
@@ -251,7 +275,9 @@ def handlers(referee: Referee, admin_token: str | None) -> list[grpc.GenericRpcH
         grpc.method_handlers_generic_handler(
             ADMIN_SERVICE,
             {
-                "CreateMatch": unary(admin.CreateMatch, admin_pb2.CreateMatchRequest, admin_pb2.CreateMatchResponse),
+                "CreateMatch": unary(
+                    admin.CreateMatch, admin_pb2.CreateMatchRequest, admin_pb2.CreateMatchResponse
+                ),
                 "GetMatch": unary(admin.GetMatch, admin_pb2.GetMatchRequest, admin_pb2.MatchStatus),
                 "GetReplay": unary(admin.GetReplay, admin_pb2.GetMatchRequest, admin_pb2.Replay),
                 "WatchMatch": grpc.unary_stream_rpc_method_handler(

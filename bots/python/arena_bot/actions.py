@@ -23,5 +23,7 @@ class Action:
 
 def decode_action(msg: common_pb2.LegalAction) -> Action:
     """A wire LegalAction -> Action."""
-    args: list[int | str] = [a.int if a.WhichOneof("value") == "int" else a.str for a in msg.args]
+    args: list[int | str] = [
+        a.int_value if a.WhichOneof("value") == "int_value" else a.string_value for a in msg.args
+    ]
     return Action(msg.kind, tuple(args), msg.text)

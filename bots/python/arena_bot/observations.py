@@ -36,8 +36,9 @@ def message_to_dict(msg: Message) -> dict[str, Any]:
     for f in msg.DESCRIPTOR.fields:
         value = getattr(msg, f.name)
         is_message = f.type == FieldDescriptor.TYPE_MESSAGE
-        if is_message and f.message_type.GetOptions().map_entry:
-            value_field = f.message_type.fields_by_name["value"]
+        entry = f.message_type if is_message else None
+        if entry is not None and entry.GetOptions().map_entry:
+            value_field = entry.fields_by_name["value"]
             if value_field.type == FieldDescriptor.TYPE_MESSAGE:
                 out[f.name] = {k: message_to_dict(v) for k, v in value.items()}
             else:

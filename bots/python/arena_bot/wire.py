@@ -61,7 +61,7 @@ def play_call(channel: grpc.Channel) -> grpc.StreamStreamMultiCallable:  # type:
 
 def admin_calls(channel: grpc.aio.Channel) -> dict[str, Any]:
     """AdminService methods on an asyncio channel, by name."""
-    unary = {
+    unary: dict[str, tuple[Any, Any]] = {
         "CreateMatch": (admin_pb2.CreateMatchRequest, admin_pb2.CreateMatchResponse),
         "GetMatch": (admin_pb2.GetMatchRequest, admin_pb2.MatchStatus),
         "GetReplay": (admin_pb2.GetMatchRequest, admin_pb2.Replay),

@@ -42,7 +42,10 @@ def codec_for(game: str) -> ObservationEncoder:
 
 def encode_action(action: Action) -> common_pb2.LegalAction:
     """One engine action as a LegalAction (ints stay ints, names stay strings)."""
-    args = [common_pb2.Arg(int=a) if isinstance(a, int) else common_pb2.Arg(str=a) for a in action.args]
+    args = [
+        common_pb2.Arg(int_value=a) if isinstance(a, int) else common_pb2.Arg(string_value=a)
+        for a in action.args
+    ]
     return common_pb2.LegalAction(kind=action.kind, args=args, text=action.text)
 
 

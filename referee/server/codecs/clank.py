@@ -47,9 +47,7 @@ def encode_observation(obs: Mapping[str, Any]) -> bot_pb2.Observation:
         current=obs["current"],
         over=obs["over"],
         board=obs["board"],
-        you=clank_pb2.ClankYou(
-            hand=you["hand"], deck_contents=you["deck_contents"], may_take=you["may_take"]
-        )
+        you=clank_pb2.ClankYou(hand=you["hand"], deck_contents=you["deck_contents"], may_take=you["may_take"])
         if you is not None
         else None,
         players=[_player(p) for p in obs["players"]],

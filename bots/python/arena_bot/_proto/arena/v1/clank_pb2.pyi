@@ -227,15 +227,17 @@ class ClankBag(_message.Message):
     def __init__(self, black: _Optional[int] = ..., cubes: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ClankAttack(_message.Message):
-    __slots__ = ("reason", "round", "cubes", "black", "damage")
+    __slots__ = ("reason", "round", "cubes", "black", "damage", "drawn")
     REASON_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     CUBES_FIELD_NUMBER: _ClassVar[int]
     BLACK_FIELD_NUMBER: _ClassVar[int]
     DAMAGE_FIELD_NUMBER: _ClassVar[int]
+    DRAWN_FIELD_NUMBER: _ClassVar[int]
     reason: str
     round: int
     cubes: int
     black: int
     damage: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, reason: _Optional[str] = ..., round: _Optional[int] = ..., cubes: _Optional[int] = ..., black: _Optional[int] = ..., damage: _Optional[_Iterable[int]] = ...) -> None: ...
+    drawn: int
+    def __init__(self, reason: _Optional[str] = ..., round: _Optional[int] = ..., cubes: _Optional[int] = ..., black: _Optional[int] = ..., damage: _Optional[_Iterable[int]] = ..., drawn: _Optional[int] = ...) -> None: ...

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/common.proto\x12\x08\x61rena.v1\",\n\x03\x41rg\x12\r\n\x03int\x18\x01 \x01(\x03H\x00\x12\r\n\x03str\x18\x02 \x01(\tH\x00\x42\x07\n\x05value\"F\n\x0bLegalAction\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x1b\n\x04\x61rgs\x18\x02 \x03(\x0b\x32\r.arena.v1.Arg\x12\x0c\n\x04text\x18\x03 \x01(\t\"g\n\x0bGroupChoice\x12\x10\n\x08group_id\x18\x01 \x01(\t\x12\x0f\n\x07members\x18\x02 \x03(\x05\x12\"\n\x05votes\x18\x03 \x03(\x0b\x32\x13.arena.v1.GroupVote\x12\x11\n\ttie_break\x18\x04 \x01(\t\".\n\tGroupVote\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0b\x61\x63tion_text\x18\x02 \x01(\t\"\\\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\x05\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x05\x12\x13\n\x0bmax_strikes\x18\x03 \x01(\x05\x12\x12\n\nconnect_ms\x18\x04 \x01(\x05\"x\n\nGameResult\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\x0e\n\x06places\x18\x02 \x03(\x05\x12\x10\n\x08outcomes\x18\x03 \x03(\t\x12\x15\n\x08team_won\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x14\n\x0c\x64\x65tails_json\x18\x05 \x01(\tB\x0b\n\t_team_wonB\x14P\x01Z\x10\x61rena/v1;arenav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/common.proto\x12\x08\x61rena.v1\";\n\x03\x41rg\x12\x13\n\tint_value\x18\x01 \x01(\x03H\x00\x12\x16\n\x0cstring_value\x18\x02 \x01(\tH\x00\x42\x07\n\x05value\"F\n\x0bLegalAction\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x1b\n\x04\x61rgs\x18\x02 \x03(\x0b\x32\r.arena.v1.Arg\x12\x0c\n\x04text\x18\x03 \x01(\t\"g\n\x0bGroupChoice\x12\x10\n\x08group_id\x18\x01 \x01(\t\x12\x0f\n\x07members\x18\x02 \x03(\x05\x12\"\n\x05votes\x18\x03 \x03(\x0b\x32\x13.arena.v1.GroupVote\x12\x11\n\ttie_break\x18\x04 \x01(\t\".\n\tGroupVote\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0b\x61\x63tion_text\x18\x02 \x01(\t\"\\\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\x05\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x05\x12\x13\n\x0bmax_strikes\x18\x03 \x01(\x05\x12\x12\n\nconnect_ms\x18\x04 \x01(\x05\"x\n\nGameResult\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\x0e\n\x06places\x18\x02 \x03(\x05\x12\x10\n\x08outcomes\x18\x03 \x03(\t\x12\x15\n\x08team_won\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x14\n\x0c\x64\x65tails_json\x18\x05 \x01(\tB\x0b\n\t_team_wonB\x14P\x01Z\x10\x61rena/v1;arenav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,15 +33,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'P\001Z\020arena/v1;arenav1'
   _globals['_ARG']._serialized_start=35
-  _globals['_ARG']._serialized_end=79
-  _globals['_LEGALACTION']._serialized_start=81
-  _globals['_LEGALACTION']._serialized_end=151
-  _globals['_GROUPCHOICE']._serialized_start=153
-  _globals['_GROUPCHOICE']._serialized_end=256
-  _globals['_GROUPVOTE']._serialized_start=258
-  _globals['_GROUPVOTE']._serialized_end=304
-  _globals['_TIMECONTROL']._serialized_start=306
-  _globals['_TIMECONTROL']._serialized_end=398
-  _globals['_GAMERESULT']._serialized_start=400
-  _globals['_GAMERESULT']._serialized_end=520
+  _globals['_ARG']._serialized_end=94
+  _globals['_LEGALACTION']._serialized_start=96
+  _globals['_LEGALACTION']._serialized_end=166
+  _globals['_GROUPCHOICE']._serialized_start=168
+  _globals['_GROUPCHOICE']._serialized_end=271
+  _globals['_GROUPVOTE']._serialized_start=273
+  _globals['_GROUPVOTE']._serialized_end=319
+  _globals['_TIMECONTROL']._serialized_start=321
+  _globals['_TIMECONTROL']._serialized_end=413
+  _globals['_GAMERESULT']._serialized_start=415
+  _globals['_GAMERESULT']._serialized_end=535
 # @@protoc_insertion_point(module_scope)

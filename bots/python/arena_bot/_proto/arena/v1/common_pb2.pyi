@@ -7,12 +7,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Arg(_message.Message):
-    __slots__ = ("int", "str")
-    INT_FIELD_NUMBER: _ClassVar[int]
-    STR_FIELD_NUMBER: _ClassVar[int]
-    int: int
-    str: str
-    def __init__(self, int: _Optional[int] = ..., str: _Optional[str] = ...) -> None: ...
+    __slots__ = ("int_value", "string_value")
+    INT_VALUE_FIELD_NUMBER: _ClassVar[int]
+    STRING_VALUE_FIELD_NUMBER: _ClassVar[int]
+    int_value: int
+    string_value: str
+    def __init__(self, int_value: _Optional[int] = ..., string_value: _Optional[str] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("kind", "args", "text")

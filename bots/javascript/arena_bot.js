@@ -1,0 +1,135 @@
+'use strict';
+// Arena bot kit for Node.js: connects a bot object to the referee over gRPC.
+//
+// It loads the same .proto files as every other SDK (proto/arena/v1 in the Arena repository;
+// set ARENA_PROTO_DIR to use a copy elsewhere) with the official @grpc/grpc-js and
+// @grpc/proto-loader packages. Field names are the proto names (snake_case).
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTOCOL = 1;
+const SDK = 'arena-bot-node/0.1';
+const PROTO_DIR = process.env.ARENA_PROTO_DIR || path.resolve(__dirname, '..', '..', 'proto');
+
+function loadProtocol() {
+  const definition = protoLoader.loadSync('arena/v1/bot.proto', {
+    includeDirs: [PROTO_DIR],
+    keepCase: true, // snake_case field names, as in the .proto files
+    longs: Number, // decision ids fit in a double
+    enums: String, // notice.kind is 'TIMEOUT', 'REJECTED', ...
+    defaults: true,
+    oneofs: true, // message.message / observation.game name the field that is set
+  });
+  return grpc.loadPackageDefinition(definition).arena.v1;
+}
+
+// The per-game observation inside an Observation ({clank: {...}} -> the clank object).
+function unwrapObservation(observation) {
+  const which = observation.game;
+  if (!which) return {};
+  if (which === 'json') return JSON.parse(observation.json);
+  return observation[which];
+}
+
+// A legal action as {kind, args: [number|string], text}.
+function decodeAction(action) {
+  return {
+    kind: action.kind,
+    args: action.args.map((a) => (a.value === 'int_value' ? Number(a.int_value) : a.string_value)),
+    text: action.text,
+  };
+}
+
+function parseArgs(argv) {
+  const out = { referee: process.env.ARENA_REFEREE, token: process.env.ARENA_TOKEN };
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--referee') out.referee = argv[(i += 1)];
+    else if (argv[i] === '--token') out.token = argv[(i += 1)];
+  }
+  if (!out.referee || !out.token) {
+    throw new Error('give --referee HOST:PORT and --token T (or ARENA_REFEREE and ARENA_TOKEN)');
+  }
+  return out;
+}
+
+// Play one match session. `bot` has act(observation, legalActions, request) -> index (may be
+// async), and optional name, version, onGameStart(start), onNotice(notice), onGameEnd(end).
+// Resolves with the GameEnd message; rejects if the referee refuses the session.
+function play(bot, referee, token) {
+  const v1 = loadProtocol();
+  const client = new v1.BotService(referee, grpc.credentials.createInsecure(), {
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    'grpc.keepalive_time_ms': 30000,
+  });
+  const metadata = new grpc.Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  return new Promise((resolve, reject) => {
+    const call = client.Play(metadata);
+    let end = null;
+    let queue = Promise.resolve();
+    call.on('data', (msg) => {
+      // decisions are answered in order, even when act() is async
+      queue = queue.then(async () => {
+        if (msg.message === 'decision') {
+          const request = msg.decision;
+          const actions = request.legal_actions.map(decodeAction);
+          const index = await bot.act(unwrapObservation(request.observation), actions, request);
+          const note = typeof bot.note === 'string' ? bot.note.slice(0, 256) : '';
+          call.write({ answer: { decision_id: request.decision_id, index, note } });
+        } else if (msg.message === 'game_start') {
+          if (bot.onGameStart) bot.onGameStart(msg.game_start);
+        } else if (msg.message === 'notice') {
+          if (bot.onNotice) bot.onNotice(msg.notice);
+          else console.error(`[${bot.name}] referee notice: ${msg.notice.code} ${msg.notice.message}`);
+        } else if (msg.message === 'game_end') {
+          end = msg.game_end;
+          if (bot.onGameEnd) bot.onGameEnd(end);
+        }
+      }).catch((err) => {
+        call.cancel();
+        reject(err);
+      });
+    });
+    call.on('error', (err) => {
+      client.close();
+      reject(err);
+    });
+    call.on('end', () => {
+      queue.then(() => {
+        call.end();
+        client.close();
+        resolve(end);
+      });
+    });
+    call.write({
+      hello: { bot_name: bot.name || 'js-bot', bot_version: bot.version || '0', sdk: SDK, protocol: PROTOCOL },
+    });
+  });
+}
+
+// Command-line entry: node my_bot.js --referee HOST:PORT --token T (or the env vars).
+function run(bot, argv = process.argv.slice(2)) {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    console.error(err.message);
+    process.exitCode = 2;
+    return Promise.resolve(null);
+  }
+  return play(bot, args.referee, args.token).then(
+    (end) => {
+      process.exitCode = end ? 0 : 1;
+      return end;
+    },
+    (err) => {
+      console.error(`[${bot.name}] referee closed the session: ${err.code} ${err.details || err.message}`);
+      process.exitCode = 1;
+      return null;
+    },
+  );
+}
+
+module.exports = { PROTOCOL, loadProtocol, unwrapObservation, decodeAction, play, run };

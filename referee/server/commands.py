@@ -1,0 +1,238 @@
+"""The referee's `arena` subcommands: `serve referee`, `match`, `bot check`.
+
+Imports stay inside the handlers so `arena --help` does not load gRPC.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+
+def _time_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--decision-ms", type=int, default=None, help="per-decision allowance (default 1000)")
+    parser.add_argument("--bank-ms", type=int, default=None, help="per-seat time bank (default 30000)")
+    parser.add_argument(
+        "--max-strikes", type=int, default=None, help="strikes that forfeit a seat (default 3)"
+    )
+    parser.add_argument(
+        "--connect-ms", type=int, default=None, help="wait for bots to connect (default 15000)"
+    )
+
+
+def _time_control(args: argparse.Namespace) -> Any:
+    from referee.server.config import TimeControl
+
+    given = {
+        k: getattr(args, k)
+        for k in ("decision_ms", "bank_ms", "max_strikes", "connect_ms")
+        if getattr(args, k) is not None
+    }
+    return TimeControl(**given)
+
+
+def _cmd_serve_referee(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from referee.server.config import ServerLimits
+    from referee.server.server import serve_forever
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    limits = ServerLimits(max_matches=args.max_matches)
+    asyncio.run(serve_forever(args.host, args.port, limits=limits, admin_token=args.admin_token))
+    return 0
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from referee.replay import loads, save
+
+    try:
+        tc = _time_control(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not args.bot:
+        print('error: give one --bot "CMD" per seat', file=sys.stderr)
+        return 2
+    from referee.server.launcher import run_match
+
+    def progress(event: Any) -> None:
+        which = event.WhichOneof("event")
+        if which in ("strike", "forfeit", "connected") and not args.json:
+            from google.protobuf import text_format
+
+            print(
+                f"  {which}: {text_format.MessageToString(getattr(event, which), as_one_line=True)}",
+                file=sys.stderr,
+            )
+
+    import grpc
+
+    try:
+        launched = asyncio.run(
+            run_match(
+                args.game,
+                args.bot,
+                seed=args.seed,
+                time_control=tc,
+                log_dir=Path(args.bot_logs) if args.bot_logs else None,
+                on_event=progress,
+            )
+        )
+    except grpc.aio.AioRpcError as exc:
+        print(f"error: {exc.code().name}: {exc.details()}", file=sys.stderr)
+        return 2
+    replay = loads(launched.replay)
+    if args.replay:
+        save(replay, Path(args.replay))
+    status = launched.status
+    rows = []
+    for seat, run in enumerate(launched.bots):
+        record = replay["seats"][seat]
+        rows.append(
+            {
+                "seat": seat,
+                "bot": record.get("bot_name") or run.command,
+                "command": run.command,
+                "place": status.result.places[seat] if status.HasField("result") else None,
+                "score": status.result.scores[seat] if status.HasField("result") else None,
+                "outcome": status.result.outcomes[seat] if status.HasField("result") else None,
+                "strikes": record.get("strikes", 0),
+                "forfeit": record.get("forfeit", ""),
+                "exit_code": run.exit_code,
+            }
+        )
+    summary = {
+        "match_id": launched.match_id,
+        "game": args.game,
+        "seed": args.seed,
+        "ended_by": status.ended_by,
+        "decisions": status.decisions,
+        "seats": rows,
+        "replay": args.replay,
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print(
+            f"match {launched.match_id} ({args.game}, seed {args.seed}): {status.ended_by}, "
+            f"{status.decisions} decisions"
+        )
+        for r in rows:
+            line = (
+                f"  seat {r['seat']}: place {r['place']}  score {r['score']}  {r['outcome']}  "
+                f"strikes {r['strikes']}  [{r['bot']}]"
+            )
+            if r["forfeit"]:
+                line += f"  forfeit: {r['forfeit']}"
+            print(line)
+        if args.replay:
+            print(f"replay written to {args.replay}")
+    return 0
+
+
+def _cmd_bot_check(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from referee.server.bot_check import check_bot
+
+    try:
+        tc = _time_control(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    report = asyncio.run(
+        check_bot(args.command, game=args.game, games=args.games, seed=args.seed, time_control=tc)
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "command": report.command,
+                    "passed": report.passed,
+                    "faults": report.faults,
+                    "timings_ms": report.timings(),
+                    "games": [
+                        {
+                            "seed": g.seed,
+                            "seat": g.seat,
+                            "ended_by": g.ended_by,
+                            "outcome": g.outcome,
+                            "decisions": g.decisions,
+                            "forfeit": g.forfeit,
+                            "exit_code": g.exit_code,
+                        }
+                        for g in report.games
+                    ],
+                },
+                indent=2,
+            )
+        )
+    else:
+        print("\n".join(report.lines()))
+    return 0 if report.passed else 1
+
+
+def _serve_subparsers(sub: Any) -> Any:
+    """The `serve` command's subparsers, shared with other components that serve something."""
+    existing = sub.choices.get("serve")
+    if existing is not None:
+        ssub = getattr(existing, "arena_subparsers", None)
+        if ssub is not None:
+            return ssub
+        raise RuntimeError(
+            "`arena serve` exists without sub-commands; register `serve` via _serve_subparsers"
+        )
+    serve = sub.add_parser("serve", help="run a server: `arena serve referee`, ...")
+    ssub = serve.add_subparsers(dest="serve_command", required=True)
+    serve.arena_subparsers = ssub  # other components add `arena serve <thing>` here
+    return ssub
+
+
+def register(sub: Any) -> None:
+    """Add `serve referee`, `match` and `bot check` to the `arena` parser."""
+    ssub = _serve_subparsers(sub)
+    ref = ssub.add_parser("referee", help="the gRPC referee (bots connect here)")
+    ref.add_argument("--host", default="127.0.0.1")
+    ref.add_argument("--port", type=int, default=50051)
+    ref.add_argument("--admin-token", default=None, help="require this token on admin calls")
+    ref.add_argument("--max-matches", type=int, default=1024)
+    ref.set_defaults(func=_cmd_serve_referee)
+
+    match = sub.add_parser("match", help="play one match over gRPC between bot commands")
+    match.add_argument("game", help="game name, e.g. clank")
+    match.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="a bot command, one per seat (it gets ARENA_REFEREE and ARENA_TOKEN)",
+    )
+    match.add_argument("--seed", type=int, default=1)
+    match.add_argument("--replay", help="write the replay here")
+    match.add_argument("--bot-logs", help="folder for each bot's output (default: a temp folder)")
+    match.add_argument("--json", action="store_true", help="print the result as JSON")
+    _time_args(match)
+    match.set_defaults(func=_cmd_match)
+
+    bot = sub.choices.get("bot") or sub.add_parser("bot", help="bot tools")
+    bsub = getattr(bot, "arena_subparsers", None)
+    if bsub is None:
+        bsub = bot.add_subparsers(dest="bot_command", required=True)
+        bot.arena_subparsers = bsub
+    check = bsub.add_parser("check", help="the conformance kit: run a bot through short games")
+    check.add_argument("command", help='the bot command, e.g. "python my_bot.py"')
+    check.add_argument("--game", default="clank")
+    check.add_argument("--games", type=int, default=2)
+    check.add_argument("--seed", type=int, default=1)
+    check.add_argument("--json", action="store_true")
+    _time_args(check)
+    check.set_defaults(func=_cmd_bot_check)
