@@ -4,7 +4,8 @@ Routes (all JSON unless said otherwise)::
 
     GET  /                                 HTML: every ladder and its standings
     GET  /api/ladders                      ladders
-    GET  /api/ladders/{ladder_id}/standings
+    GET  /api/ladders/{ladder_id}/standings   (cooperative ladders: wins are team wins)
+    GET  /api/ladders/{ladder_id}/scenarios   a cooperative ladder's scenario ratings
     GET  /api/bots/{bot_id}                a bot's profile, versions and ratings
     GET  /api/bots/{bot_id}/matches        its latest matches (?limit=, at most 200)
     POST /api/bots                         register {"name", "owner"}; 201 with the token, once
@@ -100,8 +101,13 @@ def create_app(engine: Engine) -> FastAPI:
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def home() -> HTMLResponse:
         with engine.connect() as conn:
-            pages = [queries.standings(conn, ladder["id"]) for ladder in queries.list_ladders(conn)]
-        return HTMLResponse(render_home([p for p in pages if p is not None]))
+            listed = queries.list_ladders(conn)
+            pages = [queries.standings(conn, ladder["id"]) for ladder in listed]
+            scenario_pages = [
+                queries.scenario_ratings(conn, ladder["id"]) for ladder in listed if ladder["kind"] == "coop"
+            ]
+        scenario_tables = {p["ladder"]["id"]: p["scenarios"] for p in scenario_pages if p is not None}
+        return HTMLResponse(render_home([p for p in pages if p is not None], scenario_tables))
 
     @app.get("/api/ladders")
     def ladders() -> list[queries.LadderInfo]:
@@ -112,6 +118,14 @@ def create_app(engine: Engine) -> FastAPI:
     def standings(ladder_id: int) -> queries.StandingsPage:
         with engine.connect() as conn:
             page = queries.standings(conn, ladder_id)
+        if page is None:
+            raise NotFound(f"no ladder {ladder_id}")
+        return page
+
+    @app.get("/api/ladders/{ladder_id}/scenarios")
+    def ladder_scenarios(ladder_id: int) -> queries.ScenariosPage:
+        with engine.connect() as conn:
+            page = queries.scenario_ratings(conn, ladder_id)
         if page is None:
             raise NotFound(f"no ladder {ladder_id}")
         return page

@@ -2,6 +2,8 @@
 
 A ladder is one game at one table size with one time control; each bot on it has a row in
 ``ladder_entries`` holding its rating there (starting at :data:`ladder.elo.INITIAL_RATING`).
+A ladder's ``kind`` says how results are rated: ``"ffa"`` (free-for-all, pairwise Elo) or
+``"coop"`` (a cooperative game: the team plays a rated scenario, see :mod:`ladder.coop_rating`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from sqlalchemy.exc import IntegrityError
 
 from ladder.elo import INITIAL_RATING
 from ladder.errors import Conflict, InvalidInput, NotFound
-from ladder.schema import bots, ladder_entries, ladders
+from ladder.scenarios import COOP_GAMES, check_coop_game
+from ladder.schema import LADDER_KINDS, bots, ladder_entries, ladders
 
 __all__ = ["create_ladder", "ensure_entries", "join_ladder"]
 
@@ -30,16 +33,25 @@ def create_ladder(
     decision_ms: int,
     bank_ms: int,
     max_strikes: int,
+    kind: str = "ffa",
     now: datetime | None = None,
 ) -> int:
     """Create a ladder and return its id.
 
     `decision_ms` is the per-decision deadline, `bank_ms` the per-match time bank and
-    `max_strikes` the missed deadlines a seat may have before it forfeits.
+    `max_strikes` the missed deadlines a seat may have before it forfeits. `kind` is "ffa"
+    (free-for-all) or "coop" (a team ladder of a cooperative game, e.g. "alien").
     Raises InvalidInput for impossible values, Conflict if the name is taken.
     """
+    if kind not in LADDER_KINDS:
+        raise InvalidInput(f"kind: one of {', '.join(LADDER_KINDS)}, got {kind!r}")
     if players < 2:
-        raise InvalidInput("players: a free-for-all ladder needs at least 2")
+        what = "a team ladder (solo play is not laddered)" if kind == "coop" else "a free-for-all ladder"
+        raise InvalidInput(f"players: {what} needs at least 2")
+    if kind == "coop":
+        check_coop_game(game, players)
+    elif game in COOP_GAMES:
+        raise InvalidInput(f"kind: {game} is cooperative, its ladders are kind 'coop'")
     if decision_ms <= 0 or bank_ms < 0 or max_strikes < 0:
         raise InvalidInput("time control: decision_ms > 0, bank_ms >= 0, max_strikes >= 0")
     row = {
@@ -49,6 +61,7 @@ def create_ladder(
         "decision_ms": decision_ms,
         "bank_ms": bank_ms,
         "max_strikes": max_strikes,
+        "kind": kind,
         "created_at": now or datetime.now(UTC),
     }
     try:

@@ -16,16 +16,17 @@ instead, so a match that kills its workers cannot loop forever.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
 from ladder.db import write_transaction
 from ladder.errors import InvalidInput, NotFound
+from ladder.scenarios import match_scenario
 from ladder.schema import bot_versions, ladders, matches
 
 __all__ = [
@@ -55,22 +56,35 @@ def enqueue_match(
     seats: Sequence[int],
     seed: int,
     *,
+    config: Mapping[str, Any] | None = None,
     now: datetime | None = None,
 ) -> int:
     """Queue a match on ladder `ladder_id` and return its id.
 
     `seats` are bot_versions ids in seat order; there must be as many as the ladder's players.
-    Raises NotFound for an unknown ladder or bot version, InvalidInput for a wrong seat count.
+    `config` is the game config to play with (a JSON object; None, the default, means the
+    game's default config for the ladder's player count); on a cooperative ladder it decides
+    the scenario the match is rated against.
+    Raises NotFound for an unknown ladder or bot version, InvalidInput for a wrong seat count,
+    a config that is not an object or (cooperative ladder) names no valid scenario.
     """
     seat_list = [int(s) for s in seats]
+    if config is not None and not isinstance(config, Mapping):
+        raise InvalidInput("config: a JSON object")
+    # SQL NULL, not JSON 'null', for "the default config"
+    stored_config: Any = sa.null() if config is None else dict(config)
     # read-then-write: on SQLite take the write lock up front (a deferred transaction that
     # read first fails at once with "database is locked" when another process writes)
     with write_transaction(engine) as conn:
-        players = conn.execute(
-            sa.select(ladders.c.players).where(ladders.c.id == ladder_id)
-        ).scalar_one_or_none()
-        if players is None:
+        ladder = conn.execute(
+            sa.select(ladders.c.players, ladders.c.game, ladders.c.kind).where(ladders.c.id == ladder_id)
+        ).one_or_none()
+        if ladder is None:
             raise NotFound(f"no ladder {ladder_id}")
+        players = ladder.players
+        if ladder.kind == "coop":
+            # refuse now a config that names no scenario: recording it later would fail
+            match_scenario(ladder.game, players, config)
         if len(seat_list) != players:
             raise InvalidInput(f"seats: ladder {ladder_id} seats {players}, got {len(seat_list)}")
         known = set(
@@ -88,6 +102,7 @@ def enqueue_match(
                 status="queued",
                 seed=seed,
                 seats=seat_list,
+                config=stored_config,
                 attempts=0,
                 created_at=now or datetime.now(UTC),
             )

@@ -16,7 +16,7 @@ from sqlalchemy import Connection
 # pydantic (behind FastAPI) needs this TypedDict on Python < 3.12 to build response schemas
 from typing_extensions import TypedDict
 
-from ladder import elo
+from ladder import coop_rating, elo
 from ladder.bots import REMOTE
 from ladder.schema import (
     bot_versions,
@@ -27,6 +27,8 @@ from ladder.schema import (
     rating_history,
     replays,
     results,
+    scenario_rating_history,
+    scenarios,
 )
 
 __all__ = [
@@ -34,6 +36,8 @@ __all__ = [
     "LadderInfo",
     "MatchInfo",
     "MatchSummary",
+    "ScenarioRating",
+    "ScenariosPage",
     "StandingsPage",
     "bot_info",
     "bot_matches",
@@ -41,6 +45,7 @@ __all__ = [
     "list_ladders",
     "match_info",
     "replay_data",
+    "scenario_ratings",
     "standings",
 ]
 
@@ -60,6 +65,8 @@ class LadderInfo(TypedDict):
     name: str
     game: str
     players: int
+    #: "ffa" (free-for-all) or "coop" (cooperative: bots rated as a team against scenarios)
+    kind: str
     time_control: TimeControlInfo
 
 
@@ -77,10 +84,31 @@ class Standing(TypedDict):
 
 
 class StandingsPage(TypedDict):
-    """A ladder with its standings, best rating first."""
+    """A ladder with its standings, best rating first (on a cooperative ladder wins are team wins)."""
 
     ladder: LadderInfo
     standings: list[Standing]
+
+
+class ScenarioRating(TypedDict):
+    """A scenario of a cooperative ladder, rated like an opponent of the teams."""
+
+    rank: int
+    scenario_id: int
+    key: str
+    description: str
+    rating: float
+    games: int
+    #: games the team won against it
+    team_wins: int
+    provisional: bool
+
+
+class ScenariosPage(TypedDict):
+    """A ladder with its scenarios, hardest (highest rated) first; empty on a free-for-all ladder."""
+
+    ladder: LadderInfo
+    scenarios: list[ScenarioRating]
 
 
 class BotVersionInfo(TypedDict):
@@ -143,12 +171,24 @@ class ResultInfo(TypedDict):
     scores: list[int]
     outcomes: list[str]
     reason: str
+    #: cooperative games: whether the team won; None for free-for-all results
+    team_won: bool | None
 
 
 class RatingChangeInfo(TypedDict):
     """One bot's rating change from a match."""
 
     bot_id: int
+    before: float
+    after: float
+    delta: float
+
+
+class ScenarioChangeInfo(TypedDict):
+    """A cooperative match's scenario and its rating change."""
+
+    scenario_id: int
+    key: str
     before: float
     after: float
     delta: float
@@ -177,6 +217,8 @@ class MatchInfo(TypedDict):
     error: str | None
     result: ResultInfo | None
     rating_changes: list[RatingChangeInfo]
+    #: cooperative ladders, once recorded; None otherwise
+    scenario_change: ScenarioChangeInfo | None
     replay: ReplayInfo | None
 
 
@@ -190,6 +232,7 @@ def _ladder(row: Any) -> LadderInfo:
         "name": row.name,
         "game": row.game,
         "players": row.players,
+        "kind": row.kind,
         "time_control": {
             "decision_ms": row.decision_ms,
             "bank_ms": row.bank_ms,
@@ -241,6 +284,32 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
         for rank, row in enumerate(rows, start=1)
     ]
     return {"ladder": ladder, "standings": table}
+
+
+def scenario_ratings(conn: Connection, ladder_id: int) -> ScenariosPage | None:
+    """A ladder's scenarios (rating descending, then key), or None for no ladder."""
+    ladder = ladder_info(conn, ladder_id)
+    if ladder is None:
+        return None
+    rows = conn.execute(
+        sa.select(scenarios)
+        .where(scenarios.c.ladder_id == ladder_id)
+        .order_by(scenarios.c.rating.desc(), scenarios.c.key)
+    )
+    table: list[ScenarioRating] = [
+        {
+            "rank": rank,
+            "scenario_id": row.id,
+            "key": row.key,
+            "description": row.description,
+            "rating": round(row.rating, 1),
+            "games": row.games,
+            "team_wins": row.wins,
+            "provisional": coop_rating.scenario_is_provisional(row.games),
+        }
+        for rank, row in enumerate(rows, start=1)
+    ]
+    return {"ladder": ladder, "scenarios": table}
 
 
 def bot_info(conn: Connection, bot_id: int) -> BotInfo | None:
@@ -393,6 +462,7 @@ def match_info(conn: Connection, match_id: int) -> MatchInfo | None:
             "scores": res.scores,
             "outcomes": res.outcomes,
             "reason": res.reason,
+            "team_won": res.team_won,
         }
     changes: list[RatingChangeInfo] = [
         {"bot_id": c.bot_id, "before": c.before, "after": c.after, "delta": c.delta}
@@ -402,6 +472,20 @@ def match_info(conn: Connection, match_id: int) -> MatchInfo | None:
             .order_by(rating_history.c.bot_id)
         )
     ]
+    scen = conn.execute(
+        sa.select(scenario_rating_history, scenarios.c.key)
+        .join(scenarios, scenarios.c.id == scenario_rating_history.c.scenario_id)
+        .where(scenario_rating_history.c.match_id == match_id)
+    ).one_or_none()
+    scenario_change: ScenarioChangeInfo | None = None
+    if scen is not None:
+        scenario_change = {
+            "scenario_id": scen.scenario_id,
+            "key": scen.key,
+            "before": scen.before,
+            "after": scen.after,
+            "delta": scen.delta,
+        }
     rep = conn.execute(
         sa.select(replays.c.sha256, sa.func.length(replays.c.data).label("size")).where(
             replays.c.match_id == match_id
@@ -427,6 +511,7 @@ def match_info(conn: Connection, match_id: int) -> MatchInfo | None:
         "error": row.error,
         "result": result,
         "rating_changes": changes,
+        "scenario_change": scenario_change,
         "replay": replay,
     }
 

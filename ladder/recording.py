@@ -8,6 +8,11 @@ Lost rating updates are prevented by locking. On PostgreSQL the match row and th
 rows of the seated bots are locked with ``SELECT ... FOR UPDATE``, always in bot id order, so
 two recordings that share bots wait for each other instead of deadlocking. SQLite allows one
 writer at a time; the transaction starts with ``BEGIN IMMEDIATE`` so it waits its turn up front.
+
+On a cooperative ladder (``ladders.kind = 'coop'``) the result's ``team_won`` is rated against
+the match's scenario instead (:mod:`ladder.coop_rating`): the scenario row is created if new and
+locked after the match row and before the bots' rows (match, scenario, bots in id order, the
+same order in every cooperative recording), and its change goes to ``scenario_rating_history``.
 """
 
 from __future__ import annotations
@@ -22,21 +27,33 @@ from typing import Protocol
 
 import sqlalchemy as sa
 from sqlalchemy import Connection, Engine
+from sqlalchemy.dialects import postgresql, sqlite
 
-from ladder import elo
+from ladder import coop_rating, elo
 from ladder.db import write_transaction
 from ladder.errors import InvalidInput, NotFound
 from ladder.ladders import ensure_entries
+from ladder.scenarios import ScenarioInfo, match_scenario
 from ladder.schema import (
     bot_versions,
     ladder_entries,
+    ladders,
     matches,
     rating_history,
     replays,
     results,
+    scenario_rating_history,
+    scenarios,
 )
 
-__all__ = ["GameResult", "RatingChange", "Recording", "compress_replay", "record_result"]
+__all__ = [
+    "GameResult",
+    "RatingChange",
+    "Recording",
+    "ScenarioChange",
+    "compress_replay",
+    "record_result",
+]
 
 
 class GameResult(Protocol):
@@ -69,16 +86,31 @@ class RatingChange:
 
 
 @dataclass(frozen=True, slots=True)
+class ScenarioChange:
+    """A cooperative match's scenario and its rating change (see ladder.coop_rating)."""
+
+    scenario_id: int
+    key: str
+    team_won: bool
+    team_strength: float
+    expected: float
+    before: float
+    after: float
+    delta: float
+
+
+@dataclass(frozen=True, slots=True)
 class Recording:
     """What :func:`record_result` did.
 
     `already_recorded` is True when the match was done before this call: nothing was written
-    and `changes` is empty.
+    and `changes` is empty. `scenario` is set for a match of a cooperative ladder.
     """
 
     match_id: int
     already_recorded: bool
     changes: tuple[RatingChange, ...] = ()
+    scenario: ScenarioChange | None = None
 
 
 def compress_replay(replay: bytes) -> bytes:
@@ -102,15 +134,21 @@ def record_result(
     out", ...). The match may be queued, running or failed (a late result is still a result);
     if it is already done, nothing changes and the returned Recording says so.
 
-    Raises NotFound for an unknown match and InvalidInput if the result does not fit its seats.
+    On a cooperative ladder the result must also have ``team_won`` (a bool): the team is rated
+    against the match's scenario instead of by places.
+
+    Raises NotFound for an unknown match and InvalidInput if the result does not fit its seats
+    (or, on a cooperative ladder, has no team_won).
     """
     now = now or datetime.now(UTC)
     places = [int(p) for p in result.places]
     scores = [int(s) for s in result.scores]
     outcomes = [str(o) for o in result.outcomes]
+    raw_team_won = getattr(result, "team_won", None)
+    team_won = raw_team_won if isinstance(raw_team_won, bool) else None
     with write_transaction(engine) as conn:
         match = conn.execute(
-            sa.select(matches.c.ladder_id, matches.c.status, matches.c.seats)
+            sa.select(matches.c.ladder_id, matches.c.status, matches.c.seats, matches.c.config)
             .where(matches.c.id == match_id)
             .with_for_update()
         ).one_or_none()
@@ -121,10 +159,29 @@ def record_result(
         seats = [int(s) for s in match.seats]
         _check_shape(seats, places, scores, outcomes)
         seat_bots = _bots_of_seats(conn, seats)
-        changes = _apply_ratings(conn, match_id, match.ladder_id, seat_bots, places, now)
+        ladder = conn.execute(
+            sa.select(ladders.c.kind, ladders.c.game, ladders.c.players).where(
+                ladders.c.id == match.ladder_id
+            )
+        ).one()
+        scenario_change: ScenarioChange | None = None
+        if ladder.kind == "coop":
+            if team_won is None:
+                raise InvalidInput("result: a cooperative match needs team_won (True or False)")
+            info = match_scenario(ladder.game, ladder.players, match.config)
+            changes, scenario_change = _apply_coop_ratings(
+                conn, match_id, match.ladder_id, info, seat_bots, team_won, now
+            )
+        else:
+            changes = _apply_ratings(conn, match_id, match.ladder_id, seat_bots, places, now)
         conn.execute(
             sa.insert(results).values(
-                match_id=match_id, places=places, scores=scores, outcomes=outcomes, reason=reason
+                match_id=match_id,
+                places=places,
+                scores=scores,
+                outcomes=outcomes,
+                reason=reason,
+                team_won=team_won,
             )
         )
         conn.execute(
@@ -145,7 +202,9 @@ def record_result(
                 error=None,
             )
         )
-    return Recording(match_id=match_id, already_recorded=False, changes=changes)
+    return Recording(
+        match_id=match_id, already_recorded=False, changes=changes, scenario=scenario_change
+    )
 
 
 def _check_shape(
@@ -233,3 +292,128 @@ def _apply_ratings(
         ],
     )
     return tuple(changes)
+
+
+def _ensure_scenario(conn: Connection, ladder_id: int, info: ScenarioInfo, now: datetime) -> None:
+    """Create the scenario's row at the initial rating unless it exists."""
+    row = {
+        "ladder_id": ladder_id,
+        "key": info.scenario.key,
+        "description": info.description,
+        "rating": coop_rating.INITIAL_SCENARIO_RATING,
+        "games": 0,
+        "wins": 0,
+        "created_at": now,
+        "updated_at": now,
+    }
+    if conn.dialect.name == "postgresql":
+        conn.execute(postgresql.insert(scenarios).values(row).on_conflict_do_nothing())
+    elif conn.dialect.name == "sqlite":
+        conn.execute(sqlite.insert(scenarios).values(row).on_conflict_do_nothing())
+    else:  # pragma: no cover - only the two supported databases
+        raise NotImplementedError(conn.dialect.name)
+
+
+def _apply_coop_ratings(
+    conn: Connection,
+    match_id: int,
+    ladder_id: int,
+    info: ScenarioInfo,
+    seat_bots: Sequence[int],
+    team_won: bool,
+    now: datetime,
+) -> tuple[tuple[RatingChange, ...], ScenarioChange]:
+    # lock order: (match, already held) scenario, then the bots' rows in bot id order
+    lock_scenario = (
+        sa.select(scenarios.c.id, scenarios.c.rating, scenarios.c.games)
+        .where(scenarios.c.ladder_id == ladder_id, scenarios.c.key == info.scenario.key)
+        .with_for_update()
+    )
+    scenario = conn.execute(lock_scenario).one_or_none()
+    if scenario is None:
+        # a scenario's first match; a racing first match inserts it too: one insert wins
+        _ensure_scenario(conn, ladder_id, info, now)
+        scenario = conn.execute(lock_scenario).one()
+    bot_ids = sorted(set(seat_bots))
+    ensure_entries(conn, ladder_id, bot_ids, now)
+    entries = {
+        row.bot_id: row
+        for row in conn.execute(
+            sa.select(ladder_entries.c.bot_id, ladder_entries.c.rating, ladder_entries.c.games)
+            .where(ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id.in_(bot_ids))
+            .order_by(ladder_entries.c.bot_id)
+            .with_for_update()
+        )
+    }
+    # The team is its seats (a bot in two seats weighs twice in the mean). All seats share one
+    # surprise S - E, so a bot's seats have equal deltas: it changes once, by its own K, and
+    # the match counts as one game for it.
+    deltas = coop_rating.coop_deltas(
+        [float(entries[b].rating) for b in seat_bots],
+        [elo.k_factor(entries[b].games) for b in seat_bots],
+        float(scenario.rating),
+        coop_rating.scenario_k_factor(scenario.games),
+        team_won,
+    )
+    delta_of = dict(zip(reversed(seat_bots), reversed(deltas.members), strict=True))
+    changes = []
+    for bot_id in bot_ids:
+        before = float(entries[bot_id].rating)
+        delta = delta_of[bot_id]
+        change = RatingChange(bot_id=bot_id, before=before, after=before + delta, delta=delta)
+        changes.append(change)
+        conn.execute(
+            sa.update(ladder_entries)
+            .where(ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id == bot_id)
+            .values(
+                rating=change.after,
+                games=ladder_entries.c.games + 1,
+                wins=ladder_entries.c.wins + (1 if team_won else 0),
+                updated_at=now,
+            )
+        )
+    conn.execute(
+        sa.insert(rating_history),
+        [
+            {
+                "match_id": match_id,
+                "bot_id": c.bot_id,
+                "ladder_id": ladder_id,
+                "before": c.before,
+                "after": c.after,
+                "delta": c.delta,
+            }
+            for c in changes
+        ],
+    )
+    scenario_before = float(scenario.rating)
+    scenario_change = ScenarioChange(
+        scenario_id=int(scenario.id),
+        key=info.scenario.key,
+        team_won=team_won,
+        team_strength=deltas.team_strength,
+        expected=deltas.expected,
+        before=scenario_before,
+        after=scenario_before + deltas.scenario,
+        delta=deltas.scenario,
+    )
+    conn.execute(
+        sa.update(scenarios)
+        .where(scenarios.c.id == scenario_change.scenario_id)
+        .values(
+            rating=scenario_change.after,
+            games=scenarios.c.games + 1,
+            wins=scenarios.c.wins + (1 if team_won else 0),
+            updated_at=now,
+        )
+    )
+    conn.execute(
+        sa.insert(scenario_rating_history).values(
+            match_id=match_id,
+            scenario_id=scenario_change.scenario_id,
+            before=scenario_change.before,
+            after=scenario_change.after,
+            delta=scenario_change.delta,
+        )
+    )
+    return tuple(changes), scenario_change

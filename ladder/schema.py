@@ -18,6 +18,7 @@ from typing import Any, Final
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     CheckConstraint,
     Column,
     DateTime,
@@ -37,6 +38,7 @@ from sqlalchemy import (
 from sqlalchemy.types import TypeDecorator
 
 __all__ = [
+    "LADDER_KINDS",
     "MATCH_STATUSES",
     "UTCDateTime",
     "bot_versions",
@@ -48,6 +50,8 @@ __all__ = [
     "rating_history",
     "replays",
     "results",
+    "scenario_rating_history",
+    "scenarios",
 ]
 
 #: Constraint names are predictable, so migrations can refer to them on every database.
@@ -61,6 +65,9 @@ NAMING_CONVENTION: Final = {
 
 #: The life of a match: queued -> running -> done, or failed after too many lost leases.
 MATCH_STATUSES: Final = ("queued", "running", "done", "failed")
+
+#: "ffa": free-for-all, rated by pairwise Elo; "coop": cooperative, the team against a rated scenario
+LADDER_KINDS: Final = ("ffa", "coop")
 
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
@@ -124,6 +131,14 @@ ladders = Table(
     Column("bank_ms", Integer, nullable=False),
     Column("max_strikes", Integer, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
+    # how results are rated: see LADDER_KINDS (added in migration 0002)
+    Column(
+        "kind",
+        String(8),
+        CheckConstraint("kind IN ('ffa', 'coop')", name="kind"),
+        nullable=False,
+        server_default="ffa",
+    ),
     CheckConstraint("players >= 2", name="players"),
 )
 
@@ -158,6 +173,8 @@ matches = Table(
     Column("started_at", UTCDateTime),
     Column("finished_at", UTCDateTime),
     Column("error", Text),
+    # the game config the match is played with; null: the game's default for the ladder
+    Column("config", JSON),
     CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
     Index(None, "ladder_id", "created_at"),
     # the sweeper looks for running matches whose lease ran out
@@ -172,6 +189,8 @@ results = Table(
     Column("scores", JSON, nullable=False),
     Column("outcomes", JSON, nullable=False),
     Column("reason", Text, nullable=False),
+    # cooperative games: did the team win (null for free-for-all results)
+    Column("team_won", Boolean),
 )
 
 rating_history = Table(
@@ -187,6 +206,35 @@ rating_history = Table(
     # a match moves a bot's rating once, however often recording is retried
     UniqueConstraint("match_id", "bot_id"),
     Index(None, "bot_id", "ladder_id"),
+)
+
+scenarios = Table(
+    "scenarios",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False),
+    # ladder.coop_rating.scenario_key: location, objectives and player count
+    Column("key", String(255), nullable=False),
+    Column("description", Text, nullable=False),
+    Column("rating", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    # games the team won against this scenario
+    Column("wins", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    # one row per scenario per ladder: recording locks it while it changes the rating
+    UniqueConstraint("ladder_id", "key"),
+)
+
+scenario_rating_history = Table(
+    "scenario_rating_history",
+    metadata,
+    # a match moves its scenario's rating once, however often recording is retried
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True),
+    Column("scenario_id", ForeignKey("scenarios.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("before", Float, nullable=False),
+    Column("after", Float, nullable=False),
+    Column("delta", Float, nullable=False),
 )
 
 replays = Table(

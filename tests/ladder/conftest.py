@@ -115,6 +115,21 @@ def make_roster(engine: Engine, players: int = 2, bots: int = 4, name: str = "cl
     return Roster(ladder_id, tuple(bot_ids), tuple(version_ids), tuple(tokens))
 
 
+def make_coop_roster(engine: Engine, players: int = 2, bots: int = 4, name: str = "alien-2p") -> Roster:
+    """Create a cooperative (team) Alien ladder for `players` with `bots` bots on it."""
+    ladder_id = create_ladder(
+        engine, name, "alien", players, decision_ms=1000, bank_ms=30000, max_strikes=3, kind="coop"
+    )
+    bot_ids, version_ids, tokens = [], [], []
+    for i in range(bots):
+        reg = register_bot(engine, f"crew{i}", f"owner{i}")
+        bot_ids.append(reg.bot_id)
+        tokens.append(reg.token)
+        version_ids.append(add_bot_version(engine, reg.bot_id, "1.0", f"python crew{i}.py"))
+        join_ladder(engine, ladder_id, reg.bot_id)
+    return Roster(ladder_id, tuple(bot_ids), tuple(version_ids), tuple(tokens))
+
+
 @pytest.fixture
 def roster(engine: Engine) -> Roster:
     """A 2-player ladder with four bots (bot0..bot3), one version each."""

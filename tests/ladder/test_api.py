@@ -17,7 +17,7 @@ from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
 from referee.core.game import Result
 
-from .conftest import Roster
+from .conftest import Roster, make_coop_roster
 
 REPLAY = b'{"seed": 1, "actions": []}'
 
@@ -53,6 +53,7 @@ def test_ladders_and_standings(client: TestClient, played: tuple[Roster, int, in
             "name": "clank-2p",
             "game": "clank",
             "players": 2,
+            "kind": "ffa",
             "time_control": {"decision_ms": 1000, "bank_ms": 30000, "max_strikes": 3},
         }
     ]
@@ -97,6 +98,7 @@ def test_match_and_replay_download(client: TestClient, played: tuple[Roster, int
         "scores": [30, 10],
         "outcomes": ["escaped", "dead"],
         "reason": "finished",
+        "team_won": None,
     }
     assert [(c["bot_id"], c["delta"]) for c in info["rating_changes"]] == [
         (roster.bot_ids[0], 20.0),
@@ -164,3 +166,55 @@ def test_metrics_count_requests_by_route_template(
     before = REGISTRY.get_sample_value("arena_api_requests_total", unmatched) or 0.0
     client.get("/no/such/page")
     assert REGISTRY.get_sample_value("arena_api_requests_total", unmatched) == before + 1
+
+
+def test_team_ladder_standings_scenarios_and_page(client: TestClient, engine: Engine) -> None:
+    roster = make_coop_roster(engine)
+    v = roster.version_ids
+    won = enqueue_match(engine, roster.ladder_id, [v[0], v[1]], seed=1)
+    record_result(engine, won, Result((2, 2), (1, 1), ("a", "b"), team_won=True), REPLAY, "finished")
+    lost = enqueue_match(engine, roster.ladder_id, [v[0], v[2]], seed=2)
+    record_result(engine, lost, Result((0, 0), (1, 1), ("a", "b"), team_won=False), REPLAY, "finished")
+
+    page = client.get(f"/api/ladders/{roster.ladder_id}/standings").json()
+    assert page["ladder"]["kind"] == "coop"
+    # 1st match: all 1500, E = 0.5: crew0, crew1 +20, scenario -16 (1484).
+    # 2nd: T = (1520 + 1500) / 2 = 1510 v 1484: E = 1 / (1 + 10^(-26/400)) = 1 / 1.860994 = 0.537347;
+    # crew0, crew2 -40 * 0.537347 = -21.4939; scenario +32 * 0.537347 = +17.1951
+    assert [(s["bot_name"], s["rating"], s["games"], s["wins"]) for s in page["standings"]] == [
+        ("crew1", 1520.0, 1, 1),
+        ("crew3", 1500.0, 0, 0),
+        ("crew0", 1498.5, 2, 1),
+        ("crew2", 1478.5, 1, 0),
+    ]
+    body = client.get(f"/api/ladders/{roster.ladder_id}/scenarios").json()
+    assert body["ladder"]["id"] == roster.ladder_id
+    [scenario] = body["scenarios"]
+    key = "location=calder_station;objectives=distress_call,purge_vents,burn_nest;players=2"
+    assert scenario["key"] == key
+    assert scenario["description"].startswith("Drift Station Calder: Answer the Distress Call")
+    assert (scenario["rank"], scenario["rating"], scenario["games"]) == (1, 1501.2, 2)
+    assert scenario["team_wins"] == 1
+    assert scenario["provisional"]
+
+    info = client.get(f"/api/matches/{lost}").json()
+    assert info["result"]["team_won"] is False
+    change = info["scenario_change"]
+    assert (change["key"], round(change["before"], 4), round(change["delta"], 4)) == (
+        scenario["key"],
+        1484.0,
+        17.1951,
+    )
+    assert client.get(f"/api/matches/{won}").json()["result"]["team_won"] is True
+
+    html = client.get("/").text
+    assert "alien-2p" in html and "Scenarios" in html and "Team wins" in html and "1501.2" in html
+    assert f"/api/ladders/{roster.ladder_id}/scenarios" in html
+    _assert_error(client.get("/api/ladders/999/scenarios"), 404)
+
+
+def test_free_for_all_ladder_has_no_scenarios(client: TestClient, played: tuple[Roster, int, int]) -> None:
+    roster, done, _ = played
+    assert client.get(f"/api/ladders/{roster.ladder_id}/scenarios").json()["scenarios"] == []
+    assert client.get(f"/api/matches/{done}").json()["scenario_change"] is None
+    assert "Scenarios" not in client.get("/").text

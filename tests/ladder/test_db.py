@@ -51,7 +51,7 @@ def test_migrations_round_trip_and_match_schema(db_url: str) -> None:
     try:
         with engine.connect() as conn:
             ctx = MigrationContext.configure(conn)
-            assert ctx.get_current_revision() == "0001"
+            assert ctx.get_current_revision() == "0002"
             # the migration creates exactly what ladder.schema declares
             assert compare_metadata(ctx, metadata) == []
     finally:
