@@ -1,4 +1,6 @@
-"""Checking a ladder's books: every result counted once, ratings equal Elo replayed over them.
+"""Checking a ladder's books: every result counted once, ratings equal a replay over them.
+
+Free-for-all ladders replay pairwise Elo; cooperative ladders replay team-vs-scenario ratings.
 
 Used by the integration tests and the benchmark; cheap enough to run on a live ladder.
 Results are replayed in recording order (the order of their ``rating_history`` rows, which
@@ -8,12 +10,21 @@ recording inserts while it holds the seated bots' row locks).
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
-from ladder import elo
-from ladder.schema import bot_versions, ladder_entries, matches, rating_history, results
+from ladder import coop_rating, elo
+from ladder.schema import (
+    bot_versions,
+    ladder_entries,
+    ladders,
+    matches,
+    rating_history,
+    results,
+    scenario_rating_history,
+)
 
 __all__ = ["audit_ladder"]
 
@@ -48,12 +59,26 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
             .where(rating_history.c.ladder_id == ladder_id)
             .order_by(rating_history.c.id)
         ).all()
-        entries = conn.execute(
-            sa.select(ladder_entries).where(ladder_entries.c.ladder_id == ladder_id)
-        ).all()
+        entries = conn.execute(sa.select(ladder_entries).where(ladder_entries.c.ladder_id == ladder_id)).all()
+        kind = conn.execute(sa.select(ladders.c.kind).where(ladders.c.id == ladder_id)).scalar_one()
+        coop: dict[int, tuple[bool, int, float]] | None = None
+        if kind == "coop":
+            coop = {
+                row.match_id: (bool(row.team_won), row.scenario_id, float(row.before))
+                for row in conn.execute(
+                    sa.select(
+                        results.c.match_id,
+                        results.c.team_won,
+                        scenario_rating_history.c.scenario_id,
+                        scenario_rating_history.c.before,
+                    ).join(scenario_rating_history, scenario_rating_history.c.match_id == results.c.match_id)
+                )
+            }
     if set(places_of) != set(done):
-        problems.append(f"results without a done match or done matches without a result: "
-                        f"{sorted(set(places_of) ^ set(done))}")
+        problems.append(
+            f"results without a done match or done matches without a result: "
+            f"{sorted(set(places_of) ^ set(done))}"
+        )
     per_match: defaultdict[int, list[int]] = defaultdict(list)
     order: list[int] = []
     last: dict[int, float] = {}
@@ -62,20 +87,27 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
             order.append(h.match_id)
         per_match[h.match_id].append(h.bot_id)
         if abs(last.get(h.bot_id, elo.INITIAL_RATING) - h.before) > tolerance:
-            problems.append(f"rating_history {h.id}: bot {h.bot_id} starts at {h.before}, "
-                            f"its previous change ended at {last.get(h.bot_id)}")
+            problems.append(
+                f"rating_history {h.id}: bot {h.bot_id} starts at {h.before}, "
+                f"its previous change ended at {last.get(h.bot_id)}"
+            )
         last[h.bot_id] = h.after
     for match_id, seats in done.items():
         expected = sorted({bot_of[int(v)] for v in seats})
         if sorted(per_match.get(match_id, [])) != expected:
-            problems.append(f"match {match_id}: rating rows for {sorted(per_match.get(match_id, []))}, "
-                            f"expected {expected}")
+            problems.append(
+                f"match {match_id}: rating rows for {sorted(per_match.get(match_id, []))}, "
+                f"expected {expected}"
+            )
     stray = sorted(set(per_match) - set(done))
     if stray:
         problems.append(f"rating rows for matches that are not done: {stray}")
     rating: defaultdict[int, float] = defaultdict(lambda: elo.INITIAL_RATING)
     games: defaultdict[int, int] = defaultdict(int)
     wins: defaultdict[int, int] = defaultdict(int)
+    if coop is not None:
+        _replay_coop(order, done, bot_of, coop, rating, games, wins, problems, tolerance)
+        order = []  # the free-for-all replay below does not apply
     for match_id in order:
         if match_id not in done or match_id not in places_of:
             continue
@@ -102,3 +134,44 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
                 f"replayed {rating[b]:.6f}, {games[b]} games, {wins[b]} wins"
             )
     return problems
+
+
+def _replay_coop(
+    order: list[int],
+    done: dict[int, Any],
+    bot_of: dict[int, int],
+    coop: dict[int, tuple[bool, int, float]],
+    rating: defaultdict[int, float],
+    games: defaultdict[int, int],
+    wins: defaultdict[int, int],
+    problems: list[str],
+    tolerance: float,
+) -> None:
+    """Replay cooperative ratings (team vs scenario) over the recorded results, in order."""
+    scenario_rating: defaultdict[int, float] = defaultdict(lambda: coop_rating.INITIAL_SCENARIO_RATING)
+    scenario_games: defaultdict[int, int] = defaultdict(int)
+    for match_id in order:
+        if match_id not in done or match_id not in coop:
+            problems.append(f"match {match_id}: no cooperative result or scenario history")
+            continue
+        team_won, scenario_id, recorded_before = coop[match_id]
+        if abs(scenario_rating[scenario_id] - recorded_before) > tolerance:
+            problems.append(
+                f"match {match_id}: scenario {scenario_id} recorded at {recorded_before}, "
+                f"replayed {scenario_rating[scenario_id]}"
+            )
+        seat_bots = [bot_of[int(v)] for v in done[match_id]]
+        deltas = coop_rating.coop_deltas(
+            [rating[b] for b in seat_bots],
+            [elo.k_factor(games[b]) for b in seat_bots],
+            scenario_rating[scenario_id],
+            coop_rating.scenario_k_factor(scenario_games[scenario_id]),
+            team_won,
+        )
+        delta_of = dict(zip(seat_bots, deltas.members, strict=True))
+        for b in sorted(set(seat_bots)):
+            rating[b] += delta_of[b]
+            games[b] += 1
+            wins[b] += team_won
+        scenario_rating[scenario_id] += deltas.scenario
+        scenario_games[scenario_id] += 1

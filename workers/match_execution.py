@@ -194,6 +194,7 @@ def load_spec(engine: Engine, match_id: int) -> MatchSpec:
                 matches.c.ladder_id,
                 matches.c.seed,
                 matches.c.seats,
+                matches.c.config,
                 ladders.c.game,
                 ladders.c.players,
                 ladders.c.decision_ms,
@@ -234,7 +235,9 @@ def load_spec(engine: Engine, match_id: int) -> MatchSpec:
         )
         for i, v in enumerate(version_ids)
     )
-    config = game_class(row.game).default_config(row.players)
+    # A match may carry its own config (a cooperative scenario, a board side); it is rated
+    # against exactly what was played.
+    config = dict(row.config) if row.config else game_class(row.game).default_config(row.players)
     return MatchSpec(
         match_id=match_id,
         ladder_id=row.ladder_id,
