@@ -20,27 +20,43 @@ __all__ = ["main"]
 # --- arena play ----------------------------------------------------------------------------
 
 
-def _stats_table(games: Sequence[Any]) -> dict[str, Any]:
-    """Wins, mean score, escapes and knockouts by seat and by bot."""
+#: per game: the outcome columns of `arena play` and the engine outcomes each one counts
+_OUTCOME_COLUMNS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
+    "clank": (
+        ("escaped", ("escaped",)),
+        ("rescued", ("rescued",)),
+        ("knocked_out", ("knocked_out", "forfeited")),
+    ),
+    "alien": (("survived", ("survived",)), ("died", ("died",)), ("forfeited", ("forfeited",))),
+}
+
+
+def _stats_table(games: Sequence[Any], game: str = "clank") -> dict[str, Any]:
+    """Wins, mean score and the game's outcomes (Clank!: escapes and knockouts) by seat and bot.
+
+    A seat wins when it is placed first; in a cooperative game (a result with `team_won`) when
+    the team won and the seat was not forfeited.
+    """
+    columns = _OUTCOME_COLUMNS.get(game, _OUTCOME_COLUMNS["clank"])
 
     def empty() -> dict[str, float]:
-        return {"games": 0, "wins": 0, "score_sum": 0, "escaped": 0, "rescued": 0, "knocked_out": 0}
+        return {"games": 0, "wins": 0, "score_sum": 0, **{name: 0 for name, _ in columns}}
 
     by_seat: dict[int, dict[str, float]] = defaultdict(empty)
     by_bot: dict[str, dict[str, float]] = defaultdict(empty)
     for g in games:
         for seat, bot in enumerate(g.bots):
+            outcome = g.result.outcomes[seat]
+            if g.result.team_won is None:
+                won = g.result.places[seat] == 1
+            else:
+                won = g.result.team_won and outcome != "forfeited"
             for row in (by_seat[seat], by_bot[bot]):
                 row["games"] += 1
-                row["wins"] += g.result.places[seat] == 1
+                row["wins"] += won
                 row["score_sum"] += g.result.scores[seat]
-                outcome = g.result.outcomes[seat]
-                if outcome == "escaped":
-                    row["escaped"] += 1
-                elif outcome == "rescued":
-                    row["rescued"] += 1
-                elif outcome in ("knocked_out", "forfeited"):
-                    row["knocked_out"] += 1
+                for name, counted in columns:
+                    row[name] += outcome in counted
 
     def finish(row: dict[str, float]) -> dict[str, float]:
         n = row["games"] or 1
@@ -49,9 +65,7 @@ def _stats_table(games: Sequence[Any]) -> dict[str, Any]:
             "wins": row["wins"],
             "win_rate": round(row["wins"] / n, 4),
             "mean_score": round(row["score_sum"] / n, 2),
-            "escaped": row["escaped"],
-            "rescued": row["rescued"],
-            "knocked_out": row["knocked_out"],
+            **{name: row[name] for name, _ in columns},
         }
 
     total_decisions = sum(g.decisions for g in games)
@@ -70,20 +84,21 @@ def _print_table(stats: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
+    fixed = ("games", "wins", "win_rate", "mean_score")
     for key, title in (("by_seat", "seat"), ("by_bot", "bot")):
+        rows = stats[key]
+        outcomes = [c for c in next(iter(rows.values()), {}) if c not in fixed]
         table = Table(title=f"Results by {title} ({stats['games']} games)")
-        for col in (title, "games", "wins", "win %", "mean score", "escaped", "rescued", "knocked out"):
+        for col in (title, "games", "wins", "win %", "mean score", *(c.replace("_", " ") for c in outcomes)):
             table.add_column(col, justify="left" if col == title else "right")
-        for name, row in stats[key].items():
+        for name, row in rows.items():
             table.add_row(
                 name,
                 str(row["games"]),
                 str(row["wins"]),
                 f"{100 * row['win_rate']:.1f}",
                 f"{row['mean_score']:.1f}",
-                str(row["escaped"]),
-                str(row["rescued"]),
-                str(row["knocked_out"]),
+                *(str(row[c]) for c in outcomes),
             )
         console.print(table)
     console.print(f"{stats['decisions']} decisions, {stats['games_per_second']} games/s")
@@ -125,7 +140,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
             if replay_dir:
                 save(g.replay, replay_dir / f"{args.game}-{seed}.replay.json.gz")
             progress.advance(task)
-    stats = _stats_table(games)
+    stats = _stats_table(games, args.game)
     if args.json:
         print(json.dumps(stats, indent=2))
     else:

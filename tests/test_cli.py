@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from referee.replay import load
+
 ARENA = [sys.executable, "-m", "referee.cli"]
 
 
@@ -36,6 +38,31 @@ def test_play_table_is_printed_without_json() -> None:
     assert out.returncode == 0, out.stderr
     assert "Results by seat" in out.stdout and "Results by bot" in out.stdout
     assert "greedy" in out.stdout
+
+
+def test_play_alien_with_the_coop_bot_counts_team_wins_and_deaths(tmp_path: Path) -> None:
+    out = run("play", "alien", "--players", "2", "--bots", "coop,coop", "--seed", "1", "--games", "3",
+              "--replay-dir", str(tmp_path), "--json")
+    assert out.returncode == 0, out.stderr
+    stats = json.loads(out.stdout)
+    assert stats["games"] == 3 and set(stats["by_bot"]) == {"coop"}
+    seats = stats["by_seat"]
+    assert set(seats) == {"0", "1"}
+    for row in seats.values():
+        assert set(row) == {"games", "wins", "win_rate", "mean_score", "survived", "died", "forfeited"}
+        assert row["games"] == 3 and row["survived"] + row["died"] == 3 and row["forfeited"] == 0
+    # cooperative: the team wins or loses together (every seat is placed first either way)
+    assert seats["0"]["wins"] == seats["1"]["wins"] == stats["by_bot"]["coop"]["wins"] / 2
+    team_wins = 0
+    for seed in range(1, 4):
+        path = tmp_path / f"alien-{seed}.replay.json.gz"
+        ok = run("replay", "verify", str(path))
+        assert ok.returncode == 0 and "every digest matches" in ok.stdout
+        team_wins += load(path)["result"]["team_won"] is True
+    assert seats["0"]["wins"] == team_wins
+    table = run("play", "alien", "--players", "2", "--bots", "coop,coop")
+    assert table.returncode == 0, table.stderr
+    assert "survived" in table.stdout and "escaped" not in table.stdout
 
 
 def test_play_rejects_wrong_bot_count_and_unknown_bot() -> None:

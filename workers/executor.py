@@ -16,10 +16,11 @@ Two executors:
   bot tokens. It is loaded lazily, in the process that first needs it (so gRPC channels are
   created after Celery forks its pool), from ``$ARENA_REFEREE_EXECUTOR`` =
   ``"module:factory"`` (default :data:`DEFAULT_REFEREE_EXECUTOR`). The factory takes no
-  arguments and returns a :class:`MatchExecutor`; if it also has ``can_seat(command) -> bool``
-  the matchmaker asks it whether a hosted/remote bot version can be seated now (a remote bot
-  only while it is connected). Until that module exists, matches with such seats fail with
-  reason ``unavailable`` and the matchmaker does not schedule them.
+  arguments and returns a :class:`MatchExecutor`; if it also has ``can_seat(command, bot_id)
+  -> bool`` the matchmaker asks it whether a hosted/remote bot version of bot `bot_id` can be
+  seated now (a remote bot only while it is connected: the bot id says which bot). If that
+  module cannot be imported, matches with such seats fail with reason ``unavailable`` and the
+  matchmaker does not schedule them.
 """
 
 from __future__ import annotations
@@ -228,15 +229,19 @@ def reset_referee_executor() -> None:
         _loaded.clear()
 
 
-def can_seat(game: str, command: BotCommand) -> bool:
-    """True if a bot version with `command` can be seated in a match of `game` now."""
+def can_seat(game: str, command: BotCommand, bot_id: int | None = None) -> bool:
+    """True if a version of bot `bot_id` with `command` can be seated in a match of `game` now.
+
+    The referee executor's ``can_seat(command, bot_id)`` decides for hosted and remote bots (a
+    remote bot: is bot `bot_id` connected?).
+    """
     if command.kind == "builtin":
         return command.builtin in available(game)
     executor = referee_executor()
     if executor is None:
         return False
-    check: Callable[[BotCommand], bool] | None = getattr(executor, "can_seat", None)
-    return True if check is None else bool(check(command))
+    check: Callable[[BotCommand, int | None], bool] | None = getattr(executor, "can_seat", None)
+    return True if check is None else bool(check(command, bot_id))
 
 
 _IN_PROCESS: Final = InProcessExecutor()

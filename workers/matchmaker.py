@@ -202,19 +202,19 @@ class LadderView:
 
 
 def _seatable_versions(
-    rows: Iterable[Any], game: str, seatable: Callable[[str, str], bool]
+    rows: Iterable[Any], game: str, seatable: Callable[[str, str, int], bool]
 ) -> dict[int, int]:
     """bot id -> its newest version that can be seated now (rows: id, bot_id, command)."""
     newest: dict[int, int] = {}
     for row in rows:
-        if seatable(game, row.command) and row.id > newest.get(row.bot_id, -1):
+        if row.id > newest.get(row.bot_id, -1) and seatable(game, row.command, row.bot_id):
             newest[row.bot_id] = row.id
     return newest
 
 
-def _default_seatable(game: str, command: str) -> bool:
+def _default_seatable(game: str, command: str, bot_id: int) -> bool:
     try:
-        return can_seat(game, parse_command(command))
+        return can_seat(game, parse_command(command), bot_id)
     except BotCommandError:
         return False
 
@@ -223,7 +223,7 @@ def load_ladder_views(
     engine: Engine,
     ladder_ids: Iterable[int] | None = None,
     *,
-    seatable: Callable[[str, str], bool] = _default_seatable,
+    seatable: Callable[[str, str, int], bool] = _default_seatable,
 ) -> list[LadderView]:
     """Each ladder's entrants (bots with a seatable version), queue and recent history."""
     views = []

@@ -82,6 +82,21 @@ class AlienCoopBot:
             return 0
         return max(0, min(targets) - int(obs["pool"]["attack"]))
 
+    def _stretch_gap(self, obs: dict[str, Any]) -> int:
+        """Attack the active player lacks for the cheapest kill worth spending cards on: a Combat
+        Zone enemy, a facehugger, or a face-up boss or Final Enemy anywhere (0: none)."""
+        hive = self.content.hive_cards
+        targets = [hive[c].attack for c in obs["combat"] if hive[c].is_enemy]
+        targets += [hive[f["card"]].attack for f in obs["facehuggers"]]
+        for r in obs["complex"]:
+            if r is not None and r["up"]:
+                c = hive[r["card"]]
+                if c.is_enemy and (c.boss or c.final):
+                    targets.append(c.attack)
+        if not targets:
+            return 0
+        return max(0, min(targets) - int(obs["pool"]["attack"]))
+
     def _coordinate(self, obs: dict[str, Any], legal: Sequence[Action], kinds: dict[str, list[int]]) -> int:
         me = obs["players"][obs["seat"]]
         gap = self._threat_gap(obs)
@@ -155,16 +170,20 @@ class AlienCoopBot:
             return max(kinds["scan"], key=lambda i: int(legal[i].args[0]))
         if fights:
             return legal.index(max(fights, key=fight_value))
-        # Release or sacrifice when the extra Attack buys a Combat Zone or facehugger kill.
-        gap = self._threat_gap(obs)
+        # Release or sacrifice when the extra Attack, all together, buys a kill of a Combat Zone
+        # enemy, a facehugger or a face-up boss or Final Enemy (also stuck in the Complex).
+        gap = self._stretch_gap(obs)
         if gap > 0:
-            for kind, field in (("release", "release"), ("sacrifice", "sacrifice")):
+            me = obs["players"][obs["seat"]]
+            extras: list[tuple[int, int]] = []
+            for kind in ("release", "sacrifice"):
+                zone = me["vigilant"] if kind == "release" else me["play"]
                 for i in kinds.get(kind, []):
-                    me = obs["players"][obs["seat"]]
-                    zone = me["vigilant"] if kind == "release" else me["play"]
-                    card = cards[zone[int(legal[i].args[0])]]
-                    if _attack_of(getattr(card, field)) >= gap:
-                        return i
+                    extra = _attack_of(getattr(cards[zone[int(legal[i].args[0])]], kind))
+                    if extra > 0:
+                        extras.append((extra, i))
+            if extras and sum(e for e, _ in extras) >= gap:
+                return max(extras)[1]
         best_i, best_v = -1, 0.0
         for i in kinds.get("recruit", []):
             c = cards[str(obs["hq"][int(legal[i].args[0])])]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,11 +42,17 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
     import logging
 
     from referee.server.config import ServerLimits
+    from referee.server.lobby import Authenticator, ladder_authenticator
     from referee.server.server import serve_forever
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     limits = ServerLimits(max_matches=args.max_matches)
-    asyncio.run(serve_forever(args.host, args.port, limits=limits, admin_token=args.admin_token))
+    authenticator: Authenticator | None = ladder_authenticator(args.db) if args.db else None
+    asyncio.run(
+        serve_forever(
+            args.host, args.port, limits=limits, admin_token=args.admin_token, authenticator=authenticator
+        )
+    )
     return 0
 
 
@@ -110,11 +117,14 @@ def _cmd_match(args: argparse.Namespace) -> int:
                 "exit_code": run.exit_code,
             }
         )
+    result = status.result if status.HasField("result") else None
     summary = {
         "match_id": launched.match_id,
         "game": args.game,
         "seed": args.seed,
         "ended_by": status.ended_by,
+        # cooperative games (Alien): did the team win; None for competitive games
+        "team_won": result.team_won if result is not None and result.HasField("team_won") else None,
         "decisions": status.decisions,
         "seats": rows,
         "replay": args.replay,
@@ -122,9 +132,11 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
+        won = summary["team_won"]
+        team = "" if won is None else "; the team " + ("won" if won else "lost")
         print(
             f"match {launched.match_id} ({args.game}, seed {args.seed}): {status.ended_by}, "
-            f"{status.decisions} decisions"
+            f"{status.decisions} decisions{team}"
         )
         for r in rows:
             line = (
@@ -203,7 +215,17 @@ def register(sub: Any) -> None:
     ref = ssub.add_parser("referee", help="the gRPC referee (bots connect here)")
     ref.add_argument("--host", default="127.0.0.1")
     ref.add_argument("--port", type=int, default=50051)
-    ref.add_argument("--admin-token", default=None, help="require this token on admin calls")
+    ref.add_argument(
+        "--admin-token",
+        default=os.environ.get("ARENA_ADMIN_TOKEN") or None,
+        help="require this token on admin calls ($ARENA_ADMIN_TOKEN)",
+    )
+    ref.add_argument(
+        "--db",
+        default=None,
+        metavar="URL",
+        help="the ladder database: remote bots may then connect with their bot tokens",
+    )
     ref.add_argument("--max-matches", type=int, default=1024)
     ref.set_defaults(func=_cmd_serve_referee)
 

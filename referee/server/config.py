@@ -89,6 +89,9 @@ class MatchSpec:
     config: dict[str, Any] | None = None
     time_control: TimeControl = field(default_factory=TimeControl)
     match_id: str = ""
+    #: per seat, the ladder bot id of a remote bot bound to it (0: a seat-token seat); empty:
+    #: no seat is bound
+    seat_bot_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,9 @@ class ServerLimits:
     hello_timeout_ms: int = 10_000
     #: a game still running after this many decisions is stopped (an engine bug, not a bot's)
     max_decisions: int = 200_000
+    #: a seat bound to a remote bot that is connected but busy in other matches waits for it
+    #: this long (past `connect_ms`) before it is forfeited
+    remote_queue_ms: int = 900_000
 
     def grpc_options(self) -> list[tuple[str, Any]]:
         """Channel arguments for grpc.aio.server."""

@@ -5,6 +5,9 @@ creates the match through the admin service, launches every bot command with its
 one-time seat token in the environment (ARENA_REFEREE, ARENA_TOKEN), follows the match through
 WatchMatch, and fetches the replay. A bot process that exits before the match ends is reported
 to the referee as a crash.
+
+`launch_bot`, `stop_bots` and `follow_match` are the pieces; the ladder's executor
+(`referee.server.match_executor`) uses them too.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from referee.core.game import canonical_json
 from referee.server.config import ServerLimits, TimeControl
 from referee.server.server import start
 
-__all__ = ["BotRun", "LaunchedMatch", "run_match"]
+__all__ = ["BotRun", "LaunchedMatch", "follow_match", "launch_bot", "run_match", "stop_bots"]
 
 ENV_REFEREE = "ARENA_REFEREE"
 ENV_TOKEN = "ARENA_TOKEN"
@@ -52,6 +55,75 @@ class BotRun:
         except OSError:
             return ""
         return "\n".join(text.splitlines()[-lines:])
+
+
+async def launch_bot(
+    seat: int,
+    command: str,
+    address: str,
+    token: str,
+    log_path: Path,
+    *,
+    on_exit: Callable[[BotRun], None] | None = None,
+) -> tuple[asyncio.subprocess.Process, BotRun, asyncio.Task[None]]:
+    """Start one bot command (a shell command line, in its own process group) with the referee
+    address and its seat token in ARENA_REFEREE / ARENA_TOKEN, its output to `log_path`.
+
+    Returns the process, its BotRun and a task that sets `exit_code` (and calls `on_exit`)
+    when the process ends.
+    """
+    run = BotRun(seat, command, log_path)
+    env = {**os.environ, ENV_REFEREE: address, ENV_TOKEN: token}
+    with run.log_path.open("wb") as out:
+        proc = await asyncio.create_subprocess_shell(
+            command,
+            env=env,
+            stdout=out,
+            stderr=asyncio.subprocess.STDOUT,
+            stdin=asyncio.subprocess.DEVNULL,
+            start_new_session=True,
+        )
+
+    async def watch() -> None:
+        run.exit_code = await proc.wait()
+        if on_exit is not None:
+            on_exit(run)
+
+    return proc, run, asyncio.create_task(watch(), name=f"bot-{seat}")
+
+
+async def stop_bots(
+    procs: Sequence[asyncio.subprocess.Process], watchers: Sequence[asyncio.Task[None]] = ()
+) -> None:
+    """Kill what is still running of the bots (each its whole process group) and reap them."""
+    for proc in procs:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the group we started for this bot
+    for proc in procs:
+        with contextlib.suppress(ProcessLookupError):
+            await proc.wait()
+    for task in watchers:
+        task.cancel()
+    await asyncio.gather(*watchers, return_exceptions=True)
+
+
+async def follow_match(
+    admin: dict[str, Any],
+    auth: Sequence[tuple[str, str]],
+    match_id: str,
+    on_event: Callable[[admin_pb2.MatchEvent], None] | None = None,
+) -> tuple[admin_pb2.MatchStatus, bytes, int]:
+    """Follow a match through WatchMatch to its end; its final status, its replay, the events."""
+    request = admin_pb2.GetMatchRequest(match_id=match_id)
+    events = 0
+    async for event in admin["WatchMatch"](request, metadata=auth):
+        events += 1
+        if on_event is not None:
+            on_event(event)
+    status = await admin["GetMatch"](request, metadata=auth)
+    replay = await admin["GetReplay"](request, metadata=auth)
+    return status, replay.data, events
 
 
 @dataclass
@@ -105,50 +177,21 @@ async def run_match(
             assert session is not None
             session.processes_watched = True
             for seat, (command, token) in enumerate(zip(commands, created.seat_tokens, strict=True)):
-                run = BotRun(seat, command, logs / f"seat{seat}.log")
-                env = {**os.environ, ENV_REFEREE: running.address, ENV_TOKEN: token}
-                with run.log_path.open("wb") as out:
-                    proc = await asyncio.create_subprocess_shell(
-                        command,
-                        env=env,
-                        stdout=out,
-                        stderr=asyncio.subprocess.STDOUT,
-                        stdin=asyncio.subprocess.DEVNULL,
-                        start_new_session=True,
-                    )
+                proc, run, watcher = await launch_bot(
+                    seat,
+                    command,
+                    running.address,
+                    token,
+                    logs / f"seat{seat}.log",
+                    on_exit=lambda run: session.process_exited(run.seat, run.exit_code or 0),
+                )
                 procs.append(proc)
                 runs.append(run)
-
-                async def watch(proc: asyncio.subprocess.Process = proc, run: BotRun = run) -> None:
-                    run.exit_code = await proc.wait()
-                    session.process_exited(run.seat, run.exit_code)
-
-                watchers.append(asyncio.create_task(watch()))
-            events = 0
-            async for event in admin["WatchMatch"](
-                admin_pb2.GetMatchRequest(match_id=created.match_id), metadata=auth
-            ):
-                events += 1
-                if on_event is not None:
-                    on_event(event)
-            status = await admin["GetMatch"](
-                admin_pb2.GetMatchRequest(match_id=created.match_id), metadata=auth
-            )
-            replay = await admin["GetReplay"](
-                admin_pb2.GetMatchRequest(match_id=created.match_id), metadata=auth
-            )
+                watchers.append(watcher)
+            status, replay, events = await follow_match(admin, auth, created.match_id, on_event)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.gather(*watchers), EXIT_WAIT_S)
-        return LaunchedMatch(created.match_id, status, replay.data, runs, events)
+        return LaunchedMatch(created.match_id, status, replay, runs, events)
     finally:
-        for proc in procs:
-            if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)  # the group we started for this bot
-        for proc in procs:
-            with contextlib.suppress(ProcessLookupError):
-                await proc.wait()
-        for task in watchers:
-            task.cancel()
-        await asyncio.gather(*watchers, return_exceptions=True)
+        await stop_bots(procs, watchers)
         await running.stop(grace=0.2)

@@ -11,6 +11,7 @@ from typing import Any
 
 from referee.core.game import GameError
 from referee.server.config import MatchSpec, ServerLimits
+from referee.server.lobby import Authenticator, Lobby
 from referee.server.session import MatchSession, SeatState, State
 
 __all__ = ["MatchLimitReached", "Referee", "SpecError"]
@@ -27,12 +28,20 @@ class MatchLimitReached(RuntimeError):
 
 
 class Referee:
-    """Creates match sessions, runs each as its own task, finds them by id or seat token."""
+    """Creates match sessions, runs each as its own task, finds them by id or seat token.
 
-    def __init__(self, limits: ServerLimits | None = None) -> None:
+    With an `authenticator` (bot token -> ladder bot), bots may also connect with their bot
+    token and wait in the `lobby` for the matches whose seats are bound to them.
+    """
+
+    def __init__(
+        self, limits: ServerLimits | None = None, authenticator: Authenticator | None = None
+    ) -> None:
         self.limits = limits or ServerLimits()
         self.matches: OrderedDict[str, MatchSession] = OrderedDict()
         self.tokens: dict[str, tuple[MatchSession, SeatState]] = {}
+        self.authenticator = authenticator
+        self.lobby = Lobby()
         self._tasks: set[asyncio.Task[None]] = set()
 
     def create(self, spec: MatchSpec) -> MatchSession:
@@ -44,6 +53,11 @@ class Referee:
             raise SpecError(f"match id {spec.match_id!r} is taken")
         if not spec.seat_names:
             raise SpecError("a match needs at least one seat")
+        bound = [b for b in spec.seat_bot_ids if b]
+        if bound and self.authenticator is None:
+            raise SpecError("seats bound to remote bots need a referee started with a ladder database")
+        if len(set(bound)) != len(bound):
+            raise SpecError("a remote bot can be bound to one seat of a match only")
         try:
             session = MatchSession(spec, self.limits)
         except KeyError as exc:
@@ -51,11 +65,16 @@ class Referee:
         except (GameError, ValueError, TypeError) as exc:
             raise SpecError(f"bad match config: {exc}") from None
         self.matches[session.match_id] = session
+        session.bot_present = self.lobby.present
         for seat in session.seats:
-            self.tokens[seat.token] = (session, seat)
+            if seat.bot_id is None:
+                self.tokens[seat.token] = (session, seat)
         task = asyncio.get_running_loop().create_task(session.run(), name=f"match-{session.match_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        for seat in session.seats:
+            if seat.bot_id is not None:
+                self.lobby.bind(session, seat, seat.bot_id)
         return session
 
     def _evict(self) -> None:

@@ -15,6 +15,7 @@ from grpc_reflection.v1alpha import reflection
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE
 from referee.server.config import ServerLimits
+from referee.server.lobby import Authenticator
 from referee.server.referee import Referee
 from referee.server.service import handlers
 
@@ -51,10 +52,14 @@ async def start(
     *,
     limits: ServerLimits | None = None,
     admin_token: str | None = None,
+    authenticator: Authenticator | None = None,
 ) -> RunningReferee:
-    """Start serving on host:port (port 0: any free port) and return at once."""
+    """Start serving on host:port (port 0: any free port) and return at once.
+
+    With an `authenticator`, bots may also connect with their bot tokens (remote bots).
+    """
     limits = limits or ServerLimits()
-    referee = Referee(limits)
+    referee = Referee(limits, authenticator)
     server = grpc.aio.server(
         options=limits.grpc_options(), maximum_concurrent_rpcs=limits.max_concurrent_rpcs
     )
@@ -81,10 +86,15 @@ async def start(
 
 
 async def serve_forever(
-    host: str, port: int, *, limits: ServerLimits | None = None, admin_token: str | None = None
+    host: str,
+    port: int,
+    *,
+    limits: ServerLimits | None = None,
+    admin_token: str | None = None,
+    authenticator: Authenticator | None = None,
 ) -> None:
     """`arena serve referee`: serve until SIGINT / SIGTERM."""
-    running = await start(host, port, limits=limits, admin_token=admin_token)
+    running = await start(host, port, limits=limits, admin_token=admin_token, authenticator=authenticator)
     print(f"referee listening on {running.address}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -3,6 +3,7 @@
 Status codes (readable messages always say what to fix):
     UNAUTHENTICATED      no token, an unknown token, a token already used (bot or admin)
     FAILED_PRECONDITION  a second connection for a seat, a finished match, a replay not ready
+    ALREADY_EXISTS       a second bot-token stream for a bot that has one open
     INVALID_ARGUMENT     a first message that is not a hello, a bad match request
     RESOURCE_EXHAUSTED   too many matches or calls; a seat forfeited for strikes
     NOT_FOUND            an unknown match id (admin)
@@ -22,8 +23,9 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, PROTOCOL
+from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, LOBBY_METADATA, PROTOCOL
 from referee.server.config import MatchSpec, TimeControl
+from referee.server.lobby import AlreadyConnected, RemoteBot
 from referee.server.referee import MatchLimitReached, Referee, SpecError, parse_config
 from referee.server.session import Close, MatchSession, SeatState, State
 
@@ -56,38 +58,17 @@ async def _abort(
     raise AssertionError("unreachable")  # abort raises
 
 
+PlayContext = grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage]
+
+
 class BotService:
-    """BotService.Play: one match session per stream."""
+    """BotService.Play: one match session per stream (seat token), or a remote bot's stream
+    across matches (bot token, see referee.server.lobby)."""
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
 
-    async def _open(
-        self, context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage]
-    ) -> tuple[MatchSession, SeatState]:
-        token = bearer_token(context)
-        if not token:
-            await _abort(
-                context,
-                grpc.StatusCode.UNAUTHENTICATED,
-                "missing 'authorization: Bearer <seat token>' metadata",
-            )
-        found = self.referee.tokens.get(token)
-        if found is None:
-            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown seat token")
-        session, seat = found
-        if seat.connected:
-            await _abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"seat {seat.seat} of match {session.match_id} already has a connected bot",
-            )
-        if seat.used or seat.forfeited:
-            await _abort(
-                context, grpc.StatusCode.UNAUTHENTICATED, "seat token already used (tokens are one-time)"
-            )
-        if session.state is State.FINISHED:
-            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"match {session.match_id} is over")
+    async def _hello(self, context: PlayContext) -> bot_pb2.Hello:
         try:
             first: object = await asyncio.wait_for(
                 context.read(), self.referee.limits.hello_timeout_ms / 1000
@@ -104,6 +85,26 @@ class BotService:
                 grpc.StatusCode.FAILED_PRECONDITION,
                 f"protocol {hello.protocol} is not spoken here (this referee speaks {PROTOCOL})",
             )
+        return hello
+
+    async def _open(self, context: PlayContext, token: str) -> tuple[MatchSession, SeatState]:
+        found = self.referee.tokens.get(token)
+        if found is None:
+            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown seat token")
+        session, seat = found
+        if seat.connected:
+            await _abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"seat {seat.seat} of match {session.match_id} already has a connected bot",
+            )
+        if seat.used or seat.forfeited:
+            await _abort(
+                context, grpc.StatusCode.UNAUTHENTICATED, "seat token already used (tokens are one-time)"
+            )
+        if session.state is State.FINISHED:
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"match {session.match_id} is over")
+        hello = await self._hello(context)
         # the hello wait yielded: look again before taking the seat
         if seat.used or seat.forfeited or session.finished:
             await _abort(
@@ -118,7 +119,17 @@ class BotService:
         context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
     ) -> None:
         """One bot session (see PROTOCOL.md)."""
-        session, seat = await self._open(context)
+        token = bearer_token(context)
+        if not token:
+            await _abort(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "missing 'authorization: Bearer <seat token or bot token>' metadata",
+            )
+        if token not in self.referee.tokens and self.referee.authenticator is not None:
+            await self._play_remote(context, token)
+            return
+        session, seat = await self._open(context, token)
         reader = asyncio.create_task(self._read(context, session, seat))
         close = Close(grpc.StatusCode.OK, "")
         try:
@@ -142,6 +153,93 @@ class BotService:
         if close.code is not grpc.StatusCode.OK:
             await context.abort(close.code, close.message)
 
+    async def _play_remote(self, context: PlayContext, token: str) -> None:
+        """A bot-token stream: the bot waits in the lobby and plays every match it is seated in."""
+        authenticator = self.referee.authenticator
+        assert authenticator is not None
+        try:
+            identity = await asyncio.to_thread(authenticator, token)
+        except Exception:
+            log.exception("checking a bot token failed")
+            await _abort(context, grpc.StatusCode.UNAVAILABLE, "cannot check the bot token now; retry")
+        if identity is None:
+            await _abort(
+                context,
+                grpc.StatusCode.UNAUTHENTICATED,
+                "unknown token (neither a seat token nor a bot token)",
+            )
+        hello = await self._hello(context)
+        lobby = self.referee.lobby
+        bot = RemoteBot(identity, hello)
+        try:
+            lobby.join(bot)
+        except AlreadyConnected as exc:
+            await _abort(context, grpc.StatusCode.ALREADY_EXISTS, f"{exc}: one stream per bot")
+        try:
+            # tells the bot it is in: a lobby stream may stay silent until the bot is seated
+            await context.send_initial_metadata(((LOBBY_METADATA, str(bot.bot_id)),))
+        except Exception:
+            lobby.drop(bot, "the stream broke at once")
+            raise
+        log.info("bot %d (%s) joined the lobby", bot.bot_id, identity.name)
+        reader = asyncio.create_task(self._read_remote(context, bot))
+        close = Close(grpc.StatusCode.OK, "")
+        try:
+            while True:
+                item = await bot.outbox.get()
+                if isinstance(item, Close):
+                    if bot.broken:
+                        close = item
+                        break
+                    lobby.game_over(bot)  # a game ended (or the seat was forfeited): stay open
+                    continue
+                await context.write(item)
+        except asyncio.CancelledError:
+            lobby.drop(bot, "the stream was cancelled")
+            raise
+        except Exception as exc:  # a write to a broken stream
+            lobby.drop(bot, f"stream error: {type(exc).__name__}")
+            return
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            lobby.drop(bot, "the stream ended")
+            log.info("bot %d (%s) left the lobby after %d games", bot.bot_id, identity.name, bot.games)
+        if close.code is not grpc.StatusCode.OK:
+            await context.abort(close.code, close.message)
+
+    async def _read_remote(self, context: PlayContext, bot: RemoteBot) -> None:
+        lobby = self.referee.lobby
+        try:
+            while True:
+                message: object = await context.read()
+                if message is grpc.aio.EOF:
+                    lobby.drop(bot, "the bot closed its stream")
+                    return
+                decoded = _decode(message) or bot_pb2.BotMessage()
+                if bot.current is not None:
+                    bot.current[0].receive(bot.current[1], decoded)
+                elif decoded.HasField("answer"):  # between two games: an answer to the last one
+                    bot.outbox.put_nowait(
+                        _between_games(
+                            bot_pb2.Notice.LATE,
+                            decoded.answer.decision_id,
+                            "FAILED_PRECONDITION",
+                            f"decision {decoded.answer.decision_id} is already settled; answer ignored",
+                        )
+                    )
+                else:
+                    bot.outbox.put_nowait(
+                        _between_games(
+                            bot_pb2.Notice.REJECTED, 0, "INVALID_ARGUMENT", "expected an answer; ignored"
+                        )
+                    )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            lobby.drop(bot, f"stream error: {type(exc).__name__}")
+
     @staticmethod
     async def _read(
         context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
@@ -163,6 +261,14 @@ class BotService:
             raise
         except Exception as exc:
             session.lost(seat, f"stream error: {type(exc).__name__}")
+
+
+def _between_games(
+    kind: bot_pb2.Notice.Kind, decision_id: int, code: str, message: str
+) -> bot_pb2.RefereeMessage:
+    return bot_pb2.RefereeMessage(
+        notice=bot_pb2.Notice(kind=kind, decision_id=decision_id, code=code, message=message)
+    )
 
 
 class AdminService:
@@ -204,6 +310,8 @@ class AdminService:
                 config=dict(c) if (c := parse_config(request.config_json)) is not None else None,
                 time_control=TimeControl.from_proto(request.time_control),
                 match_id=request.match_id,
+                seat_bot_ids=tuple(s.bot_id for s in request.seats) if any(s.bot_id for s in request.seats)
+                else (),
             )
             session = self.referee.create(spec)
         except (SpecError, ValueError) as exc:
@@ -211,7 +319,8 @@ class AdminService:
         except MatchLimitReached as exc:
             await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, str(exc))
         return admin_pb2.CreateMatchResponse(
-            match_id=session.match_id, seat_tokens=[s.token for s in session.seats]
+            match_id=session.match_id,
+            seat_tokens=[s.token if s.bot_id is None else "" for s in session.seats],
         )
 
     async def GetMatch(
@@ -225,6 +334,19 @@ class AdminService:
         session = await self._find(request, context)
         async for event in session.watch():
             yield event
+
+    async def ListBots(
+        self, request: admin_pb2.ListBotsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> admin_pb2.ListBotsResponse:
+        await self._check(context)
+        return self.referee.lobby.listing(request.bot_id)
+
+    async def CancelMatch(
+        self, request: admin_pb2.CancelMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> admin_pb2.MatchStatus:
+        session = await self._find(admin_pb2.GetMatchRequest(match_id=request.match_id), context)
+        session.cancel(request.reason)
+        return session.status()
 
     async def GetReplay(
         self, request: admin_pb2.GetMatchRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -280,6 +402,8 @@ def handlers(referee: Referee, admin_token: str | None) -> list[grpc.GenericRpcH
                 ),
                 "GetMatch": unary(admin.GetMatch, admin_pb2.GetMatchRequest, admin_pb2.MatchStatus),
                 "GetReplay": unary(admin.GetReplay, admin_pb2.GetMatchRequest, admin_pb2.Replay),
+                "ListBots": unary(admin.ListBots, admin_pb2.ListBotsRequest, admin_pb2.ListBotsResponse),
+                "CancelMatch": unary(admin.CancelMatch, admin_pb2.CancelMatchRequest, admin_pb2.MatchStatus),
                 "WatchMatch": grpc.unary_stream_rpc_method_handler(
                     watch, response_serializer=admin_pb2.MatchEvent.SerializeToString
                 ),

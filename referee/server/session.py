@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -42,9 +42,10 @@ EXIT_GRACE_S = 0.5
 def default_index(actions: Sequence[Action]) -> int:
     """The action played for a seat that did not answer in time (or is out of the game).
 
-    The most passive legal action: "end_turn" if legal, else "skip", else the first action.
+    The most passive legal action: "end_turn" if legal, else "skip", else "pass" (Alien's
+    Coordinate: lend nothing), else the first action.
     """
-    for kind in ("end_turn", "skip"):
+    for kind in ("end_turn", "skip", "pass"):
         for i, a in enumerate(actions):
             if a.kind == kind:
                 return i
@@ -105,6 +106,8 @@ class SeatState:
     lost_reason: str = ""
     exit_code: int | None = None
     strikes: int = 0
+    #: the ladder bot bound to this seat (a remote bot, seated through the lobby), if any
+    bot_id: int | None = None
     #: decision ids sent to this seat: a second or late answer to one of them is ignored
     issued: set[int] = field(default_factory=set)
     exited: asyncio.Event = field(default_factory=asyncio.Event)
@@ -151,6 +154,9 @@ class MatchSession:
         self.config = config
         self.encode = codec_for(spec.game)
         self.seats: list[SeatState] = []
+        bound = spec.seat_bot_ids or (0,) * players
+        if len(bound) != players:
+            raise ValueError(f"{len(bound)} seat bot ids for {players} seats")
         for i, name in enumerate(spec.seat_names):
             record: dict[str, Any] = {
                 "seat": i,
@@ -160,7 +166,14 @@ class MatchSession:
                 "incidents": [],
             }
             self.seats.append(
-                SeatState(i, name[:NAME_LIMIT], secrets.token_urlsafe(24), self.time.bank_ms, record)
+                SeatState(
+                    i,
+                    name[:NAME_LIMIT],
+                    secrets.token_urlsafe(24),
+                    self.time.bank_ms,
+                    record,
+                    bot_id=bound[i] or None,
+                )
             )
         self.recorder = ReplayRecorder(self.game, spec.seed, config, [s.record for s in self.seats])
         self.state = State.WAITING
@@ -175,6 +188,10 @@ class MatchSession:
         self.done = asyncio.Event()
         #: set by a launcher that reports its bot processes' exits (crash vs disconnect)
         self.processes_watched = False
+        #: set by the referee: is this remote bot connected (waiting for a seat or playing)?
+        self.bot_present: Callable[[int], bool] = lambda _bot_id: False
+        #: set by cancel(): the match ends between two actions with ended_by "cancelled: ..."
+        self.cancel_reason = ""
         self._codec_warned = False
 
     @property
@@ -277,16 +294,55 @@ class MatchSession:
         finally:
             await self._finish()
 
+    def _queued(self, seat: SeatState) -> bool:
+        """A seat bound to a remote bot that is connected, but busy in another match."""
+        return (
+            not seat.used
+            and not seat.lost_reason
+            and seat.bot_id is not None
+            and self.bot_present(seat.bot_id)
+        )
+
     async def _wait_for_seats(self) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._all_connected.wait(), self.time.connect_ms / 1000)
+        """Wait `connect_ms` for every seat; longer (up to `remote_queue_ms`) for a remote bot
+        that is connected and finishing other matches first."""
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + self.time.connect_ms / 1000
+        hard = started + max(self.time.connect_ms, self.limits.remote_queue_ms) / 1000
+        while not self._all_connected.is_set() and not self.cancel_reason:
+            now = loop.time()
+            if now < deadline:
+                timeout = deadline - now
+            elif now < hard and any(self._queued(s) for s in self.seats):
+                timeout = min(0.5, hard - now)
+            else:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._all_connected.wait(), timeout)
+        if self.cancel_reason:
+            return
         for seat in self.seats:
             if not seat.used and not seat.forfeited:
-                self._forfeit(seat, seat.lost_reason or "never connected", grpc.StatusCode.UNAVAILABLE)
+                reason = seat.lost_reason or "never connected"
+                if not seat.lost_reason and seat.bot_id is not None and self.bot_present(seat.bot_id):
+                    reason = f"never connected: bot {seat.bot_id} stayed busy in other matches"
+                self._forfeit(seat, reason, grpc.StatusCode.UNAVAILABLE)
+
+    def cancel(self, reason: str) -> None:
+        """End the match between two actions (an admin's CancelMatch: the worker gave it up)."""
+        if self.state is State.FINISHED or self.cancel_reason:
+            return
+        self.cancel_reason = reason or "no reason given"
+        self._all_connected.set()
+        for seat in self.seats:
+            seat.inbox.put_nowait(LOST)  # wakes a pending _ask
 
     async def _play(self) -> str:
         game = self.game
         while True:
+            if self.cancel_reason:
+                return f"cancelled: {self.cancel_reason}"
             for seat in self.seats:
                 if seat.lost_reason and not seat.forfeited:
                     if self.processes_watched and seat.exit_code is None:
@@ -394,6 +450,8 @@ class MatchSession:
             except TimeoutError:
                 break
             if isinstance(item, _Lost):
+                if self.cancel_reason:
+                    return FORFEITED  # not applied: the loop ends the match first
                 if not seat.lost_reason:
                     continue  # a stale marker from a stream already dealt with
                 return FORFEITED

@@ -97,7 +97,7 @@ def test_bot_check_passes_a_good_bot_and_fails_a_buggy_one() -> None:
 
 
 def test_alien_coordinate_decisions_reach_bots_out_of_turn(tmp_path: Path) -> None:
-    """A cooperative game with no typed codec yet: JSON observations, out-of-turn Coordinate."""
+    """A cooperative game: the raw-message bot sees Coordinate decisions flagged out_of_turn."""
     flagged = 0
     for seed in range(1, 6):  # random play does not always reach a Coordinate window
         played = play([buggy("ok"), buggy("ok"), buggy("ok")], tmp_path / str(seed), seed=seed, game="alien")

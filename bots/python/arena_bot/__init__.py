@@ -11,7 +11,8 @@
     if __name__ == "__main__":
         raise SystemExit(run(MyBot()))
 
-Run it with `python my_bot.py --referee HOST:PORT --token T` (or ARENA_REFEREE / ARENA_TOKEN).
+Run it with `python my_bot.py --referee HOST:PORT --token T` (or ARENA_REFEREE / ARENA_TOKEN) for
+one match, or `--bot-token B` (ARENA_BOT_TOKEN) to stay connected as a remote ladder bot.
 The wire messages are generated from proto/arena/v1 into `arena_bot._proto` (never edit them);
 `arena_bot.messages` re-exports the ones a bot meets.
 """
@@ -19,7 +20,7 @@ The wire messages are generated from proto/arena/v1 into `arena_bot._proto` (nev
 from __future__ import annotations
 
 from .actions import Action, decode_action
-from .bot import Bot, play, run
+from .bot import Bot, play, run, serve
 from .observations import message_to_dict, observation_dict, unwrap
 from .wire import PROTOCOL
 
@@ -32,5 +33,6 @@ __all__ = [
     "observation_dict",
     "play",
     "run",
+    "serve",
     "unwrap",
 ]

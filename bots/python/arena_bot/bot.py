@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 import queue
+import random
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -15,13 +17,14 @@ from google.protobuf.message import Message
 from ._proto.arena.v1 import bot_pb2
 from .actions import Action, decode_action
 from .observations import unwrap
-from .wire import PROTOCOL, bearer, channel_options, play_call
+from .wire import LOBBY_METADATA, PROTOCOL, bearer, channel_options, play_call
 
-__all__ = ["Bot", "run"]
+__all__ = ["Bot", "play", "run", "serve"]
 
 SDK = "arena-bot-python/0.1"
 ENV_REFEREE = "ARENA_REFEREE"
 ENV_TOKEN = "ARENA_TOKEN"
+ENV_BOT_TOKEN = "ARENA_BOT_TOKEN"
 
 
 class Bot:
@@ -45,8 +48,8 @@ class Bot:
     def act(self, observation: Any, legal_actions: Sequence[Action]) -> int:
         """Index of the chosen action in `legal_actions`.
 
-        `observation` is the game's typed message (`ClankObservation` for Clank!); pass it to
-        `arena_bot.observation_dict` for the engine's plain-dict form.
+        `observation` is the game's typed message (`ClankObservation` for Clank!, `AlienObservation`
+        for Alien); pass it to `arena_bot.observation_dict` for the engine's plain-dict form.
         """
         raise NotImplementedError
 
@@ -65,16 +68,34 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="an Arena bot")
     parser.add_argument("--referee", default=os.environ.get(ENV_REFEREE), help=f"HOST:PORT (${ENV_REFEREE})")
     parser.add_argument("--token", default=os.environ.get(ENV_TOKEN), help=f"seat token (${ENV_TOKEN})")
+    parser.add_argument(
+        "--bot-token",
+        default=os.environ.get(ENV_BOT_TOKEN),
+        help=f"bot token: stay connected and play every match the ladder seats you in (${ENV_BOT_TOKEN})",
+    )
+    parser.add_argument(
+        "--games", type=int, default=None, help="with --bot-token: stop after this many games"
+    )
     args = parser.parse_args(argv)
-    if not args.referee or not args.token:
-        parser.error(f"give --referee and --token (or set {ENV_REFEREE} and {ENV_TOKEN})")
+    if not args.referee or not (args.token or args.bot_token):
+        parser.error(
+            f"give --referee and --token or --bot-token "
+            f"(or set {ENV_REFEREE} and {ENV_TOKEN} or {ENV_BOT_TOKEN})"
+        )
     return args
 
 
-def play(bot: Bot, referee: str, token: str) -> bot_pb2.GameEnd | None:
-    """Play one match session; returns the GameEnd (None if the stream ended without one).
+def _log(bot: Bot, text: str) -> None:
+    print(f"[{bot.name}] {text}", file=sys.stderr, flush=True)
 
-    Raises grpc.RpcError when the referee refuses the session or the stream breaks.
+
+def _stream(
+    bot: Bot, referee: str, token: str, *, max_games: int | None = None, lobby: bool = False
+) -> tuple[int, bot_pb2.GameEnd | None]:
+    """Hold one Play stream until the referee ends it (or `max_games` games have ended).
+
+    Returns the number of games that ended on it and the last GameEnd. Raises grpc.RpcError
+    when the referee refuses the stream or it breaks.
     """
     outbox: queue.Queue[bot_pb2.BotMessage | None] = queue.Queue()
     outbox.put(
@@ -88,9 +109,14 @@ def play(bot: Bot, referee: str, token: str) -> bot_pb2.GameEnd | None:
             yield message
 
     end: bot_pb2.GameEnd | None = None
+    games = 0
     with grpc.insecure_channel(referee, options=channel_options()) as channel:
         call = play_call(channel)(requests(), metadata=bearer(token))
         try:
+            if lobby:
+                joined = {key: str(value) for key, value in call.initial_metadata() or ()}
+                if LOBBY_METADATA in joined:
+                    _log(bot, f"connected to {referee} as bot {joined[LOBBY_METADATA]}; waiting for matches")
             for msg in call:
                 which = msg.WhichOneof("message")
                 if which == "decision":
@@ -108,18 +134,94 @@ def play(bot: Bot, referee: str, token: str) -> bot_pb2.GameEnd | None:
                     bot.on_notice(msg.notice)
                 elif which == "game_end":
                     end = msg.game_end
+                    games += 1
                     bot.on_game_end(end)
+                    if max_games is not None and games >= max_games:
+                        break
         finally:
             outbox.put(None)
-    return end
+            call.cancel()
+    return games, end
+
+
+def play(bot: Bot, referee: str, token: str) -> bot_pb2.GameEnd | None:
+    """Play one match session; returns the GameEnd (None if the stream ended without one).
+
+    Raises grpc.RpcError when the referee refuses the session or the stream breaks.
+    """
+    return _stream(bot, referee, token)[1]
+
+
+#: status codes after which reconnecting cannot help (a bad token, another protocol, ...)
+FATAL_CODES = frozenset(
+    {
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
+
+
+def serve(
+    bot: Bot,
+    referee: str,
+    bot_token: str,
+    *,
+    max_games: int | None = None,
+    backoff_s: float = 1.0,
+    max_backoff_s: float = 30.0,
+) -> int:
+    """Stay connected with a bot token and play every match the referee seats this bot in.
+
+    The stream carries one game after another (GameStart ... GameEnd, then the next GameStart).
+    When it drops (network, referee restart) it reconnects after `backoff_s`, doubling up to
+    `max_backoff_s` (with jitter; back to `backoff_s` once a stream has lasted a minute or played
+    a game). It gives up on a refusal reconnecting cannot fix (`FATAL_CODES`, e.g. an unknown
+    token: UNAUTHENTICATED). Returns the process exit code: 0 after `max_games` games, else 1.
+    """
+    played = 0
+    delay = backoff_s
+    while True:
+        opened = time.monotonic()
+        try:
+            games, _ = _stream(
+                bot,
+                referee,
+                bot_token,
+                max_games=None if max_games is None else max_games - played,
+                lobby=True,
+            )
+            played += games
+            why = "the referee closed the stream"
+        except grpc.RpcError as exc:
+            code = exc.code() if isinstance(exc, grpc.Call) else None
+            details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+            if code in FATAL_CODES:
+                _log(bot, f"referee refused the bot: {code}: {details}")
+                return 1
+            games = 0
+            why = f"{code}: {details}"
+        if max_games is not None and played >= max_games:
+            return 0
+        if games or time.monotonic() - opened > 60:
+            delay = backoff_s
+        wait = delay * random.uniform(0.5, 1.0)
+        _log(bot, f"disconnected ({why}); reconnecting in {wait:.1f} s")
+        time.sleep(wait)
+        delay = min(max_backoff_s, delay * 2)
 
 
 def run(bot: Bot, argv: Sequence[str] | None = None) -> int:
     """Command-line entry: `python my_bot.py --referee HOST:PORT --token T` (or the env vars).
 
-    Returns the process exit code: 0 when the game ended normally.
+    With `--bot-token` (or ARENA_BOT_TOKEN) instead of a seat token, the bot is a remote ladder
+    bot: see `serve`. Returns the process exit code: 0 when the game ended normally.
     """
     args = _parse(argv)
+    if not args.token:
+        return serve(bot, args.referee, args.bot_token, max_games=args.games)
     try:
         end = play(bot, args.referee, args.token)
     except grpc.RpcError as exc:

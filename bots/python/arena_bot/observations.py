@@ -1,8 +1,8 @@
 """Typed observations, and their plain-dict form for bots ported from the in-process API.
 
-`act()` receives the game's typed message (`ClankObservation` for Clank!). `observation_dict`
-turns it into exactly the dict the engine's `observe(seat)` returns, which is what the built-in
-bots were written against.
+`act()` receives the game's typed message (`ClankObservation` for Clank!, `AlienObservation` for
+Legendary Encounters: Alien). `observation_dict` turns it into exactly the dict the engine's
+`observe(seat)` returns, which is what the built-in bots were written against.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from ._proto.arena.v1 import bot_pb2, clank_pb2
+from ._proto.arena.v1 import alien_pb2, bot_pb2, clank_pb2
 
 __all__ = ["message_to_dict", "observation_dict", "unwrap"]
 
@@ -79,6 +79,20 @@ def _clank(obs: clank_pb2.ClankObservation) -> dict[str, Any]:
     return d
 
 
+def _alien(obs: alien_pb2.AlienObservation) -> dict[str, Any]:
+    d = message_to_dict(obs)
+    d["complex"] = [
+        None if room["empty"] else {"card": room["card"] or None, "up": room["up"]} for room in d["complex"]
+    ]
+    d["hq"] = [card or None for card in d["hq"]]
+    for key in ("hatchery_top", "objective_id"):  # proto3 optional: unset is None
+        d[key] = getattr(obs, key) if obs.HasField(key) else None
+    pending = d["pending"]
+    if pending is not None:
+        pending["options"] = [_effects(o["effects"]) for o in pending["options"]]
+    return d
+
+
 def observation_dict(observation: Message | dict[str, Any]) -> dict[str, Any]:
     """The engine's observation dict for a typed observation (or an Observation wrapper)."""
     if isinstance(observation, dict):
@@ -87,4 +101,6 @@ def observation_dict(observation: Message | dict[str, Any]) -> dict[str, Any]:
         return observation_dict(unwrap(observation))
     if isinstance(observation, clank_pb2.ClankObservation):
         return _clank(observation)
+    if isinstance(observation, alien_pb2.AlienObservation):
+        return _alien(observation)
     return message_to_dict(observation)

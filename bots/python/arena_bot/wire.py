@@ -15,6 +15,7 @@ from ._proto.arena.v1 import admin_pb2, bot_pb2
 __all__ = [
     "ADMIN_SERVICE",
     "BOT_SERVICE",
+    "LOBBY_METADATA",
     "MAX_BOT_MESSAGE",
     "MAX_REFEREE_MESSAGE",
     "PROTOCOL",
@@ -27,6 +28,8 @@ __all__ = [
 #: protocol version of arena.v1 spoken by this SDK
 PROTOCOL = 1
 BOT_SERVICE = "arena.v1.BotService"
+#: initial metadata of a bot-token stream: the bot id the referee took the token for
+LOBBY_METADATA = "arena-bot-id"
 ADMIN_SERVICE = "arena.v1.AdminService"
 #: the referee refuses bigger bot messages (an answer is a few bytes; notes are capped)
 MAX_BOT_MESSAGE = 64 * 1024
@@ -65,6 +68,8 @@ def admin_calls(channel: grpc.aio.Channel) -> dict[str, Any]:
         "CreateMatch": (admin_pb2.CreateMatchRequest, admin_pb2.CreateMatchResponse),
         "GetMatch": (admin_pb2.GetMatchRequest, admin_pb2.MatchStatus),
         "GetReplay": (admin_pb2.GetMatchRequest, admin_pb2.Replay),
+        "ListBots": (admin_pb2.ListBotsRequest, admin_pb2.ListBotsResponse),
+        "CancelMatch": (admin_pb2.CancelMatchRequest, admin_pb2.MatchStatus),
     }
     calls: dict[str, Any] = {
         name: channel.unary_unary(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
-from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result
+from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
 from referee.core.rng import RandomStreams
 from referee.games.alien.content import (
     AlienContent,
@@ -178,6 +178,9 @@ class AlienGame(Game):
 
     def to_json(self) -> dict[str, Any]:
         return self.s.to_json()
+
+    def digest(self) -> str:
+        return json_digest(self.s.json_view())
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:

@@ -13,6 +13,7 @@ Sergeants), except the Hatchery, which is face up and read from index 0. The Com
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,9 +104,17 @@ class AlienState:
         copied: AlienState = pickle.loads(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
         return copied
 
+    def json_view(self) -> dict[str, Any]:
+        """The state as nested dicts and lists that SHARE the state's own lists: read-only use
+        (digests, one-shot serialisation). Far cheaper than dataclasses.asdict."""
+        view = {name: getattr(self, name) for name in _STATE_FIELDS}
+        view["players"] = [{name: getattr(p, name) for name in _PLAYER_FIELDS} for p in self.players]
+        return view
+
     def to_json(self) -> dict[str, Any]:
-        """The state as JSON-able data."""
-        return dataclasses.asdict(self)
+        """The state as JSON-able data (an independent copy)."""
+        copied: dict[str, Any] = json.loads(json.dumps(self.json_view()))
+        return copied
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AlienState:
@@ -113,3 +122,7 @@ class AlienState:
         values = pickle.loads(pickle.dumps(dict(data), protocol=pickle.HIGHEST_PROTOCOL))
         values["players"] = [PlayerState(**p) for p in values["players"]]
         return cls(**values)
+
+
+_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(AlienState))
+_PLAYER_FIELDS = tuple(f.name for f in dataclasses.fields(PlayerState))

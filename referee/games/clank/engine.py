@@ -488,9 +488,9 @@ class ClankGame(Game):
             card_id = str(action.args[0])
             p.hand.remove(card_id)
             p.discard.append(card_id)
-            self._resolve(seat, effects_from_json(top["then"]))
+            self._resolve(seat, effects_from_json(top["then"]), top.get("source", ""))
         elif action.kind == "choose":
-            self._resolve(seat, effects_from_json(top["options"][int(action.args[0])]))
+            self._resolve(seat, effects_from_json(top["options"][int(action.args[0])]), top.get("source", ""))
 
     # --- effects -------------------------------------------------------------------------
 
@@ -535,6 +535,7 @@ class ClankGame(Game):
                     {
                         "kind": "discard",
                         "seat": seat,
+                        "source": source,
                         "then": effects_to_json(e.then),
                         "prompt": "you may discard a card from hand for: "
                         + _describe(effects_to_json(e.then)),
@@ -545,6 +546,7 @@ class ClankGame(Game):
                     {
                         "kind": "choose",
                         "seat": seat,
+                        "source": source,
                         "options": [effects_to_json(o) for o in e.options],
                         "prompt": "choose one",
                     }

@@ -22,6 +22,7 @@ ObservationEncoder = Callable[[Mapping[str, Any]], bot_pb2.Observation]
 #: game name -> "module:function" encoding that game's observation dict
 CODECS: dict[str, str] = {
     "clank": "referee.server.codecs.clank:encode_observation",
+    "alien": "referee.server.codecs.alien:encode_observation",
 }
 
 

@@ -9,10 +9,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SeatSpec(_message.Message):
-    __slots__ = ("name",)
+    __slots__ = ("name", "bot_id")
     NAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    bot_id: int
+    def __init__(self, name: _Optional[str] = ..., bot_id: _Optional[int] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
     __slots__ = ("game", "seats", "seed", "config_json", "time_control", "match_id")
@@ -165,3 +167,43 @@ class Replay(_message.Message):
     match_id: str
     data: bytes
     def __init__(self, match_id: _Optional[str] = ..., data: _Optional[bytes] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ("bot_id",)
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    bot_id: int
+    def __init__(self, bot_id: _Optional[int] = ...) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[LobbyBot]
+    def __init__(self, bots: _Optional[_Iterable[_Union[LobbyBot, _Mapping]]] = ...) -> None: ...
+
+class LobbyBot(_message.Message):
+    __slots__ = ("bot_id", "name", "bot_name", "connection_id", "connected_at_ms", "games", "match_id", "queued")
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_NAME_FIELD_NUMBER: _ClassVar[int]
+    CONNECTION_ID_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_AT_MS_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    QUEUED_FIELD_NUMBER: _ClassVar[int]
+    bot_id: int
+    name: str
+    bot_name: str
+    connection_id: str
+    connected_at_ms: int
+    games: int
+    match_id: str
+    queued: int
+    def __init__(self, bot_id: _Optional[int] = ..., name: _Optional[str] = ..., bot_name: _Optional[str] = ..., connection_id: _Optional[str] = ..., connected_at_ms: _Optional[int] = ..., games: _Optional[int] = ..., match_id: _Optional[str] = ..., queued: _Optional[int] = ...) -> None: ...
+
+class CancelMatchRequest(_message.Message):
+    __slots__ = ("match_id", "reason")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    reason: str
+    def __init__(self, match_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...

@@ -54,6 +54,16 @@ class AdminServiceStub:
                 request_serializer=arena_dot_v1_dot_admin__pb2.GetMatchRequest.SerializeToString,
                 response_deserializer=arena_dot_v1_dot_admin__pb2.Replay.FromString,
                 _registered_method=True)
+        self.ListBots = channel.unary_unary(
+                '/arena.v1.AdminService/ListBots',
+                request_serializer=arena_dot_v1_dot_admin__pb2.ListBotsRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_admin__pb2.ListBotsResponse.FromString,
+                _registered_method=True)
+        self.CancelMatch = channel.unary_unary(
+                '/arena.v1.AdminService/CancelMatch',
+                request_serializer=arena_dot_v1_dot_admin__pb2.CancelMatchRequest.SerializeToString,
+                response_deserializer=arena_dot_v1_dot_admin__pb2.MatchStatus.FromString,
+                _registered_method=True)
 
 
 class AdminServiceServicer:
@@ -87,6 +97,20 @@ class AdminServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListBots(self, request, context):
+        """Bots connected with their bot tokens (remote bots waiting in the lobby or playing).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelMatch(self, request, context):
+        """End a match now (between two actions): ended_by "cancelled: <reason>", no result.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AdminServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -109,6 +133,16 @@ def add_AdminServiceServicer_to_server(servicer, server):
                     servicer.GetReplay,
                     request_deserializer=arena_dot_v1_dot_admin__pb2.GetMatchRequest.FromString,
                     response_serializer=arena_dot_v1_dot_admin__pb2.Replay.SerializeToString,
+            ),
+            'ListBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBots,
+                    request_deserializer=arena_dot_v1_dot_admin__pb2.ListBotsRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_admin__pb2.ListBotsResponse.SerializeToString,
+            ),
+            'CancelMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelMatch,
+                    request_deserializer=arena_dot_v1_dot_admin__pb2.CancelMatchRequest.FromString,
+                    response_serializer=arena_dot_v1_dot_admin__pb2.MatchStatus.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -219,6 +253,60 @@ class AdminService:
             '/arena.v1.AdminService/GetReplay',
             arena_dot_v1_dot_admin__pb2.GetMatchRequest.SerializeToString,
             arena_dot_v1_dot_admin__pb2.Replay.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.AdminService/ListBots',
+            arena_dot_v1_dot_admin__pb2.ListBotsRequest.SerializeToString,
+            arena_dot_v1_dot_admin__pb2.ListBotsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/arena.v1.AdminService/CancelMatch',
+            arena_dot_v1_dot_admin__pb2.CancelMatchRequest.SerializeToString,
+            arena_dot_v1_dot_admin__pb2.MatchStatus.FromString,
             options,
             channel_credentials,
             insecure,

@@ -7,79 +7,208 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AlienObservation(_message.Message):
-    __slots__ = ("game", "seat", "step", "current", "phase", "hand", "complex", "combat_zone", "hq", "players", "objective", "hive_size", "barracks_size", "strike_deck_size", "sergeants_left", "hatchery_top", "hazards_used", "attack", "recruit")
+    __slots__ = ("game", "seat", "step", "turn", "round", "current", "phase", "over", "won", "you", "players", "pool", "to_act", "pending", "complex", "scan_costs", "combat", "facehuggers", "strike_queue", "strike_log", "hq", "barracks_size", "hive_size", "strike_deck_size", "strike_discard", "sergeants_size", "hatchery_top", "hatchery_size", "chestbursters_left", "location", "hazards_used", "objective", "objective_id", "met", "hive_discard", "dead_enemies", "dead_characters")
     GAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     STEP_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    ROUND_FIELD_NUMBER: _ClassVar[int]
     CURRENT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
-    HAND_FIELD_NUMBER: _ClassVar[int]
-    COMPLEX_FIELD_NUMBER: _ClassVar[int]
-    COMBAT_ZONE_FIELD_NUMBER: _ClassVar[int]
-    HQ_FIELD_NUMBER: _ClassVar[int]
+    OVER_FIELD_NUMBER: _ClassVar[int]
+    WON_FIELD_NUMBER: _ClassVar[int]
+    YOU_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
-    OBJECTIVE_FIELD_NUMBER: _ClassVar[int]
-    HIVE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    TO_ACT_FIELD_NUMBER: _ClassVar[int]
+    PENDING_FIELD_NUMBER: _ClassVar[int]
+    COMPLEX_FIELD_NUMBER: _ClassVar[int]
+    SCAN_COSTS_FIELD_NUMBER: _ClassVar[int]
+    COMBAT_FIELD_NUMBER: _ClassVar[int]
+    FACEHUGGERS_FIELD_NUMBER: _ClassVar[int]
+    STRIKE_QUEUE_FIELD_NUMBER: _ClassVar[int]
+    STRIKE_LOG_FIELD_NUMBER: _ClassVar[int]
+    HQ_FIELD_NUMBER: _ClassVar[int]
     BARRACKS_SIZE_FIELD_NUMBER: _ClassVar[int]
+    HIVE_SIZE_FIELD_NUMBER: _ClassVar[int]
     STRIKE_DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
-    SERGEANTS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    STRIKE_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    SERGEANTS_SIZE_FIELD_NUMBER: _ClassVar[int]
     HATCHERY_TOP_FIELD_NUMBER: _ClassVar[int]
+    HATCHERY_SIZE_FIELD_NUMBER: _ClassVar[int]
+    CHESTBURSTERS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    LOCATION_FIELD_NUMBER: _ClassVar[int]
     HAZARDS_USED_FIELD_NUMBER: _ClassVar[int]
-    ATTACK_FIELD_NUMBER: _ClassVar[int]
-    RECRUIT_FIELD_NUMBER: _ClassVar[int]
+    OBJECTIVE_FIELD_NUMBER: _ClassVar[int]
+    OBJECTIVE_ID_FIELD_NUMBER: _ClassVar[int]
+    MET_FIELD_NUMBER: _ClassVar[int]
+    HIVE_DISCARD_FIELD_NUMBER: _ClassVar[int]
+    DEAD_ENEMIES_FIELD_NUMBER: _ClassVar[int]
+    DEAD_CHARACTERS_FIELD_NUMBER: _ClassVar[int]
     game: str
     seat: int
     step: int
+    turn: int
+    round: int
     current: int
     phase: str
-    hand: _containers.RepeatedScalarFieldContainer[str]
-    complex: _containers.RepeatedCompositeFieldContainer[AlienRoom]
-    combat_zone: _containers.RepeatedScalarFieldContainer[str]
-    hq: _containers.RepeatedScalarFieldContainer[str]
+    over: bool
+    won: bool
+    you: AlienYou
     players: _containers.RepeatedCompositeFieldContainer[AlienPlayer]
-    objective: int
-    hive_size: int
+    pool: AlienPool
+    to_act: AlienToAct
+    pending: AlienPending
+    complex: _containers.RepeatedCompositeFieldContainer[AlienRoom]
+    scan_costs: _containers.RepeatedScalarFieldContainer[int]
+    combat: _containers.RepeatedScalarFieldContainer[str]
+    facehuggers: _containers.RepeatedCompositeFieldContainer[AlienFacehugger]
+    strike_queue: _containers.RepeatedScalarFieldContainer[str]
+    strike_log: _containers.RepeatedCompositeFieldContainer[AlienStrike]
+    hq: _containers.RepeatedScalarFieldContainer[str]
     barracks_size: int
+    hive_size: int
     strike_deck_size: int
-    sergeants_left: int
+    strike_discard: _containers.RepeatedScalarFieldContainer[str]
+    sergeants_size: int
     hatchery_top: str
+    hatchery_size: int
+    chestbursters_left: int
+    location: str
     hazards_used: int
-    attack: int
-    recruit: int
-    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., step: _Optional[int] = ..., current: _Optional[int] = ..., phase: _Optional[str] = ..., hand: _Optional[_Iterable[str]] = ..., complex: _Optional[_Iterable[_Union[AlienRoom, _Mapping]]] = ..., combat_zone: _Optional[_Iterable[str]] = ..., hq: _Optional[_Iterable[str]] = ..., players: _Optional[_Iterable[_Union[AlienPlayer, _Mapping]]] = ..., objective: _Optional[int] = ..., hive_size: _Optional[int] = ..., barracks_size: _Optional[int] = ..., strike_deck_size: _Optional[int] = ..., sergeants_left: _Optional[int] = ..., hatchery_top: _Optional[str] = ..., hazards_used: _Optional[int] = ..., attack: _Optional[int] = ..., recruit: _Optional[int] = ...) -> None: ...
+    objective: int
+    objective_id: str
+    met: _containers.RepeatedScalarFieldContainer[bool]
+    hive_discard: _containers.RepeatedScalarFieldContainer[str]
+    dead_enemies: _containers.RepeatedScalarFieldContainer[str]
+    dead_characters: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game: _Optional[str] = ..., seat: _Optional[int] = ..., step: _Optional[int] = ..., turn: _Optional[int] = ..., round: _Optional[int] = ..., current: _Optional[int] = ..., phase: _Optional[str] = ..., over: _Optional[bool] = ..., won: _Optional[bool] = ..., you: _Optional[_Union[AlienYou, _Mapping]] = ..., players: _Optional[_Iterable[_Union[AlienPlayer, _Mapping]]] = ..., pool: _Optional[_Union[AlienPool, _Mapping]] = ..., to_act: _Optional[_Union[AlienToAct, _Mapping]] = ..., pending: _Optional[_Union[AlienPending, _Mapping]] = ..., complex: _Optional[_Iterable[_Union[AlienRoom, _Mapping]]] = ..., scan_costs: _Optional[_Iterable[int]] = ..., combat: _Optional[_Iterable[str]] = ..., facehuggers: _Optional[_Iterable[_Union[AlienFacehugger, _Mapping]]] = ..., strike_queue: _Optional[_Iterable[str]] = ..., strike_log: _Optional[_Iterable[_Union[AlienStrike, _Mapping]]] = ..., hq: _Optional[_Iterable[str]] = ..., barracks_size: _Optional[int] = ..., hive_size: _Optional[int] = ..., strike_deck_size: _Optional[int] = ..., strike_discard: _Optional[_Iterable[str]] = ..., sergeants_size: _Optional[int] = ..., hatchery_top: _Optional[str] = ..., hatchery_size: _Optional[int] = ..., chestbursters_left: _Optional[int] = ..., location: _Optional[str] = ..., hazards_used: _Optional[int] = ..., objective: _Optional[int] = ..., objective_id: _Optional[str] = ..., met: _Optional[_Iterable[bool]] = ..., hive_discard: _Optional[_Iterable[str]] = ..., dead_enemies: _Optional[_Iterable[str]] = ..., dead_characters: _Optional[_Iterable[str]] = ...) -> None: ...
 
-class AlienRoom(_message.Message):
-    __slots__ = ("occupied", "face_up", "card", "scan_cost")
-    OCCUPIED_FIELD_NUMBER: _ClassVar[int]
-    FACE_UP_FIELD_NUMBER: _ClassVar[int]
-    CARD_FIELD_NUMBER: _ClassVar[int]
-    SCAN_COST_FIELD_NUMBER: _ClassVar[int]
-    occupied: bool
-    face_up: bool
-    card: str
-    scan_cost: int
-    def __init__(self, occupied: _Optional[bool] = ..., face_up: _Optional[bool] = ..., card: _Optional[str] = ..., scan_cost: _Optional[int] = ...) -> None: ...
+class AlienYou(_message.Message):
+    __slots__ = ("hand", "deck_contents")
+    class DeckContentsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    DECK_CONTENTS_FIELD_NUMBER: _ClassVar[int]
+    hand: _containers.RepeatedScalarFieldContainer[str]
+    deck_contents: _containers.ScalarMap[str, int]
+    def __init__(self, hand: _Optional[_Iterable[str]] = ..., deck_contents: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class AlienPlayer(_message.Message):
-    __slots__ = ("seat", "role", "health", "damage", "alive", "hand_size", "play", "discard", "vigilant", "facehuggers")
+    __slots__ = ("seat", "role", "status", "forfeited", "health", "damage", "health_left", "strikes", "hand_size", "deck_size", "play", "once_used", "vigilant", "set_aside", "discard")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     ROLE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    FORFEITED_FIELD_NUMBER: _ClassVar[int]
     HEALTH_FIELD_NUMBER: _ClassVar[int]
     DAMAGE_FIELD_NUMBER: _ClassVar[int]
-    ALIVE_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_LEFT_FIELD_NUMBER: _ClassVar[int]
+    STRIKES_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZE_FIELD_NUMBER: _ClassVar[int]
+    DECK_SIZE_FIELD_NUMBER: _ClassVar[int]
     PLAY_FIELD_NUMBER: _ClassVar[int]
-    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    ONCE_USED_FIELD_NUMBER: _ClassVar[int]
     VIGILANT_FIELD_NUMBER: _ClassVar[int]
-    FACEHUGGERS_FIELD_NUMBER: _ClassVar[int]
+    SET_ASIDE_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
     seat: int
     role: str
+    status: str
+    forfeited: bool
     health: int
     damage: int
-    alive: bool
+    health_left: int
+    strikes: _containers.RepeatedScalarFieldContainer[str]
     hand_size: int
+    deck_size: int
     play: _containers.RepeatedScalarFieldContainer[str]
-    discard: _containers.RepeatedScalarFieldContainer[str]
+    once_used: _containers.RepeatedScalarFieldContainer[bool]
     vigilant: _containers.RepeatedScalarFieldContainer[str]
-    facehuggers: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, seat: _Optional[int] = ..., role: _Optional[str] = ..., health: _Optional[int] = ..., damage: _Optional[int] = ..., alive: _Optional[bool] = ..., hand_size: _Optional[int] = ..., play: _Optional[_Iterable[str]] = ..., discard: _Optional[_Iterable[str]] = ..., vigilant: _Optional[_Iterable[str]] = ..., facehuggers: _Optional[_Iterable[str]] = ...) -> None: ...
+    set_aside: _containers.RepeatedScalarFieldContainer[str]
+    discard: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., role: _Optional[str] = ..., status: _Optional[str] = ..., forfeited: _Optional[bool] = ..., health: _Optional[int] = ..., damage: _Optional[int] = ..., health_left: _Optional[int] = ..., strikes: _Optional[_Iterable[str]] = ..., hand_size: _Optional[int] = ..., deck_size: _Optional[int] = ..., play: _Optional[_Iterable[str]] = ..., once_used: _Optional[_Iterable[bool]] = ..., vigilant: _Optional[_Iterable[str]] = ..., set_aside: _Optional[_Iterable[str]] = ..., discard: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AlienPool(_message.Message):
+    __slots__ = ("attack", "recruit")
+    ATTACK_FIELD_NUMBER: _ClassVar[int]
+    RECRUIT_FIELD_NUMBER: _ClassVar[int]
+    attack: int
+    recruit: int
+    def __init__(self, attack: _Optional[int] = ..., recruit: _Optional[int] = ...) -> None: ...
+
+class AlienToAct(_message.Message):
+    __slots__ = ("seat", "kind")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: str
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ...) -> None: ...
+
+class AlienEffect(_message.Message):
+    __slots__ = ("op", "n", "cond", "arg", "then", "options")
+    OP_FIELD_NUMBER: _ClassVar[int]
+    N_FIELD_NUMBER: _ClassVar[int]
+    COND_FIELD_NUMBER: _ClassVar[int]
+    ARG_FIELD_NUMBER: _ClassVar[int]
+    THEN_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    op: str
+    n: int
+    cond: str
+    arg: str
+    then: _containers.RepeatedCompositeFieldContainer[AlienEffect]
+    options: _containers.RepeatedCompositeFieldContainer[AlienEffectList]
+    def __init__(self, op: _Optional[str] = ..., n: _Optional[int] = ..., cond: _Optional[str] = ..., arg: _Optional[str] = ..., then: _Optional[_Iterable[_Union[AlienEffect, _Mapping]]] = ..., options: _Optional[_Iterable[_Union[AlienEffectList, _Mapping]]] = ...) -> None: ...
+
+class AlienEffectList(_message.Message):
+    __slots__ = ("effects",)
+    EFFECTS_FIELD_NUMBER: _ClassVar[int]
+    effects: _containers.RepeatedCompositeFieldContainer[AlienEffect]
+    def __init__(self, effects: _Optional[_Iterable[_Union[AlienEffect, _Mapping]]] = ...) -> None: ...
+
+class AlienPending(_message.Message):
+    __slots__ = ("kind", "prompt", "options", "n")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    N_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    prompt: str
+    options: _containers.RepeatedCompositeFieldContainer[AlienEffectList]
+    n: int
+    def __init__(self, kind: _Optional[str] = ..., prompt: _Optional[str] = ..., options: _Optional[_Iterable[_Union[AlienEffectList, _Mapping]]] = ..., n: _Optional[int] = ...) -> None: ...
+
+class AlienRoom(_message.Message):
+    __slots__ = ("card", "up", "empty")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    UP_FIELD_NUMBER: _ClassVar[int]
+    EMPTY_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    up: bool
+    empty: bool
+    def __init__(self, card: _Optional[str] = ..., up: _Optional[bool] = ..., empty: _Optional[bool] = ...) -> None: ...
+
+class AlienFacehugger(_message.Message):
+    __slots__ = ("card", "seat", "expires")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    seat: int
+    expires: int
+    def __init__(self, card: _Optional[str] = ..., seat: _Optional[int] = ..., expires: _Optional[int] = ...) -> None: ...
+
+class AlienStrike(_message.Message):
+    __slots__ = ("seat", "enemy", "strike")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ENEMY_FIELD_NUMBER: _ClassVar[int]
+    STRIKE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    enemy: str
+    strike: str
+    def __init__(self, seat: _Optional[int] = ..., enemy: _Optional[str] = ..., strike: _Optional[str] = ...) -> None: ...

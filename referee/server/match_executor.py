@@ -1,0 +1,370 @@
+"""The ladder's gRPC executor: plays a match with hosted and/or remote seats through the referee.
+
+`workers.executor` loads `create_executor()` lazily, in the worker process that first needs it
+(after any fork), for a match with a seat that is not a built-in bot. Its `execute(spec, stop)`:
+
+* **no remote seat** — starts a referee in this process on a free local port (like `arena
+  match`), so the referee sees the hosted bots' processes and names a crash a crash;
+* **a remote seat** — uses the long-lived referee at ``$ARENA_REFEREE_ADDR`` (admin token
+  ``$ARENA_ADMIN_TOKEN``), where remote bots wait with their bot tokens: the match is created
+  there with the remote seats bound to their bot ids (`SeatSpec.bot_id`); the referee seats each
+  bot when it is free.
+
+Then, either way, every hosted seat's command line is launched as its own process (own process
+group) with the referee's address and its one-time seat token (`launcher.launch_bot`: the
+same code as `arena match`); every built-in seat (``builtin:<name>``) in such a mixed match is
+played by an **in-process SDK client** — the built-in bot behind `arena_bot.Bot`, one thread
+each, over the same gRPC protocol and clock as everyone else (our own code, so no process is
+needed). The match is followed through WatchMatch; `stop` (lease lost, time limit) is asked
+every `POLL_S` seconds, and a stop cancels the match on the referee (`CancelMatch`: it ends
+between two actions) and raises `MatchAborted`. The result and the replay come from GetMatch
+and GetReplay; timeouts, forfeits and decision times from the match's events.
+
+`can_seat(command, bot_id)`: hosted commands can always be launched; a remote bot can be
+seated only while it is connected to the referee at ``$ARENA_REFEREE_ADDR`` (ListBots, cached
+for `LOBBY_CACHE_S`).
+
+Hosted bot output goes to ``$ARENA_BOT_LOG_DIR/match-<id>/seat<N>.log`` if that is set (else to
+a temporary folder removed after the match; a crashed bot's last lines are logged).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import grpc
+
+from bots.builtin import LocalBot, make_bot
+from bots.python.arena_bot import Action as WireAction
+from bots.python.arena_bot import Bot, observation_dict, play
+from bots.python.arena_bot._proto.arena.v1 import admin_pb2
+from bots.python.arena_bot.wire import admin_calls, bearer
+from referee.core.game import Action, Result, canonical_json
+from referee.replay import loads
+from referee.server.config import TimeControl
+from referee.server.launcher import BotRun, follow_match, launch_bot, stop_bots
+from referee.server.server import RunningReferee, start
+from workers.bot_commands import BotCommand
+from workers.executor import Execution, ExecutorUnavailable, MatchAborted, MatchSpec, StopSignal
+
+__all__ = [
+    "ENV_ADMIN_TOKEN",
+    "ENV_BOT_LOG_DIR",
+    "ENV_REFEREE_ADDR",
+    "GrpcMatchExecutor",
+    "create_executor",
+    "forfeit_kind",
+]
+
+log = logging.getLogger("arena.executor")
+
+ENV_REFEREE_ADDR: Final = "ARENA_REFEREE_ADDR"
+ENV_ADMIN_TOKEN: Final = "ARENA_ADMIN_TOKEN"
+ENV_BOT_LOG_DIR: Final = "ARENA_BOT_LOG_DIR"
+#: how often the stop signal is asked while a match runs
+POLL_S: Final = 0.2
+#: how long a ListBots answer is trusted by can_seat
+LOBBY_CACHE_S: Final = 1.0
+#: admin calls other than WatchMatch
+RPC_TIMEOUT_S: Final = 30.0
+#: how long in-process clients and bot processes get to end after the match
+EXIT_WAIT_S: Final = 5.0
+
+
+def forfeit_kind(reason: str) -> str:
+    """A forfeit reason's kind (``crashed``, ``disconnected``, ``strikes``, ``never connected``,
+    ``exited before the game ended``): the metrics label; the full reason is in the replay."""
+    return reason.split(":", 1)[0].strip() or "unknown"
+
+
+class _BuiltinClient(Bot):
+    """A built-in bot played over the wire by the SDK, in a thread of the worker."""
+
+    def __init__(self, local: LocalBot, think_s: float) -> None:
+        super().__init__()
+        self.local = local
+        self.name = local.name
+        self.version = "builtin"
+        self.think_s = think_s
+
+    def act(self, observation: Any, legal_actions: Sequence[WireAction]) -> int:
+        if self.think_s:
+            time.sleep(self.think_s)
+        actions = [Action(a.kind, a.args, a.text) for a in legal_actions]
+        return self.local.act(observation_dict(observation), actions)
+
+    def on_notice(self, notice: Any) -> None:
+        log.debug("built-in %s: referee notice %s %s", self.name, notice.code, notice.message)
+
+
+def _play_builtin(bot: _BuiltinClient, address: str, token: str) -> None:
+    try:
+        play(bot, address, token)
+    except grpc.RpcError as exc:  # the referee ruled (forfeit) or went away: its replay says so
+        log.debug("built-in %s: stream ended: %s", bot.name, exc)
+    except Exception:
+        log.exception("built-in %s failed", bot.name)
+
+
+def _result(msg: Any) -> Result:
+    import json
+
+    return Result(
+        scores=tuple(msg.scores),
+        places=tuple(msg.places),
+        outcomes=tuple(msg.outcomes),
+        team_won=msg.team_won if msg.HasField("team_won") else None,
+        details=json.loads(msg.details_json) if msg.details_json else {},
+    )
+
+
+class GrpcMatchExecutor:
+    """`workers.executor.MatchExecutor` for matches with hosted and/or remote seats."""
+
+    def __init__(self, referee_addr: str | None = None, admin_token: str | None = None) -> None:
+        #: None: read $ARENA_REFEREE_ADDR / $ARENA_ADMIN_TOKEN at each use
+        self._referee_addr = referee_addr
+        self._admin_token = admin_token
+        self._lock = threading.Lock()
+        self._channel: grpc.Channel | None = None
+        self._channel_key: tuple[int, str] | None = None
+        self._lobby: tuple[float, frozenset[int]] | None = None
+
+    @property
+    def referee_addr(self) -> str | None:
+        """The long-lived referee remote bots connect to, if there is one."""
+        return self._referee_addr or os.environ.get(ENV_REFEREE_ADDR) or None
+
+    @property
+    def admin_token(self) -> str | None:
+        """The admin token of that referee, if it needs one."""
+        return self._admin_token or os.environ.get(ENV_ADMIN_TOKEN) or None
+
+    # --- the matchmaker's question -------------------------------------------------------
+
+    def can_seat(self, command: BotCommand, bot_id: int | None = None) -> bool:
+        """Hosted: always. Remote: only while bot `bot_id` is connected to the referee."""
+        if command.kind != "remote":
+            return True
+        return bot_id is not None and bot_id in self.connected_bots()
+
+    def connected_bots(self) -> frozenset[int]:
+        """Ids of the bots connected to the referee at $ARENA_REFEREE_ADDR (none if unreachable)."""
+        address = self.referee_addr
+        if address is None:
+            return frozenset()
+        with self._lock:
+            now = time.monotonic()
+            if self._lobby is not None and now - self._lobby[0] < LOBBY_CACHE_S:
+                return self._lobby[1]
+            key = (os.getpid(), address)
+            if self._channel is None or self._channel_key != key:
+                # created here, lazily: after a fork the parent's channel is never used
+                self._channel = grpc.insecure_channel(address)
+                self._channel_key = key
+            call = self._channel.unary_unary(
+                "/arena.v1.AdminService/ListBots",
+                request_serializer=admin_pb2.ListBotsRequest.SerializeToString,
+                response_deserializer=admin_pb2.ListBotsResponse.FromString,
+            )
+            auth = bearer(self.admin_token) if self.admin_token else ()
+            try:
+                listing = call(admin_pb2.ListBotsRequest(), metadata=auth, timeout=5)
+            except grpc.RpcError as exc:
+                log.warning("cannot list the connected bots at %s: %s", address, exc)
+                ids: frozenset[int] = frozenset()
+            else:
+                ids = frozenset(int(b.bot_id) for b in listing.bots)
+            self._lobby = (now, ids)
+            return ids
+
+    # --- playing ---------------------------------------------------------------------------
+
+    def execute(self, spec: MatchSpec, stop: StopSignal) -> Execution:
+        """Play `spec` over gRPC; raises MatchAborted when `stop` says so."""
+        reason = stop.stop_reason()
+        if reason is not None:
+            raise MatchAborted(reason)
+        return asyncio.run(self._execute(spec, stop))
+
+    async def _execute(self, spec: MatchSpec, stop: StopSignal) -> Execution:
+        remote = any(s.command.kind == "remote" for s in spec.seats)
+        local: RunningReferee | None = None
+        if remote:
+            address = self.referee_addr
+            if address is None:
+                raise ExecutorUnavailable(
+                    f"match {spec.match_id} has a remote bot: set ${ENV_REFEREE_ADDR} to the referee "
+                    "they connect to (`arena serve referee --db URL`)"
+                )
+            admin_token = self.admin_token
+        else:
+            admin_token = secrets.token_urlsafe(16)
+            local = await start("127.0.0.1", 0, admin_token=admin_token)
+            address = local.address
+        log_root = os.environ.get(ENV_BOT_LOG_DIR)
+        logs = (
+            Path(log_root) / f"match-{spec.match_id}"
+            if log_root
+            else Path(tempfile.mkdtemp(prefix=f"arena-match-{spec.match_id}-"))
+        )
+        procs: list[asyncio.subprocess.Process] = []
+        runs: list[BotRun] = []
+        watchers: list[asyncio.Task[None]] = []
+        threads: list[threading.Thread] = []
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                admin = admin_calls(channel)
+                auth = bearer(admin_token) if admin_token else ()
+                tc = spec.time_control
+                request = admin_pb2.CreateMatchRequest(
+                    game=spec.game,
+                    seats=[
+                        admin_pb2.SeatSpec(
+                            name=s.bot_name[:64], bot_id=s.bot_id if s.command.kind == "remote" else 0
+                        )
+                        for s in spec.seats
+                    ],
+                    seed=spec.seed,
+                    config_json=canonical_json(dict(spec.config)),
+                    time_control=TimeControl(tc.decision_ms, tc.bank_ms, tc.max_strikes).to_proto(),
+                    # unique per attempt: a requeued match is created afresh
+                    match_id=f"ladder-{spec.match_id}-{secrets.token_hex(4)}",
+                )
+                created = await admin["CreateMatch"](request, metadata=auth, timeout=RPC_TIMEOUT_S)
+                match_id = created.match_id
+                session = local.referee.get(match_id) if local is not None else None
+                if session is not None:
+                    session.processes_watched = True
+                if any(s.command.kind == "hosted" for s in spec.seats):
+                    logs.mkdir(parents=True, exist_ok=True)
+                for seat, token in zip(spec.seats, created.seat_tokens, strict=True):
+                    if seat.command.kind == "hosted":
+                        proc, run, watcher = await launch_bot(
+                            seat.seat,
+                            seat.command.raw,
+                            address,
+                            token,
+                            logs / f"seat{seat.seat}.log",
+                            on_exit=(
+                                (lambda run: session.process_exited(run.seat, run.exit_code or 0))
+                                if session is not None
+                                else None
+                            ),
+                        )
+                        procs.append(proc)
+                        runs.append(run)
+                        watchers.append(watcher)
+                    elif seat.command.kind == "builtin":
+                        local_bot = make_bot(spec.game, seat.command.builtin, spec.seed * 31 + seat.seat)
+                        client = _BuiltinClient(local_bot, seat.command.think_ms / 1000)
+                        thread = threading.Thread(
+                            target=_play_builtin,
+                            args=(client, address, token),
+                            name=f"builtin-{spec.match_id}-{seat.seat}",
+                            daemon=True,
+                        )
+                        thread.start()
+                        threads.append(thread)
+                events: list[admin_pb2.MatchEvent] = []
+                follow = asyncio.create_task(follow_match(admin, auth, match_id, events.append))
+                try:
+                    while not follow.done():
+                        await asyncio.wait({follow}, timeout=POLL_S)
+                        reason = stop.stop_reason()
+                        if reason is not None and not follow.done():
+                            with contextlib.suppress(grpc.aio.AioRpcError):
+                                await admin["CancelMatch"](
+                                    admin_pb2.CancelMatchRequest(match_id=match_id, reason=reason),
+                                    metadata=auth,
+                                    timeout=5,
+                                )
+                            raise MatchAborted(reason)
+                    status, replay_bytes, _ = follow.result()
+                finally:
+                    if not follow.done():
+                        follow.cancel()
+                        with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                            await follow
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*watchers), EXIT_WAIT_S)
+            for run in runs:
+                if run.exit_code not in (0, None):
+                    log.warning(
+                        "match %s seat %d (%s) exited with %s:\n%s",
+                        spec.match_id,
+                        run.seat,
+                        run.command,
+                        run.exit_code,
+                        run.log_tail(),
+                    )
+        finally:
+            await stop_bots(procs, watchers)
+            if local is not None:
+                await local.stop(grace=0.2)
+            deadline = time.monotonic() + EXIT_WAIT_S
+            for thread in threads:
+                await asyncio.to_thread(thread.join, max(0.0, deadline - time.monotonic()))
+            if not log_root:
+                shutil.rmtree(logs, ignore_errors=True)
+        return _execution(spec, status, replay_bytes, events)
+
+
+def _execution(
+    spec: MatchSpec,
+    status: admin_pb2.MatchStatus,
+    replay_bytes: bytes,
+    events: Sequence[admin_pb2.MatchEvent],
+) -> Execution:
+    if not status.HasField("result"):
+        raise RuntimeError(f"match {status.match_id} ended without a result ({status.ended_by})")
+    replay = loads(replay_bytes)
+    # name the ladder's bots in the replay (as the in-process executor does)
+    replay["seats"] = [
+        {
+            **recorded,
+            # what the bot's hello said it is, kept beside the ladder's names
+            **({"client_name": recorded["bot_name"]} if "bot_name" in recorded else {}),
+            "bot_id": s.bot_id,
+            "bot_name": s.bot_name,
+            "bot_version_id": s.version_id,
+            "version": s.version,
+            "kind": s.command.kind,
+        }
+        for recorded, s in zip(replay["seats"], spec.seats, strict=True)
+    ]
+    forfeits = tuple((e.forfeit.seat, e.forfeit.reason) for e in events if e.WhichOneof("event") == "forfeit")
+    reason = "finished"
+    if forfeits:
+        reason = "forfeit: " + "; ".join(f"seat {seat} {why}" for seat, why in forfeits)
+    return Execution(
+        result=_result(status.result),
+        replay=replay,
+        reason=reason,
+        decisions=status.decisions,
+        decision_seconds=tuple(
+            e.action.millis / 1000
+            for e in events
+            if e.WhichOneof("event") == "action" and not e.action.reason
+        ),
+        timeouts=sum(
+            1 for e in events if e.WhichOneof("event") == "strike" and e.strike.reason == "timeout"
+        ),
+        forfeits=tuple((seat, forfeit_kind(why)) for seat, why in forfeits),
+    )
+
+
+def create_executor() -> GrpcMatchExecutor:
+    """The factory `workers.executor` loads (``$ARENA_REFEREE_EXECUTOR``'s default)."""
+    return GrpcMatchExecutor()
