@@ -9,7 +9,10 @@ Plan each decision:
 3. its own turn: play every card (combo cards last), use "Once this turn" abilities, complete
    an Objective, kill facehuggers, bosses and the Combat Zone's worst enemies, scan from the
    Airlock back, kill face-up enemies in the Complex, recruit the best card it can afford;
-   sacrifice or release Vigilant cards only when that buys a kill; then end the turn.
+   sacrifice or release Vigilant cards only when all of them together buy a kill (a Combat
+   Zone enemy, a facehugger, or a face-up boss or Final Enemy, even one stuck in the Complex);
+   then end the turn. Siege: once the Hive is spent and only an unaffordable boss or Final
+   Enemy is left in the Complex (it never moves again), recruit only Attack-dense cards.
 """
 
 from __future__ import annotations
@@ -39,6 +42,13 @@ def _effects_value(effects: Sequence[Effect]) -> float:
 
 def _attack_of(effects: Sequence[Effect]) -> int:
     return sum(e.n for e in effects if e.op == "attack")
+
+
+def _punch(card: PlayerCard) -> int:
+    """The Attack a card can add to one big turn: its play plus the best of its sacrifice,
+    its release or (a Vigilant card kept) its ongoing Attack."""
+    extra = max(_attack_of(card.sacrifice), _attack_of(card.release), _attack_of(card.ongoing))
+    return _attack_of(card.play) + extra
 
 
 class AlienCoopBot:
@@ -184,6 +194,13 @@ class AlienCoopBot:
                         extras.append((extra, i))
             if extras and sum(e for e, _ in extras) >= gap:
                 return max(extras)[1]
+        if self._siege(obs):
+            # Only a big kill is left: recruit only cards that raise the deck's Attack density.
+            recruits = kinds.get("recruit", [])
+            punch = {i: _punch(cards[str(obs["hq"][int(legal[i].args[0])])]) for i in recruits}
+            if punch and max(punch.values()) >= 2:
+                return max(punch, key=lambda i: punch[i])
+            return kinds["end_turn"][0]
         best_i, best_v = -1, 0.0
         for i in kinds.get("recruit", []):
             c = cards[str(obs["hq"][int(legal[i].args[0])])]
@@ -195,6 +212,15 @@ class AlienCoopBot:
         if "recruit_sergeant" in kinds:
             return kinds["recruit_sergeant"][0]
         return kinds["end_turn"][0]
+
+    def _siege(self, obs: dict[str, Any]) -> bool:
+        """The Hive is spent and nothing threatens: all that is left is a face-up boss or Final
+        Enemy in the Complex that the active player cannot yet afford (it would never move)."""
+        if obs["hive_size"] or obs["combat"] or obs["facehuggers"]:
+            return False
+        if any(r is not None and not r["up"] for r in obs["complex"]):
+            return False
+        return self._stretch_gap(obs) > 0
 
     def _scan_worth(self, obs: dict[str, Any], legal: Sequence[Action], kinds: dict[str, list[int]]) -> bool:
         """Scanning the room at the Airlock beats killing a Complex enemy further back."""
