@@ -65,15 +65,17 @@ async def launch_bot(
     log_path: Path,
     *,
     on_exit: Callable[[BotRun], None] | None = None,
+    base_env: Mapping[str, str] | None = None,
 ) -> tuple[asyncio.subprocess.Process, BotRun, asyncio.Task[None]]:
     """Start one bot command (a shell command line, in its own process group) with the referee
     address and its seat token in ARENA_REFEREE / ARENA_TOKEN, its output to `log_path`.
+    The rest of its environment is `base_env` (default: this process's).
 
     Returns the process, its BotRun and a task that sets `exit_code` (and calls `on_exit`)
     when the process ends.
     """
     run = BotRun(seat, command, log_path)
-    env = {**os.environ, ENV_REFEREE: address, ENV_TOKEN: token}
+    env = {**(os.environ if base_env is None else base_env), ENV_REFEREE: address, ENV_TOKEN: token}
     with run.log_path.open("wb") as out:
         proc = await asyncio.create_subprocess_shell(
             command,

@@ -107,7 +107,13 @@ class Lobby:
 
     def bind(self, session: MatchSession, seat: SeatState, bot_id: int) -> None:
         """Queue `seat` for the bot; it is seated at once if it is connected and free."""
-        self.pending.setdefault(bot_id, deque()).append((session, seat))
+        queue = self.pending.setdefault(bot_id, deque())
+        # seats of matches that ended without the bot (it never came back) are dropped here
+        live = [(m, s) for m, s in queue if not (m.finished or s.forfeited)]
+        if len(live) != len(queue):
+            queue.clear()
+            queue.extend(live)
+        queue.append((session, seat))
         bot = self.bots.get(bot_id)
         if bot is not None and bot.current is None and not bot.broken:
             self._seat_next(bot)

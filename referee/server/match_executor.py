@@ -25,7 +25,9 @@ seated only while it is connected to the referee at ``$ARENA_REFEREE_ADDR`` (Lis
 for `LOBBY_CACHE_S`).
 
 Hosted bot output goes to ``$ARENA_BOT_LOG_DIR/match-<id>/seat<N>.log`` if that is set (else to
-a temporary folder removed after the match; a crashed bot's last lines are logged).
+a temporary folder removed after the match; a crashed bot's last lines are logged). A hosted bot
+gets the worker's environment minus its secrets (`bot_environment`: DATABASE_URL, BROKER_URL and
+any variable named like a token, secret, password or key), plus ARENA_REFEREE and ARENA_TOKEN.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ __all__ = [
     "ENV_BOT_LOG_DIR",
     "ENV_REFEREE_ADDR",
     "GrpcMatchExecutor",
+    "bot_environment",
     "create_executor",
     "forfeit_kind",
 ]
@@ -80,6 +83,20 @@ LOBBY_CACHE_S: Final = 1.0
 RPC_TIMEOUT_S: Final = 30.0
 #: how long in-process clients and bot processes get to end after the match
 EXIT_WAIT_S: Final = 5.0
+
+
+#: never passed on to a hosted bot: the worker's credentials (and anything named like one)
+_SECRET_NAMES: Final = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "_KEY")
+_SECRET_VARS: Final = frozenset({"DATABASE_URL", "BROKER_URL", "ARENA_TEST_POSTGRES", "ARENA_TEST_REDIS"})
+
+
+def bot_environment() -> dict[str, str]:
+    """The worker's environment without its secrets: what a hosted bot starts with."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in _SECRET_VARS and not any(part in k.upper() for part in _SECRET_NAMES)
+    }
 
 
 def forfeit_kind(reason: str) -> str:
@@ -257,6 +274,7 @@ class GrpcMatchExecutor:
                             address,
                             token,
                             logs / f"seat{seat.seat}.log",
+                            base_env=bot_environment(),
                             on_exit=(
                                 (lambda run: session.process_exited(run.seat, run.exit_code or 0))
                                 if session is not None

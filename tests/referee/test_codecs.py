@@ -112,4 +112,5 @@ def test_default_action_prefers_end_turn_then_skip_then_pass() -> None:
     assert default_index([Action("play", ("x",)), Action("end_turn")]) == 1
     assert default_index([Action("trash", ("play", "x")), Action("skip")]) == 1
     assert default_index([Action("choose", (0,)), Action("choose", (1,))]) == 0
-    assert default_index([Action("coordinate", ("card",)), Action("pass")]) == 1  # Alien: a timeout lends nothing
+    # Alien's Coordinate: a timeout lends nothing
+    assert default_index([Action("coordinate", ("card",)), Action("pass")]) == 1

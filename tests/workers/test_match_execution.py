@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime, timedelta
 
+import pytest
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
@@ -13,6 +14,7 @@ from ladder.match_queue import claim_match, enqueue_match
 from ladder.schema import matches, rating_history
 from referee.replay import loads, verify
 from workers import metrics
+from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
 from workers.match_execution import MatchRun, run_match
 from workers.matchmaker import fill_queues
 from workers.sweeper import sweep
@@ -78,7 +80,12 @@ def test_concurrent_runs_of_one_match_play_it_once(db_url: str, engine: Engine) 
     assert_ladder_consistent(engine, ladder.ladder_id, [match_id])
 
 
-def test_hosted_bots_without_the_referee_fail_the_match_cleanly(db_url: str, engine: Engine) -> None:
+def test_hosted_bots_without_the_referee_fail_the_match_cleanly(
+    db_url: str, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a worker where the gRPC referee's executor cannot be imported
+    monkeypatch.setenv(REFEREE_EXECUTOR_ENV, "arena_no_such_module:create_executor")
+    reset_referee_executor()
     ladder = make_ladder(engine, ["builtin:random", "python my_bot.py"])
     match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=5)
     run = run_match(db_url, match_id, "w1")
@@ -135,10 +142,11 @@ def test_sweeper_requeues_and_redispatches_a_dead_workers_match(db_url: str, eng
 
 def test_matchmaker_fills_queues_to_depth_and_dispatches(db_url: str, engine: Engine) -> None:
     ladder = make_ladder(engine, ["builtin:greedy"] * 3 + ["builtin:random"] * 3)
-    make_ladder(engine, ["builtin:random", "python hosted.py"], name="hosted-only")
+    make_ladder(engine, ["builtin:random", "remote"], name="remote-only")
     dispatched: list[int] = []
     created = fill_queues(engine, dispatched.append, target_depth=5)
-    assert created == dispatched and len(created) == 5  # the hosted-only ladder gets none
+    # the ladder whose remote bot is not connected (no referee here at all) gets none
+    assert created == dispatched and len(created) == 5
     assert fill_queues(engine, dispatched.append, target_depth=5) == []
     assert len(fill_queues(engine, dispatched.append, target_depth=9, limit=2)) == 2
     with engine.connect() as conn:
