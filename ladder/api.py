@@ -32,7 +32,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from ladder import queries
 from ladder.bots import register_bot
 from ladder.errors import Conflict, InvalidInput, LadderError, NotFound
-from ladder.metrics import RequestMetrics
+from ladder.metrics import RequestMetrics, exposed_registry
 from ladder.web_page import render_home
 
 __all__ = ["NewBot", "NewBotToken", "create_app"]
@@ -181,6 +181,6 @@ def create_app(engine: Engine) -> FastAPI:
 
     @app.get("/metrics", include_in_schema=False)
     def metrics() -> Response:
-        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+        return Response(generate_latest(exposed_registry()), media_type=CONTENT_TYPE_LATEST)
 
     return app

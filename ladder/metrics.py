@@ -5,18 +5,30 @@
 
 `route` is the route's path template (``/api/bots/{bot_id}``), never the raw path, so the
 number of series stays bounded; requests that match no route are counted as ``unmatched``.
-The metrics live in the process's default registry, which ``GET /metrics`` exposes.
+``GET /metrics`` exposes the process's default registry, or, in Prometheus multiprocess mode
+(``PROMETHEUS_MULTIPROC_DIR`` set, as `arena demo` and `arena worker` do), the merge of every
+process's samples, so the API also shows the match metrics of the worker processes.
 """
 
 from __future__ import annotations
 
+import os
 from time import perf_counter
 from typing import Final
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, multiprocess
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["API_REQUESTS", "API_REQUEST_SECONDS", "UNMATCHED_ROUTE", "RequestMetrics"]
+__all__ = ["API_REQUESTS", "API_REQUEST_SECONDS", "UNMATCHED_ROUTE", "RequestMetrics", "exposed_registry"]
+
+
+def exposed_registry() -> CollectorRegistry:
+    """What ``GET /metrics`` shows: every process's samples in multiprocess mode, else ours."""
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return REGISTRY
+    merged = CollectorRegistry()
+    multiprocess.MultiProcessCollector(merged)  # type: ignore[no-untyped-call]
+    return merged
 
 UNMATCHED_ROUTE: Final = "unmatched"
 

@@ -16,6 +16,10 @@ __all__ = ["register", "serve_subparsers"]
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    # Multiprocess metrics before any metric exists, so the pool processes' match metrics
+    # reach the demo's /metrics page (prometheus_client picks its mode at import).
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-demo-metrics-")
     from workers.demo import run_demo
     from workers.season import SeasonStalled
 

@@ -34,8 +34,13 @@ def test_a_season_in_the_local_pool_records_every_match_once(sqlite_url: str) ->
         progress: list[int] = []
         with LocalPool(sqlite_url, 2) as pool:
             summary = play_season(
-                engine, pool, [setup.ladder_id, four.ladder_id], 24, target_depth=3,
-                on_progress=lambda done, _total: progress.append(done), rng_seed=1,
+                engine,
+                pool,
+                [setup.ladder_id, four.ladder_id],
+                24,
+                target_depth=3,
+                on_progress=lambda done, _total: progress.append(done),
+                rng_seed=1,
             )
         assert (summary.done, summary.failed) == (24, 0)
         assert progress[-1] == 24 and progress == sorted(progress)
@@ -56,7 +61,11 @@ def test_arena_demo_plays_a_season_and_prints_standings(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BROKER_URL")}
     out = subprocess.run(
         [*ARENA, "demo", "--matches", "12", "--no-serve", "--workers", "2"],
-        capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+        env=env,
     )
     assert out.returncode == 0, out.stderr
     assert "12 matches recorded, 0 failed" in out.stdout
@@ -66,7 +75,11 @@ def test_arena_demo_plays_a_season_and_prints_standings(tmp_path: Path) -> None:
     assert (tmp_path / "arena-demo.db").exists()
     again = subprocess.run(  # a second run continues the same ladder
         [*ARENA, "demo", "--matches", "6", "--no-serve", "--workers", "1"],
-        capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
+        env=env,
     )
     assert again.returncode == 0, again.stderr
     engine = create_engine(f"sqlite:///{tmp_path / 'arena-demo.db'}")
@@ -94,7 +107,8 @@ def test_db_upgrade_and_serve_api(tmp_path: Path) -> None:
     port = _free_port()
     server = subprocess.Popen(
         [*ARENA, "serve", "api", "--db", url, "--port", str(port), "--log-level", "warning"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 30
@@ -112,3 +126,54 @@ def test_db_upgrade_and_serve_api(tmp_path: Path) -> None:
         server.wait(timeout=20)
         if server.stderr:
             server.stderr.close()
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=2) as resp:
+        assert resp.status == 200
+        return bytes(resp.read())
+
+
+def test_arena_demo_serves_the_ladder_and_the_pool_processes_metrics(tmp_path: Path) -> None:
+    """`arena demo` without --no-serve: the ladder is served at a local URL, and /metrics shows
+    the matches the pool processes played (multiprocess mode), not only the API's own."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "BROKER_URL", "PROMETHEUS_MULTIPROC_DIR")
+    }
+    port = _free_port()
+    demo = subprocess.Popen(
+        [*ARENA, "demo", "--matches", "8", "--workers", "2", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                ladders = json.loads(_get(f"http://127.0.0.1:{port}/api/ladders"))
+                break
+            except OSError:
+                assert demo.poll() is None, demo.stderr.read() if demo.stderr else ""
+                assert time.monotonic() < deadline, "arena demo did not start serving"
+                time.sleep(0.3)
+        assert [ladder["name"] for ladder in ladders] == ["clank-2p"]
+        assert b"clank-2p" in _get(f"http://127.0.0.1:{port}/")
+        metrics = _get(f"http://127.0.0.1:{port}/metrics").decode()
+        finished = sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in metrics.splitlines()
+            if line.startswith("arena_matches_finished_total{")
+        )
+        assert finished == 8
+        assert "arena_api_requests_total" in metrics
+    finally:
+        demo.terminate()
+        demo.wait(timeout=30)
+        for stream in (demo.stdout, demo.stderr):
+            if stream:
+                stream.close()
