@@ -46,6 +46,10 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
     from referee.server.server import serve_forever
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.metrics_port:
+        from prometheus_client import start_http_server
+
+        start_http_server(args.metrics_port, addr=args.host)  # arena_referee_* on /metrics
     limits = ServerLimits(max_matches=args.max_matches)
     authenticator: Authenticator | None = ladder_authenticator(args.db) if args.db else None
     asyncio.run(
@@ -227,6 +231,9 @@ def register(sub: Any) -> None:
         help="the ladder database: remote bots may then connect with their bot tokens",
     )
     ref.add_argument("--max-matches", type=int, default=1024)
+    ref.add_argument(
+        "--metrics-port", type=int, default=0, help="serve Prometheus metrics (arena_referee_*) on this port"
+    )
     ref.set_defaults(func=_cmd_serve_referee)
 
     match = sub.add_parser("match", help="play one match over gRPC between bot commands")

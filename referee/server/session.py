@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -26,6 +27,7 @@ from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
 from referee.core.game import Action, Decision, Game, Result, canonical_json
 from referee.games import game_class
 from referee.replay import NOTE_LIMIT, ReplayRecorder, dumps
+from referee.server import metrics
 from referee.server.codecs import codec_for, encode_actions, encode_json
 from referee.server.config import MatchSpec, ServerLimits
 
@@ -148,6 +150,7 @@ class MatchSession:
         if self.game.num_seats != players:
             raise ValueError(f"the config is for {self.game.num_seats} seats, {players} were given")
         self.spec = spec
+        self._started_at: float | None = None
         self.limits = limits
         self.match_id = spec.match_id or secrets.token_hex(8)
         self.time = spec.time_control
@@ -287,6 +290,9 @@ class MatchSession:
         try:
             await self._wait_for_seats()
             self.state = State.RUNNING
+            self._started_at = time.monotonic()
+            metrics.MATCHES_STARTED.labels(game=self.spec.game).inc()
+            metrics.ACTIVE_MATCHES.inc()
             self.ended_by = await self._play()
         except Exception as exc:  # the engine failed: end the match, keep the server up
             log.exception("match %s: engine error", self.match_id)
@@ -368,6 +374,8 @@ class MatchSession:
                 continue
             action = game.apply_index(outcome.index)
             self.decisions += 1
+            if outcome.reason != "forfeited":
+                metrics.DECISION_SECONDS.labels(game=self.spec.game).observe(outcome.millis / 1000)
             self.recorder.action(
                 d.id,
                 d.seat,
@@ -493,6 +501,8 @@ class MatchSession:
         elapsed_ms = int((loop.time() - sent) * 1000)
         seat.bank_ms = 0
         index = default_index(d.actions)
+        metrics.TIMEOUTS.labels(game=self.spec.game).inc()
+        metrics.STRIKES.labels(game=self.spec.game, reason="timeout").inc()
         seat.strikes += 1
         seat.record["strikes"] = seat.strikes
         seat.incident("timeout", f"no answer in {elapsed_ms} ms; played {d.actions[index].text!r}", d.id)
@@ -514,6 +524,7 @@ class MatchSession:
 
     def _strike(self, seat: SeatState, decision_id: int, kind: str, code: str, detail: str) -> bool:
         """A rejected answer: strike, tell the bot; True if the seat is now forfeited."""
+        metrics.STRIKES.labels(game=self.spec.game, reason=kind).inc()
         seat.strikes += 1
         seat.record["strikes"] = seat.strikes
         seat.incident(kind, detail, decision_id)
@@ -558,6 +569,7 @@ class MatchSession:
             return
         seat.forfeited = True
         seat.forfeit_reason = reason
+        metrics.FORFEITS.labels(game=self.spec.game, reason=metrics.short_reason(reason)).inc()
         seat.record["forfeit"] = reason
         if not self.game.is_over():
             self.game.forfeit(seat.seat)
@@ -595,6 +607,11 @@ class MatchSession:
         if result_msg is not None:
             ended.result.CopyFrom(result_msg)
         self._emit(ended=ended)
+        ended_kind = metrics.short_reason(self.ended_by)
+        metrics.MATCHES_FINISHED.labels(game=self.spec.game, ended_by=ended_kind).inc()
+        if self._started_at is not None:
+            metrics.MATCH_SECONDS.labels(game=self.spec.game).observe(time.monotonic() - self._started_at)
+            metrics.ACTIVE_MATCHES.dec()
         self.done.set()
         log.info("match %s ended (%s) after %d decisions", self.match_id, self.ended_by, self.decisions)
 
