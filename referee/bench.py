@@ -1,7 +1,7 @@
 """`make bench`: engine figures (not pass/fail).
 
-- games/s and decisions/s of random play at 2 and 4 players (engine + observe, as the runner
-  does, without replay digests; and with them);
+- games/s and decisions/s of random play: Clank! at 2 and 4 players, Alien at 1, 2 and 4
+  (engine + observe, as the runner does, without replay digests; and with them);
 - the cost of observe(), of legal-action generation, of copy(), of digest();
 - peak memory of the process;
 - greedy vs random win rate over 200 two-player games with seats swapped.
@@ -42,9 +42,9 @@ def _random_play(name: str, players: int, games: int) -> dict[str, float]:
             "decisions_per_game": decisions / games}
 
 
-def _with_replay(name: str, players: int, games: int) -> dict[str, float]:
+def _with_replay(name: str, players: int, games: int, bot: str = "random") -> dict[str, float]:
     started = time.perf_counter()
-    decisions = sum(play_local(name, ["random"] * players, seed).decisions for seed in range(games))
+    decisions = sum(play_local(name, [bot] * players, seed).decisions for seed in range(games))
     elapsed = time.perf_counter() - started
     return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed}
 
@@ -111,6 +111,10 @@ def main() -> None:
     for players in (2, 4):
         figures[f"clank_random_{players}p"] = _random_play("clank", players, n)
         figures[f"clank_random_{players}p_with_replay"] = _with_replay("clank", players, max(2, n // 4))
+    for players in (1, 2, 4):
+        figures[f"alien_random_{players}p"] = _random_play("alien", players, n)
+        figures[f"alien_random_{players}p_with_replay"] = _with_replay("alien", players, max(2, n // 4))
+        figures[f"alien_coop_{players}p_with_replay"] = _with_replay("alien", players, max(2, n // 4), "coop")
     figures["clank_micro_4p"] = _micro(_midgame_states("clank", 4, 20), 20 if not args.quick else 3)
     figures["clank_greedy_vs_random_2p"] = _greedy_vs_random(40 if args.quick else 200)
     # sanity: a greedy bot instance is reusable
