@@ -17,6 +17,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
+from referee.core.effects import effects_from_json
 from referee.core.game import Action
 from referee.games.clank.content import (
     Board,
@@ -24,7 +25,6 @@ from referee.games.clank.content import (
     ClankContent,
     Effect,
     default_content,
-    effects_from_json,
 )
 
 __all__ = ["ClankGreedyBot"]

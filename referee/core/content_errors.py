@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-__all__ = ["ContentError"]
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ContentError", "load_json"]
 
 
 class ContentError(ValueError):
@@ -14,3 +18,15 @@ class ContentError(ValueError):
         self.field = field
         self.problem = problem
         super().__init__(f"{file}: entry {entry!r}: field {field!r}: {problem}")
+
+
+def load_json(path: Path) -> Any:
+    """Read a content file as JSON; any problem is a ContentError naming the file."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ContentError(path.name, "*", "*", "file not found") from None
+    except json.JSONDecodeError as exc:
+        raise ContentError(path.name, "*", "*", f"not valid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ContentError(path.name, "*", "*", f"not UTF-8 text: {exc}") from None

@@ -16,7 +16,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from referee.core.content_errors import ContentError
+from referee.core.content_errors import ContentError, load_json
+from referee.core.effects import Effect, effects_from_json, effects_to_json
 
 __all__ = [
     "AMOUNT_OPS",
@@ -33,6 +34,7 @@ __all__ = [
     "Role",
     "StrikeCard",
     "default_content",
+    "describe_effect",
     "describe_effects",
     "effects_from_json",
     "effects_to_json",
@@ -52,73 +54,19 @@ HIVE_KINDS = frozenset({"enemy", "facehugger", "event", "hazard", "ally", "trigg
 CONDITION_TYPES = frozenset({"spend", "kill"})
 
 
-@dataclass(frozen=True, slots=True)
-class Effect:
-    """One effect primitive. Only the fields its `op` uses are set."""
-
-    op: str
-    n: int = 0
-    cond: str = ""
-    arg: str = ""
-    then: tuple[Effect, ...] = ()
-    options: tuple[tuple[Effect, ...], ...] = ()
-
-    def describe(self) -> str:
-        """A short rules text for this effect."""
-        if self.op in AMOUNT_OPS:
-            return f"{self.op} {self.n}"
-        if self.op == "choose":
-            return "choose: " + " | ".join(describe_effects(o) for o in self.options)
-        cond = self.cond + (f":{self.arg}" if self.arg else "")
-        return f"if {cond}: ({describe_effects(self.then)})"
+def describe_effect(effect: Effect) -> str:
+    """A short rules text for one effect."""
+    if effect.op in AMOUNT_OPS:
+        return f"{effect.op} {effect.n}"
+    if effect.op == "choose":
+        return "choose: " + " | ".join(describe_effects(o) for o in effect.options)
+    cond = effect.cond + (f":{effect.arg}" if effect.arg else "")
+    return f"if {cond}: ({describe_effects(effect.then)})"
 
 
 def describe_effects(effects: Sequence[Effect]) -> str:
     """Rules text for a list of effects."""
-    return ", ".join(e.describe() for e in effects) or "nothing"
-
-
-def effects_to_json(effects: Sequence[Effect]) -> list[dict[str, Any]]:
-    """Effects as the JSON of the content files (pending choices keep them in the state)."""
-    out: list[dict[str, Any]] = []
-    for e in effects:
-        d: dict[str, Any] = {"op": e.op}
-        if e.n:
-            d["n"] = e.n
-        if e.cond:
-            d["cond"] = e.cond
-        if e.arg:
-            d["arg"] = e.arg
-        if e.then:
-            d["then"] = effects_to_json(e.then)
-        if e.options:
-            d["options"] = [effects_to_json(o) for o in e.options]
-        out.append(d)
-    return out
-
-
-def effects_from_json(data: list[dict[str, Any]]) -> tuple[Effect, ...]:
-    """Inverse of effects_to_json (memoised: pending choices are rebuilt often)."""
-    return _effects_from_key(json.dumps(data, sort_keys=True))
-
-
-@cache
-def _effects_from_key(key: str) -> tuple[Effect, ...]:
-    def build(items: list[dict[str, Any]]) -> tuple[Effect, ...]:
-        return tuple(
-            Effect(
-                op=d["op"],
-                n=d.get("n", 0),
-                cond=d.get("cond", ""),
-                arg=d.get("arg", ""),
-                then=build(d.get("then", [])),
-                options=tuple(build(o) for o in d.get("options", [])),
-            )
-            for d in items
-        )
-
-    data: list[dict[str, Any]] = json.loads(key)
-    return build(data)
+    return ", ".join(describe_effect(e) for e in effects) or "nothing"
 
 
 @dataclass(frozen=True, slots=True)
@@ -427,17 +375,8 @@ def _parse_player_card(
     return card
 
 
-def _load_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ContentError(path.name, "*", "*", "file not found") from None
-    except json.JSONDecodeError as exc:
-        raise ContentError(path.name, "*", "*", f"not valid JSON: {exc}") from None
-
-
 def _list_file(path: Path, key: str) -> list[Any]:
-    raw = _load_json(path)
+    raw = load_json(path)
     if not isinstance(raw, dict) or not isinstance(raw.get(key), list):
         raise ContentError(path.name, "*", key, f"file must be an object with a {key!r} list")
     items: list[Any] = raw[key]
@@ -523,7 +462,7 @@ def _content_version(directory: Path) -> str:
 
 def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
     """Load and validate all Alien content in `directory`. Raises ContentError."""
-    rules = _load_json(directory / "rules.json")
+    rules = load_json(directory / "rules.json")
     if not isinstance(rules, dict):
         raise ContentError("rules.json", "*", "*", "must be an object")
     for key in ("classes", "crews", "scan_costs", "starting_deck", "objective_decks", "health"):
@@ -664,7 +603,7 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         raise ContentError("strikes.json", "*", "damage", "needs misses (damage 0) and strikes with effects")
 
     # Location.
-    raw_loc = _load_json(directory / "location.json")
+    raw_loc = load_json(directory / "location.json")
     le = _Entry("location.json", _entry_name(raw_loc, 0), raw_loc)
     le.check_keys({"id", "name", "hazards"})
     hazards: list[tuple[Effect, ...]] = []

@@ -8,14 +8,14 @@ bad edit is caught at start-up, not in the middle of a ladder season.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from referee.core.content_errors import ContentError
+from referee.core.content_errors import ContentError, load_json
+from referee.core.effects import Effect, effects_from_json, effects_to_json
 
 __all__ = [
     "CARD_KINDS",
@@ -28,6 +28,11 @@ __all__ = [
     "Room",
     "SecretDef",
     "Tunnel",
+    "default_content",
+    "describe_effect",
+    "describe_effects",
+    "effects_from_json",
+    "effects_to_json",
     "load_content",
 ]
 
@@ -46,82 +51,28 @@ CARD_KINDS = frozenset({"card", "monster", "device"})
 ITEM_KINDS = ("master_key", "backpack", "crown")
 
 
-@dataclass(frozen=True, slots=True)
-class Effect:
-    """One effect primitive. Only the fields its `op` uses are set."""
-
-    op: str
-    n: int = 0
-    cond: str = ""
-    arg: str = ""
-    then: tuple[Effect, ...] = ()
-    options: tuple[tuple[Effect, ...], ...] = ()
-
-    def describe(self) -> str:
-        """A short rules text for this effect."""
-        if self.op in AMOUNT_OPS:
-            sign = "+" if self.n >= 0 else ""
-            if self.op == "clank_all":
-                return f"each player in the dungeon {sign}{self.n} Clank!"
-            if self.op == "rage":
-                return f"Rage +{self.n}"
-            return f"{sign}{self.n} {self.op}"
-        if self.op == "trash":
-            return "may trash a card"
-        if self.op == "discard_for":
-            return f"may discard a card for ({describe_effects(self.then)})"
-        if self.op == "choose":
-            return "choose: " + " | ".join(describe_effects(o) for o in self.options)
-        cond = self.cond + (f":{self.arg}" if self.arg else "")
-        return f"if {cond}: ({describe_effects(self.then)})"
-
-
-def effects_to_json(effects: Sequence[Effect]) -> list[dict[str, Any]]:
-    """Effects as the JSON of the content files (pending choices keep them in the state)."""
-    out: list[dict[str, Any]] = []
-    for e in effects:
-        d: dict[str, Any] = {"op": e.op}
-        if e.n:
-            d["n"] = e.n
-        if e.cond:
-            d["cond"] = e.cond
-        if e.arg:
-            d["arg"] = e.arg
-        if e.then:
-            d["then"] = effects_to_json(e.then)
-        if e.options:
-            d["options"] = [effects_to_json(o) for o in e.options]
-        out.append(d)
-    return out
-
-
-def effects_from_json(data: list[dict[str, Any]]) -> tuple[Effect, ...]:
-    """Inverse of effects_to_json (memoised: pending choices are rebuilt often)."""
-    return _effects_from_key(json.dumps(data, sort_keys=True))
-
-
-@cache
-def _effects_from_key(key: str) -> tuple[Effect, ...]:
-    def build(items: list[dict[str, Any]]) -> tuple[Effect, ...]:
-        return tuple(
-            Effect(
-                op=d["op"],
-                n=d.get("n", 0),
-                cond=d.get("cond", ""),
-                arg=d.get("arg", ""),
-                then=build(d.get("then", [])),
-                options=tuple(build(o) for o in d.get("options", [])),
-            )
-            for d in items
-        )
-
-    data: list[dict[str, Any]] = json.loads(key)
-    return build(data)
+def describe_effect(effect: Effect) -> str:
+    """A short rules text for one effect."""
+    if effect.op in AMOUNT_OPS:
+        sign = "+" if effect.n >= 0 else ""
+        if effect.op == "clank_all":
+            return f"each player in the dungeon {sign}{effect.n} Clank!"
+        if effect.op == "rage":
+            return f"Rage +{effect.n}"
+        return f"{sign}{effect.n} {effect.op}"
+    if effect.op == "trash":
+        return "may trash a card"
+    if effect.op == "discard_for":
+        return f"may discard a card for ({describe_effects(effect.then)})"
+    if effect.op == "choose":
+        return "choose: " + " | ".join(describe_effects(o) for o in effect.options)
+    cond = effect.cond + (f":{effect.arg}" if effect.arg else "")
+    return f"if {cond}: ({describe_effects(effect.then)})"
 
 
 def describe_effects(effects: Sequence[Effect]) -> str:
     """Rules text for a list of effects."""
-    return ", ".join(e.describe() for e in effects) or "nothing"
+    return ", ".join(describe_effect(e) for e in effects) or "nothing"
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,19 +353,8 @@ def _parse_card(file: str, index: int, raw: Any) -> CardDef:
     return card
 
 
-def _load_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ContentError(path.name, "*", "*", "file not found") from None
-    except json.JSONDecodeError as exc:
-        raise ContentError(path.name, "*", "*", f"not valid JSON: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise ContentError(path.name, "*", "*", f"not UTF-8 text: {exc}") from None
-
-
 def _card_file(path: Path, cards: dict[str, CardDef]) -> list[CardDef]:
-    raw = _load_json(path)
+    raw = load_json(path)
     if not isinstance(raw, dict) or not isinstance(raw.get("cards"), list):
         raise ContentError(path.name, "*", "cards", "file must be an object with a 'cards' list")
     out = []
@@ -443,7 +383,7 @@ _TUNNEL_FIELDS = {"a", "b", "boots", "monsters", "locked", "one_way"}
 
 def _parse_board(path: Path, rules: Mapping[str, Any]) -> Board:
     file = path.name
-    raw = _load_json(path)
+    raw = load_json(path)
     top = _Entry(file, "board", raw)
     top.check_keys({"id", "name", "start", "rooms", "tunnels"})
     rooms: dict[str, Room] = {}
@@ -594,7 +534,7 @@ _SECRET_FIELDS = {"id", "name", "size", "count", "points", "dragon_egg", "potion
 
 
 def _parse_secrets(path: Path) -> dict[str, SecretDef]:
-    raw = _load_json(path)
+    raw = load_json(path)
     if not isinstance(raw, dict) or not isinstance(raw.get("secrets"), list):
         raise ContentError(path.name, "*", "secrets", "file must be an object with a 'secrets' list")
     out: dict[str, SecretDef] = {}
@@ -634,16 +574,37 @@ def _content_version(directory: Path) -> str:
 
 
 _RULE_KEYS = (
-    "dungeon_cards", "row_size", "hand_size", "health", "cubes", "black_cubes", "rage_track", "rage_start",
-    "artifact_values", "artifacts_returned", "starting_clank", "market", "market_price", "crown_points",
-    "idol_points", "mastery_points", "countdown_extra", "countdown_spaces", "reserve_piles", "starting_deck",
-    "major_secrets", "minor_secrets", "minor_secrets_on_board", "major_secret_rooms", "board_rooms",
+    "dungeon_cards",
+    "row_size",
+    "hand_size",
+    "health",
+    "cubes",
+    "black_cubes",
+    "rage_track",
+    "rage_start",
+    "artifact_values",
+    "artifacts_returned",
+    "starting_clank",
+    "market",
+    "market_price",
+    "crown_points",
+    "idol_points",
+    "mastery_points",
+    "countdown_extra",
+    "countdown_spaces",
+    "reserve_piles",
+    "starting_deck",
+    "major_secrets",
+    "minor_secrets",
+    "minor_secrets_on_board",
+    "major_secret_rooms",
+    "board_rooms",
 )
 
 
 def load_content(directory: Path = CONTENT_DIR) -> ClankContent:
     """Load and validate all Clank! content in `directory`. Raises ContentError."""
-    rules = _load_json(directory / "rules.json")
+    rules = load_json(directory / "rules.json")
     if not isinstance(rules, dict):
         raise ContentError("rules.json", "*", "*", "must be an object")
     for key in _RULE_KEYS:

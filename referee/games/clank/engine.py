@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
+from referee.core.effects import effects_from_json, effects_to_json
 from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
 from referee.core.rng import RandomStreams
 from referee.games.clank.content import (
@@ -24,8 +25,6 @@ from referee.games.clank.content import (
     Effect,
     default_content,
     describe_effects,
-    effects_from_json,
-    effects_to_json,
 )
 from referee.games.clank.state import ESCAPED, KNOCKED_OUT, PLAYING, ClankState, PlayerState
 
