@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from referee.core.content_errors import ContentError
+from referee.core.content_files import ContentError
 from referee.games.alien.content import CONTENT_DIR, load_content
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from referee.core.content_errors import ContentError
+from referee.core.content_files import ContentError
 from referee.games.clank.content import (
     CARD_KINDS,
     CONTENT_DIR,
@@ -355,7 +355,7 @@ def test_rules_file_missing_field_names_file_entry_and_field(tmp_path):
     import json as _json
     import shutil as _shutil
 
-    from referee.core.content_errors import ContentError as _ContentError
+    from referee.core.content_files import ContentError as _ContentError
     from referee.games.clank.content import CONTENT_DIR as _DIR
     from referee.games.clank.content import load_content as _load
 
@@ -371,7 +371,7 @@ def test_rules_file_missing_field_names_file_entry_and_field(tmp_path):
 def test_non_utf8_file_is_a_content_error(tmp_path):
     import shutil as _shutil
 
-    from referee.core.content_errors import ContentError as _ContentError
+    from referee.core.content_files import ContentError as _ContentError
     from referee.games.clank.content import CONTENT_DIR as _DIR
     from referee.games.clank.content import load_content as _load
 

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from referee.core.content_errors import ContentError, load_json
+from referee.core.content_files import ContentEntry, ContentError, load_json
 from referee.core.effects import Effect, effects_from_json, effects_to_json
 
 __all__ = [
@@ -189,47 +189,8 @@ class AlienContent:
 # --- validation helpers -------------------------------------------------------------------
 
 
-class _Entry:
-    """Typed field access on one JSON entry, raising ContentError with file/entry/field."""
-
-    def __init__(self, file: str, entry: str, data: Any, prefix: str = "") -> None:
-        if not isinstance(data, dict):
-            raise ContentError(file, entry, prefix or "*", "entry must be a JSON object")
-        self.file, self.entry, self.data, self.prefix = file, entry, data, prefix
-
-    def fail(self, fld: str, problem: str) -> ContentError:
-        return ContentError(self.file, self.entry, self.prefix + fld, problem)
-
-    def check_keys(self, allowed: set[str]) -> None:
-        for key in self.data:
-            if key not in allowed:
-                raise self.fail(key, f"unknown field (allowed: {', '.join(sorted(allowed))})")
-
-    def str_(self, fld: str, default: str | None = None) -> str:
-        v = self.data.get(fld, default)
-        if not isinstance(v, str) or not v:
-            raise self.fail(fld, "required non-empty string")
-        return v
-
-    def int_(self, fld: str, default: int | None = None, lo: int = 0, hi: int = 1000) -> int:
-        v = self.data.get(fld, default)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise self.fail(fld, "required integer")
-        if not lo <= v <= hi:
-            raise self.fail(fld, f"must be between {lo} and {hi}, got {v}")
-        return v
-
-    def bool_(self, fld: str) -> bool:
-        v = self.data.get(fld, False)
-        if not isinstance(v, bool):
-            raise self.fail(fld, "must be true or false")
-        return v
-
-    def list_(self, fld: str) -> list[Any]:
-        v = self.data.get(fld, [])
-        if not isinstance(v, list):
-            raise self.fail(fld, "must be a list")
-        return v
+class _Entry(ContentEntry):
+    """A content entry that also parses Alien effect lists."""
 
     def effects(self, fld: str, allowed: frozenset[str] = frozenset(EFFECT_OPS)) -> tuple[Effect, ...]:
         return _parse_effects(self, fld, self.data.get(fld, []), allowed)
