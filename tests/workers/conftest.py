@@ -1,8 +1,7 @@
 """Fixtures for the worker tests: databases (SQLite and PostgreSQL), Redis, Celery workers.
 
-PostgreSQL and Redis are required, never skipped: a fresh database ``arena_wtest_<random>`` is
-created on ``$ARENA_TEST_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``)
-and dropped at the end; Redis is ``$ARENA_TEST_REDIS`` (default ``redis://127.0.0.1:6379``),
+PostgreSQL and Redis are required, never skipped: the session's fresh PostgreSQL database comes
+from ``postgres_url`` in tests/conftest.py; Redis is ``$ARENA_TEST_REDIS`` (default ``redis://127.0.0.1:6379``),
 where each test run uses its own queue names. If either is unreachable the tests fail.
 """
 
@@ -15,61 +14,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
 import pytest
 import redis
 import sqlalchemy as sa
-from psycopg import sql
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
 
 from ladder.bots import add_bot_version, register_bot
-from ladder.db import create_engine, normalize_url, upgrade
+from ladder.db import create_engine, upgrade
 from ladder.ladders import create_ladder, join_ladder
-from ladder.schema import metadata
+from tests.databases import empty_postgres
 from workers.worker_processes import start_worker, stop_worker
 
-DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 DEFAULT_REDIS = "redis://127.0.0.1:6379"
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _admin_connect(admin_url: str) -> psycopg.Connection:
-    try:
-        return psycopg.connect(admin_url, autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError as exc:
-        pytest.fail(
-            f"PostgreSQL is not reachable at {admin_url} ({exc}). The worker tests need a real "
-            "PostgreSQL: start it (make services), or point $ARENA_TEST_POSTGRES at one.",
-            pytrace=False,
-        )
-
-
-@pytest.fixture(scope="session")
-def postgres_url() -> Iterator[str]:
-    """A fresh PostgreSQL database at migration head, for the whole session."""
-    admin_url = os.environ.get("ARENA_TEST_POSTGRES", DEFAULT_ADMIN_URL)
-    name = f"arena_wtest_{secrets.token_hex(6)}"
-    with _admin_connect(admin_url) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = make_url(normalize_url(admin_url)).set(database=name).render_as_string(hide_password=False)
-    try:
-        upgrade(url)
-        yield url
-    finally:
-        with _admin_connect(admin_url) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
-def empty_postgres(url: str) -> None:
-    """Remove every row (and reset ids) of the ladder tables."""
-    engine = create_engine(url)
-    try:
-        with engine.begin() as conn:
-            names = ", ".join(t.name for t in metadata.sorted_tables)
-            conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
-    finally:
-        engine.dispose()
 
 
 @pytest.fixture
