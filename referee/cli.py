@@ -114,7 +114,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
     except KeyError as exc:
         print(f"error: {exc.args[0]}", file=sys.stderr)
         return 2
-    bots = [b.strip() for b in args.bots.split(",")] if args.bots else ["random"] * args.players
+    bots = [b.strip() for b in args.bots.split(",")] if args.bots else ["random"]
+    if len(bots) == 1:
+        bots *= args.players  # one name plays every seat
     if len(bots) != args.players:
         print(f"error: --bots names {len(bots)} bots for {args.players} players", file=sys.stderr)
         return 2
@@ -188,7 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play games in-process between built-in bots")
     play.add_argument("game", help="game name, e.g. clank")
     play.add_argument("--players", type=int, default=2)
-    play.add_argument("--bots", help="comma-separated bot names, one per seat (default: random)")
+    play.add_argument(
+        "--bots", help="comma-separated bot names, one per seat, or one name for every seat (default: random)"
+    )
     play.add_argument("--seed", type=int, default=1, help="seed of the first game (game i uses seed+i)")
     play.add_argument("--games", type=int, default=1)
     play.add_argument("--board", help="board side (default: the game's default)")

@@ -68,6 +68,8 @@ def test_play_alien_with_the_coop_bot_counts_team_wins_and_deaths(tmp_path: Path
 def test_play_rejects_wrong_bot_count_and_unknown_bot() -> None:
     out = run("play", "clank", "--players", "3", "--bots", "random,random")
     assert out.returncode == 2 and "3 players" in out.stderr
+    one_for_all = run("play", "clank", "--players", "3", "--bots", "greedy", "--json")
+    assert one_for_all.returncode == 0 and set(json.loads(one_for_all.stdout)["by_bot"]) == {"greedy"}
     out = run("play", "clank", "--players", "2", "--bots", "random,nosuchbot")
     assert out.returncode == 2 and "nosuchbot" in out.stderr
 

@@ -72,3 +72,20 @@ def test_different_seeds_give_different_games() -> None:
     a = game_class("clank").new_game(_config("clank", 2), 1)
     b = game_class("clank").new_game(_config("clank", 2), 2)
     assert a.digest() != b.digest()
+
+
+def test_leak_check_also_reads_the_prompt_and_legal_actions() -> None:
+    """A decision whose prompt names another seat's hand is a leak even if observe() is clean."""
+    from referee.core.game import Decision
+    from referee.games.clank.engine import ClankGame
+
+    class PromptLeakingClank(ClankGame):
+        def _make_decision(self) -> Decision:
+            d = super()._make_decision()
+            other = self.s.players[(d.seat + 1) % self.s.players_n]
+            return Decision(d.id, d.seat, d.kind, f"{d.prompt} (they hold {sorted(other.hand)})", d.actions)
+
+    with pytest.raises(cf.ConformanceError, match="prompt and legal actions"):
+        cf.check_no_hidden_leak(PromptLeakingClank, _config("clank", 2), 5, policy_seed=5, samples=10)
+    # the honest engine passes the same check
+    cf.check_no_hidden_leak(ClankGame, _config("clank", 2), 5, policy_seed=5, samples=10)

@@ -11,7 +11,8 @@ Checks:
 - legal actions: every legal action applies (on a copy) without error;
 - illegal actions: a made-up or stale action raises IllegalAction and changes nothing;
 - termination: random games end within a step budget;
-- hidden information: observe(seat) is unchanged when everything seat may not know is re-dealt.
+- hidden information: what a seat is sent (its observation, and its decision's prompt and legal
+  actions) is unchanged when everything that seat may not know is re-dealt.
 """
 
 from __future__ import annotations
@@ -209,6 +210,16 @@ def check_illegal_actions_rejected(
     raise ConformanceError(f"{cls.name} seed {seed}: an action was accepted after the end")
 
 
+def _what_seat_is_sent(game: Game, seat: int) -> str:
+    """The observation, plus the prompt and legal actions when the decision is that seat's: all
+    a bot receives, so all of it must be free of what the seat may not know."""
+    d = game.decision()
+    sent: dict[str, Any] = {"observation": game.observe(seat)}
+    if d is not None and d.seat == seat:
+        sent["decision"] = [d.kind, d.prompt, [[a.kind, list(a.args), a.text] for a in d.actions]]
+    return canonical_json(sent)
+
+
 def check_no_hidden_leak(
     cls: type[Game],
     config: Mapping[str, Any],
@@ -228,13 +239,14 @@ def check_no_hidden_leak(
     for step in range(stats.steps + 1):
         if step in chosen:
             for seat in range(game.num_seats):
-                seen = canonical_json(game.observe(seat))
+                seen = _what_seat_is_sent(game, seat)
                 for k in range(variants):
                     variant = game.hidden_variant(seat, seed * 1000 + step * 10 + k)
-                    if canonical_json(variant.observe(seat)) != seen:
+                    if _what_seat_is_sent(variant, seat) != seen:
                         raise ConformanceError(
-                            f"{cls.name} seed {seed} step {step}: observation of seat {seat} depends on "
-                            "information that seat may not know"
+                            f"{cls.name} seed {seed} step {step}: what seat {seat} is sent (observation, "
+                            "or its decision's prompt and legal actions) depends on information that "
+                            "seat may not know"
                         )
                     compared += 1
         if step < stats.steps:

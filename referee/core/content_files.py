@@ -6,11 +6,12 @@ caught when the content loads, with a message that says where to look.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ContentEntry", "ContentError", "load_json"]
+__all__ = ["ContentEntry", "ContentError", "content_version", "load_json"]
 
 
 class ContentError(ValueError):
@@ -86,3 +87,16 @@ class ContentEntry:
         if not isinstance(v, list):
             raise self.fail(fld, "must be a list")
         return v
+
+
+def content_version(directory: Path) -> str:
+    """A digest of every JSON content file under `directory`, by parsed content (so line endings,
+    indentation and key order do not change it; any change of data does)."""
+    h = hashlib.sha256()
+    for path in sorted(directory.rglob("*.json")):
+        h.update(path.relative_to(directory).as_posix().encode())
+        h.update(b"\0")
+        data = load_json(path)
+        h.update(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]

@@ -379,3 +379,23 @@ def test_non_utf8_file_is_a_content_error(tmp_path):
     (tmp_path / "c" / "secrets.json").write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(_ContentError, match=r"secrets\.json"):
         _load(tmp_path / "c")
+
+
+def test_content_version_ignores_formatting_but_not_data(tmp_path):
+    """Replays pin the content version: a checkout with other line endings or indentation must
+    load them, a changed number must not."""
+    import json as _json
+    import shutil as _shutil
+
+    from referee.games.clank.content import CONTENT_DIR as _DIR
+    from referee.games.clank.content import load_content as _load
+
+    base = _load(_DIR).version
+    _shutil.copytree(_DIR, tmp_path / "c")
+    rules_path = tmp_path / "c" / "rules.json"
+    rules = _json.loads(rules_path.read_text())
+    rules_path.write_bytes(_json.dumps(rules, indent=7).replace("\n", "\r\n").encode())
+    assert _load(tmp_path / "c").version == base
+    rules["market_price"] = 8
+    rules_path.write_text(_json.dumps(rules))
+    assert _load(tmp_path / "c").version != base

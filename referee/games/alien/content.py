@@ -8,7 +8,6 @@ project's own.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from referee.core.content_files import ContentEntry, ContentError, load_json
+from referee.core.content_files import ContentEntry, ContentError, content_version, load_json
 from referee.core.effects import Effect, effects_from_json, effects_to_json
 
 __all__ = [
@@ -413,14 +412,6 @@ def _ability_key(card: PlayerCard) -> str:
     return json.dumps(parts, sort_keys=True)
 
 
-def _content_version(directory: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(directory.rglob("*.json")):
-        h.update(path.relative_to(directory).as_posix().encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
     """Load and validate all Alien content in `directory`. Raises ContentError."""
     rules = load_json(directory / "rules.json")
@@ -655,7 +646,7 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         location=location,
         objectives=tuple(objectives),
         rules=rules,
-        version=_content_version(directory),
+        version=content_version(directory),
     )
 
 

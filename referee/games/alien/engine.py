@@ -2,13 +2,15 @@
 
 Every rule of `shared/games/alien.md` lives here or in `observation.py` (what a seat may see).
 A turn runs through phases held in the state: ``hive`` (the top Hive card enters the Complex),
-``ongoing`` (Vigilant cards' ongoing effects), ``coordinate`` (each other living player, in
-turn order, may set aside Coordinate cards for the active player: decisions whose seat is not
+``ongoing`` (Vigilant cards' ongoing effects), ``coordinate`` (an ask: each other living player,
+in turn order, may set aside Coordinate cards for the active player: decisions whose seat is not
 the active player), ``action`` (the active player's main decisions), ``strike`` (Combat Zone
-enemies strike, right to left) and ``cleanup``. Card effects that need a choice push pending
+enemies strike, right to left) and ``cleanup``. The team is asked automatically when the Action
+phase begins, and again whenever the active player chooses ``ask`` (legal once they have taken
+another action since the last ask), which returns the turn to ``coordinate`` for one more round. Card effects that need a choice push pending
 decisions on a stack; the top of the stack says who decides.
 
-Decision kinds: ``turn`` (the active player's main decision), ``coordinate``, ``discard``,
+Decision kinds: ``turn`` (the active player's main decision, including ``ask``), ``coordinate``, ``discard``,
 ``choose``, ``scan_free``, ``heal_target``.
 
 Engine choices the rules leave open are written down in `RULES_NOTES.md` beside this file.
@@ -35,7 +37,7 @@ from referee.games.alien.state import ALIVE, DEAD, AlienState, PlayerState
 
 __all__ = ["ENGINE_VERSION", "ROUND_LIMIT", "AlienGame"]
 
-ENGINE_VERSION = "alien-1"
+ENGINE_VERSION = "alien-2"
 #: engine safeguard (not a printed rule): after this many rounds the Hive overruns the
 #: Location and the players lose, so every game ends even when nobody can die any more.
 ROUND_LIMIT = 60
@@ -404,8 +406,16 @@ class AlienGame(Game):
         for k, o in enumerate(self.content.objectives):
             if o.condition == "spend" and not s.met[k] and s.attack >= o.attack and self._face_up(o.card):
                 out.append(Action("complete", (k,), f"spend {o.attack} Attack: {o.name}"))
+        if s.can_ask and self._teammates():
+            out.append(Action("ask", (), "ask the team to Coordinate"))
         out.append(Action("end_turn", (), "end the Action phase"))
         return tuple(out)
+
+    def _teammates(self) -> list[int]:
+        """The other living players in turn order from the active player's left."""
+        s = self.s
+        seats = ((s.current + k) % s.players_n for k in range(1, s.players_n))
+        return [seat for seat in seats if s.players[seat].status == ALIVE]
 
     def _fightable(self, card_id: str) -> bool:
         c = self.hive_card(card_id)
@@ -425,6 +435,8 @@ class AlienGame(Game):
         p = s.players[seat]
         kind, args = action.kind, action.args
         rules = self.content.rules
+        # Any action but these re-arms the ask: asks <= other main actions + 1 per Action phase.
+        s.can_ask = kind not in ("ask", "end_turn")
         if kind == "play":
             card_id = str(args[0])
             p.hand.remove(card_id)
@@ -473,6 +485,10 @@ class AlienGame(Game):
             s.hive_discard.append(o.card)
             s.met[k] = True
             self._check_objectives()
+        elif kind == "ask":
+            # Another round of Coordinate questions, then back to this player's main decision.
+            s.phase = "coordinate"
+            s.coordinate_queue = self._teammates()
         elif kind == "end_turn":
             s.phase = "strike"
             s.strike_log = []
@@ -523,6 +539,7 @@ class AlienGame(Game):
                 s.stack.clear()
                 s.strike_queue.clear()
                 s.coordinate_queue.clear()
+                s.can_ask = False
                 s.phase = "cleanup"
             if s.stack:
                 top = s.stack[-1]
@@ -536,11 +553,8 @@ class AlienGame(Game):
                     self._enter_complex(s.hive.pop(), up=False)
             elif s.phase == "ongoing":
                 s.phase = "coordinate"
-                s.coordinate_queue = [
-                    (s.current + k) % s.players_n
-                    for k in range(1, s.players_n)
-                    if s.players[(s.current + k) % s.players_n].status == ALIVE
-                ]
+                s.coordinate_queue = self._teammates()  # the automatic ask at the phase's start
+                s.can_ask = False
                 for card_id in list(current.vigilant):
                     self._resolve(s.current, self.card(card_id).ongoing)
             elif s.phase == "coordinate":
@@ -592,6 +606,7 @@ class AlienGame(Game):
                 host.discard.append(s.chestbursters.pop())
         s.facehuggers = keep
         s.attack = s.recruit = 0
+        s.can_ask = False
         if p.status == ALIVE:
             self._draw(s.current, self.content.rules["hand_size"])
 
@@ -620,6 +635,7 @@ class AlienGame(Game):
         s.stack.clear()
         s.strike_queue.clear()
         s.coordinate_queue.clear()
+        s.can_ask = False
 
     # --- the Complex and the Combat Zone -------------------------------------------------
 

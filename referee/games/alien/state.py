@@ -66,8 +66,10 @@ class AlienState:
     phase: str = "hive"
     attack: int = 0
     recruit: int = 0
-    #: seats still to be asked for Coordinate this Action phase
+    #: seats still to be asked for Coordinate in the current ask (a round of the other players)
     coordinate_queue: list[int] = field(default_factory=list)
+    #: the active player may ask the team to Coordinate: an action of theirs since the last ask
+    can_ask: bool = False
     #: enemies still to strike this Strike phase, one entry per strike, in order
     strike_queue: list[str] = field(default_factory=list)
     hive: list[str] = field(default_factory=list)

@@ -7,7 +7,6 @@ bad edit is caught at start-up, not in the middle of a ladder season.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.content_files import ContentEntry as _Entry
-from referee.core.content_files import ContentError, load_json
+from referee.core.content_files import ContentError, content_version, load_json
 from referee.core.effects import Effect, effects_from_json, effects_to_json
 
 __all__ = [
@@ -523,14 +522,6 @@ def _parse_secrets(path: Path) -> dict[str, SecretDef]:
     return out
 
 
-def _content_version(directory: Path) -> str:
-    h = hashlib.sha256()
-    for path in sorted(directory.rglob("*.json")):
-        h.update(path.relative_to(directory).as_posix().encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
 _RULE_KEYS = (
     "dungeon_cards",
     "row_size",
@@ -636,7 +627,7 @@ def load_content(directory: Path = CONTENT_DIR) -> ClankContent:
         boards=boards,
         artifacts=tuple(rules["artifact_values"]),
         rules=rules,
-        version=_content_version(directory),
+        version=content_version(directory),
     )
 
 
