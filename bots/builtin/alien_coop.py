@@ -4,15 +4,19 @@ It reads only its observation and the public content (card data), like any bot w
 Plan each decision:
 1. pending choices: discard the weakest card, pick the richest option, scan the hidden room
    nearest the Airlock, heal the most hurt player;
-2. Coordinate (another player's turn): lend one Attack card when the active player faces an
-   enemy it cannot yet afford to kill;
+2. Coordinate (another player's turn): lend Attack cards (combos counted against the active
+   player's play area) while the active player is short of Attack for a kill it wants, or, when
+   the phase begins, the Complex is crowded near the Airlock;
 3. its own turn: play every card (combo cards last), use "Once this turn" abilities, complete
-   an Objective, kill facehuggers, bosses and the Combat Zone's worst enemies, scan from the
-   Airlock back, kill face-up enemies in the Complex, recruit the best card it can afford;
-   sacrifice or release Vigilant cards only when all of them together buy a kill (a Combat
-   Zone enemy, a facehugger, or a face-up boss or Final Enemy, even one stuck in the Complex);
-   then end the turn. Siege: once the Hive is spent and only an unaffordable boss or Final
-   Enemy is left in the Complex (it never moves again), recruit only Attack-dense cards.
+   an Objective, ask the team to Coordinate when short of Attack for the cheapest wanted kill
+   (a Combat Zone enemy, a facehugger, a face-up boss or Final Enemy, or an Objective's
+   spend) -- again that turn only when what it wants changed --, kill facehuggers, bosses
+   and the Combat Zone's worst enemies, scan from the Airlock back, kill face-up enemies in
+   the Complex, recruit the best card it can afford; sacrifice or release Vigilant cards only
+   when all of them together buy a kill (a Combat Zone enemy, a facehugger, or a face-up boss
+   or Final Enemy, even one stuck in the Complex); then end the turn. Siege: once the Hive is
+   spent and only an unaffordable boss or Final Enemy is left in the Complex (it never moves
+   again), recruit only Attack-dense cards.
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ class AlienCoopBot:
         self.content = content or default_content()
         #: most Coordinate cards lent in one of another player's turns
         self.lend_limit = lend_limit
+        #: (turn, wanted cards) of this bot's last ask for Coordinate
+        self._last_ask: tuple[int, tuple[str, ...]] | None = None
 
     def card_value(self, card: PlayerCard) -> float:
         """How much a card is worth owning, per the bot's taste."""
@@ -107,16 +113,51 @@ class AlienCoopBot:
             return 0
         return max(0, min(targets) - int(obs["pool"]["attack"]))
 
+    def _wanted(self, obs: dict[str, Any]) -> list[tuple[int, str]]:
+        """(Attack needed, card) of what the active player wants to spend Attack on: Combat Zone
+        enemies, facehuggers, face-up bosses and Final Enemies, an Objective's spend card."""
+        hive = self.content.hive_cards
+        out = [(hive[c].attack, c) for c in obs["combat"] if hive[c].is_enemy]
+        out += [(hive[f["card"]].attack, f["card"]) for f in obs["facehuggers"]]
+        up = [r["card"] for r in obs["complex"] if r is not None and r["up"]]
+        out += [(hive[c].attack, c) for c in up if hive[c].is_enemy and (hive[c].boss or hive[c].final)]
+        for k, o in enumerate(self.content.objectives):
+            if o.condition == "spend" and not obs["met"][k] and (o.card in up or o.card in obs["combat"]):
+                out.append((o.attack, o.card))
+        return sorted(out)
+
+    def _want_gap(self, obs: dict[str, Any]) -> int:
+        """Attack the active player lacks for the cheapest thing it wants (0: within reach, or
+        nothing wanted)."""
+        wanted = self._wanted(obs)
+        return max(0, wanted[0][0] - int(obs["pool"]["attack"])) if wanted else 0
+
+    def _lent_attack(self, obs: dict[str, Any], card: PlayerCard) -> int:
+        """The Attack a coordinated card gives the active player: its combos count the cards
+        in the active player's play area."""
+        played = obs["players"][obs["current"]]["play"]
+        cards = self.content.cards
+        total = 0
+        for e in card.play:
+            if e.op == "attack":
+                total += e.n
+            elif e.op == "if" and e.cond in ("played_class", "played_crew"):
+                attr = "cls" if e.cond == "played_class" else "crew"
+                if any(getattr(cards[c], attr) == e.arg for c in played):
+                    total += _attack_of(e.then)
+        return total
+
     def _coordinate(self, obs: dict[str, Any], legal: Sequence[Action], kinds: dict[str, list[int]]) -> int:
         me = obs["players"][obs["seat"]]
-        gap = self._threat_gap(obs)
-        busy = any(r is not None for r in obs["complex"][2:])
+        gap = max(self._threat_gap(obs), self._want_gap(obs))
+        # crowded Complex: lend at the start of the phase (nothing played yet) to clear it
+        busy = not obs["players"][obs["current"]]["play"] and any(r is not None for r in obs["complex"][2:])
         lent = len(me["set_aside"])
         if "coordinate" not in kinds or lent >= self.lend_limit or (gap <= 0 and not busy):
             return kinds["pass"][0]
         cards = self.content.cards
-        best = max(kinds["coordinate"], key=lambda i: _attack_of(cards[str(legal[i].args[0])].play))
-        if _attack_of(cards[str(legal[best].args[0])].play) >= 1:
+        best = max(kinds["coordinate"], key=lambda i: self._lent_attack(obs, cards[str(legal[i].args[0])]))
+        if self._lent_attack(obs, cards[str(legal[best].args[0])]) >= 1:
             return best
         return kinds["pass"][0]
 
@@ -157,6 +198,12 @@ class AlienCoopBot:
             return kinds["use_once"][0]
         if "complete" in kinds:
             return kinds["complete"][0]
+        if "ask" in kinds and self._want_gap(obs) > 0:
+            # ask once per turn for the same wants: a new one (e.g. revealed by a scan) asks again
+            key = (int(obs["turn"]), tuple(c for _, c in self._wanted(obs)))
+            if key != self._last_ask:
+                self._last_ask = key
+                return kinds["ask"][0]
 
         fights = [legal[i] for i in kinds.get("fight", [])]
 

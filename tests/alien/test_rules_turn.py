@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from referee.games.alien.content import AlienContent
 from referee.games.alien.engine import AlienGame
 from tests.alien.conftest import act, clear_board, legal, new_game, refresh, set_hand, strikes_of, to_main
@@ -174,6 +176,30 @@ def test_revealed_event_triggers_the_current_objectives_event_then_is_discarded(
     assert s.hive_discard == ["lights_fail"]
 
 
+@pytest.mark.parametrize("objective", [1, 2])
+def test_revealed_event_triggers_the_current_objectives_event_for_objectives_2_and_3(
+    objective: int, content: AlienContent
+) -> None:
+    game = clear_board(to_main(new_game(2, seed=3)))
+    s = game.s
+    s.objective = objective
+    s.met = [k < objective for k in range(len(s.met))]
+    s.complex[0] = {"card": "motion_spike", "up": False}
+    s.attack = 1
+    s.strike_deck.extend(strikes_of(content, 1) for _ in range(4))
+    hatchery = len(s.hatchery)
+    refresh(game)
+    act(game, "scan", 0)
+    event = content.objectives[objective].event
+    hatched = sum(e.n for e in event if e.op == "hatch")
+    each = sum(e.n for e in event if e.op == "strike_each")
+    assert (objective, hatched, each) in ((1, 0, 1), (2, 1, 2))  # Purge the Ventilation; Burn the Nest
+    assert len(s.hatchery) == hatchery - hatched
+    assert s.complex[0] == ({"card": content.hatchery[0], "up": True} if hatched else None)
+    assert [len(p.strikes) for p in s.players] == [each, each]  # not Objective 1's Event (hatch 1)
+    assert s.hive_discard == ["motion_spike"]
+
+
 def test_revealed_hazard_triggers_the_next_unused_location_hazard_then_is_discarded(
     solo: AlienGame, content: AlienContent
 ) -> None:
@@ -283,6 +309,134 @@ def test_coordinate_is_a_decision_of_another_seat_during_the_active_players_acti
     clear_board(game)
     act(game, "end_turn")
     assert "sgt_cole" in s.players[1].discard and not s.players[1].set_aside
+
+
+def _two_player_main(seat1_hand: list[str]) -> AlienGame:
+    """Seat 0's first main decision of a 2-player game (the start-of-phase ask passed), with
+    an empty board and seat 1 holding `seat1_hand`."""
+    game = clear_board(to_main(new_game(2, seed=4)))
+    return set_hand(game, 1, seat1_hand)
+
+
+def test_coordinate_during_another_players_action_phase_after_the_active_player_played_cards() -> None:
+    game = _two_player_main(["sgt_cole", "grunt", "grunt", "specialist", "specialist", "specialist"])
+    s = game.s
+    assert s.current == 0 and not legal(game, "ask")  # the team was just asked
+    set_hand(game, 0, ["grunt", "grunt", "specialist"])
+    act(game, "play", "grunt")
+    act(game, "ask")  # after a play the active player may ask the team again
+    d = game.decision()
+    assert d is not None and d.kind == "coordinate" and d.seat == 1 and s.phase == "coordinate"
+    act(game, "coordinate", "sgt_cole")
+    assert s.attack == 1 + 2 and "sgt_cole" in s.players[1].set_aside and len(s.players[1].hand) == 6
+    act(game, "pass")
+    d = game.decision()
+    assert d is not None and d.kind == "turn" and d.seat == 0 and s.phase == "action"
+    assert not legal(game, "ask")  # not again without another action
+    act(game, "play", "grunt")
+    assert legal(game, "ask")
+    act(game, "end_turn")
+    assert "sgt_cole" in s.players[1].discard and not s.players[1].set_aside
+
+
+def test_coordinate_during_another_players_action_phase_after_a_scan_reveals_an_enemy(
+    content: AlienContent,
+) -> None:
+    game = _two_player_main(["sgt_cole", "grunt", "grunt", "specialist", "specialist", "specialist"])
+    s = game.s
+    brute = content.hive_cards["hull_brute"].attack
+    scan = content.rules["scan_costs"][4]
+    s.complex[4] = {"card": "hull_brute", "up": False}
+    s.attack = scan + brute - 2  # enough to scan the Airlock, 2 short of killing what is there
+    refresh(game)
+    act(game, "scan", 4)
+    assert s.complex[4] == {"card": "hull_brute", "up": True} and not legal(game, "fight")
+    act(game, "ask")
+    act(game, "coordinate", "sgt_cole")  # +2 Attack: now the Hull Brute can be killed
+    act(game, "pass")
+    act(game, "fight", "room", 4)
+    assert "hull_brute" in s.dead_enemies and s.attack == 0
+
+
+def test_coordinate_ask_goes_round_every_other_living_player_even_without_coordinate_cards() -> None:
+    game = clear_board(to_main(new_game(4, seed=4)))
+    s = game.s
+    set_hand(game, 1, ["grunt"] * 6)  # no Coordinate card: asked anyway (the question leaks nothing)
+    set_hand(game, 3, ["sgt_cole", "grunt", "grunt", "grunt", "grunt", "grunt"])
+    s.players[2].status = "dead"
+    set_hand(game, 0, ["grunt"])
+    act(game, "play", "grunt")
+    act(game, "ask")
+    d = game.decision()
+    assert d is not None and d.kind == "coordinate" and d.seat == 1
+    assert [a.kind for a in d.actions] == ["pass"]
+    act(game, "pass")
+    d = game.decision()  # seat 2 is dead: skipped
+    assert d is not None and d.kind == "coordinate" and d.seat == 3
+    act(game, "pass")
+    assert game.decision().kind == "turn"  # type: ignore[union-attr]
+
+
+def test_coordinate_is_never_asked_in_a_solo_game(solo: AlienGame) -> None:
+    set_hand(solo, 0, ["grunt", "grunt"])
+    act(solo, "play", "grunt")
+    assert not legal(solo, "ask")
+
+
+def test_coordinated_sergeants_combo_counts_the_active_players_play_area() -> None:
+    game = _two_player_main(["sgt_holm", "sgt_reyes", "grunt", "specialist", "specialist", "specialist"])
+    s = game.s
+    set_hand(game, 0, ["role_rifleman", "role_quartermaster", "grunt"])
+    act(game, "play", "grunt")  # no class: no combo yet
+    act(game, "ask")
+    act(game, "coordinate", "sgt_holm")
+    assert s.attack == 1 + 1  # Holm's +1 Attack only: no assault card played yet
+    act(game, "pass")
+    act(game, "play", "role_rifleman")  # an assault card in the active player's play area
+    act(game, "play", "role_quartermaster")  # and a command card
+    attack, recruit = s.attack, s.recruit
+    act(game, "ask")
+    set_hand(game, 1, ["sgt_holm", "sgt_reyes", "grunt", "specialist", "specialist", "specialist"])
+    act(game, "coordinate", "sgt_holm")
+    assert s.attack == attack + 1 + 2  # assault combo: +2 Attack
+    act(game, "coordinate", "sgt_reyes")
+    assert s.attack == attack + 3 + 2 and s.recruit == recruit + 1  # command combo: +2 Attack
+    # the coordinated cards are set aside by their owner, not played by the active player
+    assert s.players[0].play == ["grunt", "role_rifleman", "role_quartermaster"]
+
+
+def test_coordinate_asks_are_bounded_by_the_active_players_actions_and_games_end() -> None:
+    """Random play (which asks whenever it may): every Action phase has at most one round of
+    Coordinate questions more than the active player's other main actions, never two asks in a
+    row, and every game ends."""
+    import random
+
+    for seed in range(12):
+        players = 2 + seed % 3
+        game = new_game(players, seed=seed)
+        rng = random.Random(seed)
+        asks = actions = 0
+        last = ""
+        turn = game.s.turn
+        steps = 0
+        while not game.is_over():
+            d = game.decision()
+            assert d is not None
+            if game.s.turn != turn:
+                turn, asks, actions, last = game.s.turn, 0, 0, ""
+            a = d.actions[rng.randrange(len(d.actions))]
+            if d.kind == "turn":
+                if a.kind == "ask":
+                    assert last != "ask"
+                    asks += 1
+                elif a.kind != "end_turn":
+                    actions += 1
+                assert asks <= actions + 1  # the automatic ask is not counted here
+                last = a.kind
+            game.apply(a)
+            steps += 1
+            assert steps < 20000
+        assert game.s.over
 
 
 def test_vigilant_cards_stay_in_play_with_an_ongoing_effect_or_discard_for_a_benefit(solo: AlienGame) -> None:

@@ -7,11 +7,12 @@ in turn order, may set aside Coordinate cards for the active player: decisions w
 the active player), ``action`` (the active player's main decisions), ``strike`` (Combat Zone
 enemies strike, right to left) and ``cleanup``. The team is asked automatically when the Action
 phase begins, and again whenever the active player chooses ``ask`` (legal once they have taken
-another action since the last ask), which returns the turn to ``coordinate`` for one more round. Card effects that need a choice push pending
-decisions on a stack; the top of the stack says who decides.
+another action since the last ask), which returns the turn to ``coordinate`` for one more round.
+Card effects that need a choice push pending decisions on a stack; the top of the stack says who
+decides.
 
-Decision kinds: ``turn`` (the active player's main decision, including ``ask``), ``coordinate``, ``discard``,
-``choose``, ``scan_free``, ``heal_target``.
+Decision kinds: ``turn`` (the active player's main decision, including ``ask``), ``coordinate``,
+``discard``, ``choose``, ``scan_free``, ``heal_target``.
 
 Engine choices the rules leave open are written down in `RULES_NOTES.md` beside this file.
 """

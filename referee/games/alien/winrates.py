@@ -1,6 +1,6 @@
 """Win rates and speed of built-in bots at Alien (a tuning and benchmark script, not a test).
 
-python -m referee.games.alien.winrates --games 200 --players 1 2 4 --bots random coop
+python -m referee.games.alien.winrates --games 200 --players 1 2 3 4 --bots random coop
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> None:
     """Play `--games` games per (bot, player count) and print win rate and speed."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--players", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--players", type=int, nargs="+", default=[1, 2, 3, 4])
     parser.add_argument("--bots", nargs="+", default=["random", "coop"])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
