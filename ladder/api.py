@@ -14,7 +14,9 @@ Routes (all JSON unless said otherwise)::
     GET  /metrics                          Prometheus text format
 
 Every error is ``{"error": "<message>", "status": <code>}`` with that HTTP status: 404 for an
-unknown id or route, 409 for a taken name, 422 for a malformed request, 500 otherwise.
+unknown id or route, 409 for a taken name, 422 for a malformed request, 500 otherwise. An id
+outside the id columns' range (``queries.MAX_ID``; negative, or any number of digits) is an
+unknown id, 404 on SQLite and PostgreSQL alike: the database is never asked about it.
 """
 
 from __future__ import annotations

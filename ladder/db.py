@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "create_engine",
     "database_url",
     "downgrade",
+    "is_outage",
     "normalize_url",
     "upgrade",
     "write_transaction",
@@ -54,6 +56,26 @@ def normalize_url(url: str) -> str:
 def database_url(url: str | None = None) -> str:
     """The URL to use: `url`, else ``$DATABASE_URL``, else the embedded SQLite default."""
     return normalize_url(url or os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL)
+
+
+def is_outage(exc: BaseException) -> bool:
+    """True if `exc` says the database could not be reached or dropped the connection.
+
+    That is SQLAlchemy's ``OperationalError`` (connection refused, server restarting or shut
+    down by an administrator, SQLite "database is locked"), any ``DBAPIError`` that invalidated
+    its connection (a disconnect), and psycopg's own ``OperationalError`` when psycopg is used
+    directly. Such an error is worth retrying later, unlike a constraint violation or a bad
+    value (``IntegrityError``, ``DataError``, ``ProgrammingError``), which would fail again.
+    """
+    if isinstance(exc, sa_exc.OperationalError):
+        return True
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    try:
+        import psycopg
+    except ImportError:  # pragma: no cover - psycopg is a dependency
+        return False
+    return isinstance(exc, psycopg.OperationalError)
 
 
 def create_engine(url: str | None = None, **kwargs: Any) -> Engine:

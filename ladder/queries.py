@@ -1,14 +1,16 @@
 """Read-side queries behind the HTTP API and the web page.
 
 Each function takes an open connection and returns JSON-able typed dicts (times as ISO 8601
-strings in UTC); lookups of one thing return None when it does not exist.
+strings in UTC); lookups of one thing return None when it does not exist, including an id
+that no row can have (outside the id columns' range, :func:`storable_id`): the database is never
+asked about it (PostgreSQL would refuse it with "integer out of range", SQLite beyond 64 bits).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy import Connection
@@ -32,6 +34,7 @@ from ladder.schema import (
 )
 
 __all__ = [
+    "MAX_ID",
     "BotInfo",
     "LadderInfo",
     "MatchInfo",
@@ -47,7 +50,11 @@ __all__ = [
     "replay_data",
     "scenario_ratings",
     "standings",
+    "storable_id",
 ]
+
+#: the id columns are 32-bit INTEGERs (``ladder.schema``): no id is outside 1..MAX_ID
+MAX_ID: Final = 2**31 - 1
 
 
 class TimeControlInfo(TypedDict):
@@ -241,6 +248,11 @@ def _ladder(row: Any) -> LadderInfo:
     }
 
 
+def storable_id(value: int) -> bool:
+    """True if `value` can be the id of a row (1..:data:`MAX_ID`); lookups of others find nothing."""
+    return 1 <= value <= MAX_ID
+
+
 def list_ladders(conn: Connection) -> list[LadderInfo]:
     """All ladders, by name."""
     return [_ladder(row) for row in conn.execute(sa.select(ladders).order_by(ladders.c.name))]
@@ -248,6 +260,8 @@ def list_ladders(conn: Connection) -> list[LadderInfo]:
 
 def ladder_info(conn: Connection, ladder_id: int) -> LadderInfo | None:
     """One ladder, or None."""
+    if not storable_id(ladder_id):
+        return None
     row = conn.execute(sa.select(ladders).where(ladders.c.id == ladder_id)).one_or_none()
     return None if row is None else _ladder(row)
 
@@ -314,6 +328,8 @@ def scenario_ratings(conn: Connection, ladder_id: int) -> ScenariosPage | None:
 
 def bot_info(conn: Connection, bot_id: int) -> BotInfo | None:
     """A bot's profile: versions and ladder standings, or None."""
+    if not storable_id(bot_id):
+        return None
     bot = conn.execute(
         sa.select(bots.c.id, bots.c.name, bots.c.owner, bots.c.created_at).where(
             bots.c.id == bot_id
@@ -420,6 +436,8 @@ def _seats_contain(conn: Connection, version_ids: Sequence[int]) -> sa.ColumnEle
 
 def bot_matches(conn: Connection, bot_id: int, limit: int = 50) -> list[MatchSummary] | None:
     """The bot's most recent matches (newest first, at most `limit`), or None for no bot."""
+    if not storable_id(bot_id):
+        return None
     if conn.execute(sa.select(bots.c.id).where(bots.c.id == bot_id)).first() is None:
         return None
     version_ids = list(
@@ -451,6 +469,8 @@ def bot_matches(conn: Connection, bot_id: int, limit: int = 50) -> list[MatchSum
 
 def match_info(conn: Connection, match_id: int) -> MatchInfo | None:
     """A match with its seats, result, rating changes and replay link, or None."""
+    if not storable_id(match_id):
+        return None
     row = conn.execute(sa.select(matches).where(matches.c.id == match_id)).one_or_none()
     if row is None:
         return None
@@ -518,6 +538,8 @@ def match_info(conn: Connection, match_id: int) -> MatchInfo | None:
 
 def replay_data(conn: Connection, match_id: int) -> tuple[bytes, str] | None:
     """The stored (gzip) replay of a match and the SHA-256 of its uncompressed bytes, or None."""
+    if not storable_id(match_id):
+        return None
     row = conn.execute(
         sa.select(replays.c.data, replays.c.sha256).where(replays.c.match_id == match_id)
     ).one_or_none()

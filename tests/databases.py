@@ -4,13 +4,25 @@ PostgreSQL is required, never skipped: the database ``arena_test_<random>`` is c
 server named by ``$ARENA_TEST_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``;
 `make test` starts a local one if none runs) and dropped at the end of the session. If the server
 cannot be reached the tests fail with a message saying so.
+
+:class:`PrivatePostgres` is a server of a test's own (initdb/pg_ctl from
+``/usr/lib/postgresql/<version>/bin``, a temporary folder, a free port), for tests that stop the
+database; if the binaries are missing those tests fail, they are not skipped.
 """
 
 from __future__ import annotations
 
+import glob
 import os
+import pwd
+import re
 import secrets
+import shutil
+import socket
+import subprocess
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -59,3 +71,95 @@ def empty_postgres(url: str) -> None:
             conn.execute(sa.text(f"TRUNCATE {names} RESTART IDENTITY CASCADE"))
     finally:
         engine.dispose()
+
+
+# --- a private PostgreSQL server, for outage tests ---------------------------------------------
+
+
+def postgres_bin_dir() -> Path:
+    """The newest ``/usr/lib/postgresql/<version>/bin`` with initdb and pg_ctl.
+
+    Fails the test (never skips) with a clear message if there is none.
+    """
+    found = [
+        d for d in glob.glob("/usr/lib/postgresql/*/bin")
+        if os.access(os.path.join(d, "initdb"), os.X_OK) and os.access(os.path.join(d, "pg_ctl"), os.X_OK)
+    ]
+    if not found:
+        pytest.fail(
+            "the PostgreSQL server binaries (initdb, pg_ctl in /usr/lib/postgresql/<version>/bin) are "
+            "missing: the database outage tests start and stop a private PostgreSQL server of their "
+            "own. Install the server package (apt-get install postgresql).",
+            pytrace=False,
+        )
+    return Path(max(found, key=lambda d: int(re.sub(r"\D", "", Path(d).parent.name) or 0)))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of its own (initdb in a temporary folder, a free port) that a test
+    may stop and start again; the shared server is never touched.
+
+    As root the server runs as the ``postgres`` user (PostgreSQL refuses to run as root).
+    """
+
+    def __init__(self) -> None:
+        self.bin = postgres_bin_dir()
+        self.root = Path(tempfile.mkdtemp(prefix="arena-private-pg-"))
+        self.data = self.root / "data"
+        self.log = self.root / "server.log"
+        self.port = _free_port()
+        self._as: list[str] = []
+        if os.geteuid() == 0:
+            pw = pwd.getpwnam("postgres")
+            os.chown(self.root, pw.pw_uid, pw.pw_gid)
+            self._as = ["runuser", "-u", "postgres", "--"]
+        self.admin_url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self.url = normalize_url(f"postgresql://postgres@127.0.0.1:{self.port}/arena")
+
+    def _run(self, *args: str, timeout: float = 60.0) -> None:
+        done = subprocess.run(
+            [*self._as, *args], capture_output=True, text=True, timeout=timeout, cwd=self.root
+        )
+        if done.returncode != 0:
+            log = self.log.read_text(errors="replace") if self.log.exists() else ""
+            pytest.fail(f"{' '.join(args)} failed: {done.stdout}{done.stderr}\n{log}", pytrace=False)
+
+    def create(self) -> str:
+        """initdb, start, create the database ``arena`` at migration head; its URL."""
+        self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "-A", "trust",
+                  "--no-sync", "-E", "UTF8")
+        self.start()
+        with psycopg.connect(self.admin_url, autocommit=True, connect_timeout=5) as admin:
+            admin.execute("CREATE DATABASE arena")
+        upgrade(self.url)
+        return self.url
+
+    def start(self) -> None:
+        """Start the server and wait until it accepts connections."""
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} "
+            "-c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+        )
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log),
+                  "-o", options, "-w", "-t", "30", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server (``fast``: disconnect the clients, like a restart; ``immediate``: a crash)."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "-t", "30", "stop")
+
+    def destroy(self) -> None:
+        """Stop the server if it runs and delete its files."""
+        if (self.data / "postmaster.pid").exists():
+            subprocess.run(
+                [*self._as, str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w",
+                 "stop"],
+                capture_output=True, timeout=60, cwd=self.root,
+            )
+        shutil.rmtree(self.root, ignore_errors=True)

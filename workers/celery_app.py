@@ -23,12 +23,22 @@ Dispatching also sets a marker key in Redis (``arena:<queue>:sent:<id>``, 10 min
 sweep task re-dispatches matches queued for a while whose marker is gone: after a broker restart
 both the messages and the markers are lost, and those matches would otherwise wait forever (a
 duplicate message is harmless: the claim lets one run through).
+
+Database outages (``ladder.db.is_outage``): a match task that cannot reach the database is
+retried by Celery (:data:`PLAY_RETRY_MAX` times, countdown 1, 2, 4, 8, then every
+:data:`PLAY_RETRY_CAP_S` seconds); each retry cuts the match's marker down to the countdown plus
+:data:`RETRY_MARKER_MARGIN_S`, so a retry that is lost or stuck behind a long match is re-sent by
+the sweeper soon after. When the retries run out the marker is deleted: the next sweep that
+reaches the database re-sends the match. The claim lets exactly one delivery play it and
+recording is idempotent, so no duplicate counts twice. The periodic tasks skip a beat when the
+database is unreachable (a warning, no traceback) and catch up on the next one.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import random
 from typing import Any, Final
 
 import redis
@@ -38,8 +48,10 @@ from celery.signals import (  # type: ignore[import-untyped]
     worker_process_init,
     worker_process_shutdown,
 )
+from celery.worker.control import inspect_command  # type: ignore[import-untyped]
+from sqlalchemy.engine import make_url
 
-from ladder.db import database_url
+from ladder.db import database_url, is_outage
 from workers import metrics
 from workers.match_execution import MAX_MATCH_SECONDS, engine_for, reset_after_fork, run_match
 from workers.matchmaker import fill_queues
@@ -48,16 +60,22 @@ from workers.sweeper import queued_before, sweep
 __all__ = [
     "BROKER_ENV",
     "DEFAULT_BROKER_URL",
+    "PLAY_RETRY_CAP_S",
+    "PLAY_RETRY_MAX",
     "VISIBILITY_TIMEOUT_S",
     "CeleryDispatcher",
     "app",
+    "arena_database",
     "broker_url",
     "control_queue",
+    "database_label",
     "dispatch",
     "dispatcher",
     "ensure_dispatched",
     "make_app",
     "match_queue",
+    "play_match",
+    "retry_countdown",
 ]
 
 log = logging.getLogger(__name__)
@@ -69,6 +87,12 @@ VISIBILITY_TIMEOUT_S: Final = int(2 * MAX_MATCH_SECONDS)
 #: how long a dispatch marker lives; matches queued longer than STALE_S without one are re-sent
 MARKER_TTL_S: Final = 600
 STALE_S: Final = 30.0
+#: a match task that cannot reach the database is retried this many times ...
+PLAY_RETRY_MAX: Final = 20
+#: ... after 1, 2, 4, 8 s, then every this many seconds (about 3 minutes in all)
+PLAY_RETRY_CAP_S: Final = 10.0
+#: a retried match's marker lives the retry's countdown plus this
+RETRY_MARKER_MARGIN_S: Final = 10
 
 
 def broker_url() -> str:
@@ -156,6 +180,19 @@ class CeleryDispatcher:
         if self._markers is not None:
             self._markers.set(self._marker(match_id), 1, ex=MARKER_TTL_S)
 
+    def expect_retry(self, match_id: int, countdown: float) -> None:
+        """A retry of the match's task is due in `countdown` s: keep the marker only that long
+        (plus :data:`RETRY_MARKER_MARGIN_S`), so a retry that never runs is re-sent soon."""
+        if self._markers is not None:
+            self._markers.set(
+                self._marker(match_id), 1, ex=int(countdown) + RETRY_MARKER_MARGIN_S
+            )
+
+    def forget(self, match_id: int) -> None:
+        """Drop the match's marker: the next sweep re-sends it if it is still queued."""
+        if self._markers is not None:
+            self._markers.delete(self._marker(match_id))
+
     def ensure_dispatched(self, match_id: int) -> None:
         """Re-send a queued match if its marker is gone (lost with a restarted broker)."""
         if self._markers is None or not self._markers.exists(self._marker(match_id)):
@@ -195,29 +232,93 @@ def ensure_dispatched(match_id: int) -> None:
 
 
 def play_match(match_id: int) -> dict[str, Any]:
-    """Task ``arena.play_match``: run the match function (idempotent) and report what it did."""
+    """Run the match function (idempotent) and report what it did.
+
+    Raises the database's error if it cannot be reached (see ``run_match``); the task
+    ``arena.play_match`` (:func:`_play_match_task`) retries it.
+    """
     run = run_match(database_url(), match_id)
     log.info("match %s: %s %s (%.2f s)", match_id, run.status, run.detail, run.seconds)
     return {"match_id": run.match_id, "status": run.status, "detail": run.detail}
 
 
+def retry_countdown(retries: int) -> float:
+    """Seconds before retry number `retries` + 1: 1, 2, 4, 8, then :data:`PLAY_RETRY_CAP_S`,
+    with up to 10 % jitter so a burst of failed tasks does not come back in one burst."""
+    base = min(PLAY_RETRY_CAP_S, 2.0**retries)
+    return base * (1.0 + random.uniform(0.0, 0.1))
+
+
+def _play_match_task(task: Any, match_id: int) -> dict[str, Any]:
+    """Task ``arena.play_match``: :func:`play_match`, retried while the database is away."""
+    try:
+        return play_match(match_id)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        retries = int(task.request.retries or 0)
+        if retries >= PLAY_RETRY_MAX:
+            log.error(
+                "match %s: the database stayed unreachable through %d retries (%s); giving up "
+                "this task; the sweeper re-sends the match once the database answers",
+                match_id, retries, exc,
+            )
+            dispatcher().forget(match_id)
+            return {"match_id": match_id, "status": "db_unavailable", "detail": str(exc)[:500]}
+        countdown = retry_countdown(retries)
+        log.warning(
+            "match %s: the database is unreachable (%s); retry %d/%d in %.1f s",
+            match_id, type(exc).__name__, retries + 1, PLAY_RETRY_MAX, countdown,
+        )
+        try:
+            dispatcher().expect_retry(match_id, countdown)
+        except redis.RedisError:  # best effort: the full-length marker only delays a re-send
+            log.warning("match %s: could not shorten its dispatch marker", match_id, exc_info=True)
+        raise task.retry(exc=exc, countdown=countdown, max_retries=PLAY_RETRY_MAX) from exc
+
+
 def matchmake() -> list[int]:
-    """Task ``arena.matchmake``: top up every ladder's queue."""
-    return fill_queues(engine_for(database_url()), dispatch)
+    """Task ``arena.matchmake``: top up every ladder's queue (nothing while the database is away)."""
+    try:
+        return fill_queues(engine_for(database_url()), dispatch)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        log.warning("matchmaker: the database is unreachable (%s); trying again next beat", exc)
+        return []
 
 
 def sweep_leases() -> dict[str, list[int]]:
-    """Task ``arena.sweep``: requeue expired leases, re-send matches whose message was lost."""
-    engine = engine_for(database_url())
-    result = sweep(engine, dispatch)
-    for match_id in queued_before(engine, STALE_S):
-        ensure_dispatched(match_id)
+    """Task ``arena.sweep``: requeue expired leases, re-send matches whose message was lost
+    (nothing while the database is away)."""
+    try:
+        engine = engine_for(database_url())
+        result = sweep(engine, dispatch)
+        for match_id in queued_before(engine, STALE_S):
+            ensure_dispatched(match_id)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        log.warning("sweeper: the database is unreachable (%s); trying again next beat", exc)
+        return {"requeued": [], "failed": []}
     return {"requeued": list(result.requeued), "failed": list(result.failed)}
 
 
-play_match_task = app.task(name="arena.play_match")(play_match)
+play_match_task = app.task(name="arena.play_match", bind=True)(_play_match_task)
 matchmake_task = app.task(name="arena.matchmake", acks_late=False)(matchmake)
 sweep_task = app.task(name="arena.sweep", acks_late=False)(sweep_leases)
+
+
+def database_label(url: str | None = None) -> str:
+    """The database a URL points at, password hidden: what ``arena_database`` replies."""
+    return make_url(database_url(url)).render_as_string(hide_password=True)
+
+
+@inspect_command()  # type: ignore[untyped-decorator]
+def arena_database(_state: Any) -> dict[str, str]:
+    """Remote control command ``arena_database``: the database (and queue) this worker plays
+    on, so ``arena demo`` uses only workers of its own database."""
+    return {"database": database_label(), "queue": match_queue()}
 
 
 @worker_process_init.connect  # type: ignore[untyped-decorator]

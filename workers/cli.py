@@ -20,8 +20,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     # reach the demo's /metrics page (prometheus_client picks its mode at import).
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-demo-metrics-")
+    from ladder.db import is_outage
     from workers.demo import run_demo
-    from workers.season import SeasonStalled
+    from workers.season import SeasonDatabaseUnavailable, SeasonStalled
 
     try:
         summary = run_demo(
@@ -33,9 +34,22 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             seed=args.seed,
+            timeout=args.timeout,
         )
-    except SeasonStalled as exc:
+    except SeasonDatabaseUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except SeasonStalled as exc:
+        print(f"error: {exc} (are the workers running, on this database? --timeout sets the "
+              "limit)", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        # before or after the season (migrating, setting up the ladder, the standings)
+        first_line = (str(exc).strip().splitlines() or [""])[0]
+        print(f"error: the database is unreachable ({type(exc).__name__}: {first_line})",
+              file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -126,6 +140,8 @@ def register(sub: Any) -> None:
     demo.add_argument("--host", default="127.0.0.1")
     demo.add_argument("--port", type=int, default=8000)
     demo.add_argument("--seed", type=int, default=None, help="seed the matchmaker")
+    demo.add_argument("--timeout", type=float, default=None,
+                      help="give the season up after this many seconds (default 120 + 10 a match)")
     demo.set_defaults(func=_cmd_demo_with_defaults)
 
     db = sub.add_parser("db", help="database maintenance")

@@ -3,8 +3,16 @@
 Embedded (nothing set): the database is the SQLite file ``arena-demo.db`` in the current folder
 (``--db`` picks another; running the demo again continues the same ladder) and matches run in a
 local process pool. With ``DATABASE_URL`` and ``BROKER_URL`` set, the same season runs on that
-database through Celery: workers already listening on the queue are used; if none answer, the
-demo starts ``--workers`` of them and stops them afterwards.
+database through Celery. Workers are used only if they consume the demo's queue
+(``$ARENA_QUEUE``, default ``arena``; asked with ``inspect active_queues``) and play on the demo's
+database (the ``arena_database`` control command); if none do, the demo starts ``--workers`` of
+them and stops them afterwards. If the queue's consumers play on another database (or do not
+say), the demo does not share it: it uses a queue of its own (``<queue>-demo-<pid>``) with
+workers it starts.
+
+The season is bounded: ``--timeout`` seconds (default :func:`default_timeout`) and a database
+outage of at most ``workers.season.DB_OUTAGE_SECONDS``; either ends it with a one-line error
+(``SeasonStalled``), never a hang.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy import Engine
@@ -29,7 +37,15 @@ from workers.bot_commands import builtin_command
 from workers.local_pool import DEFAULT_POOL_SIZE, LocalPool
 from workers.season import Dispatcher, SeasonSummary, play_season
 
-__all__ = ["DEMO_BOTS", "DEMO_DATABASE_URL", "DemoSetup", "run_demo", "setup_demo_ladder"]
+__all__ = [
+    "DEMO_BOTS",
+    "DEMO_DATABASE_URL",
+    "DemoSetup",
+    "default_timeout",
+    "queue_workers",
+    "run_demo",
+    "setup_demo_ladder",
+]
 
 DEMO_DATABASE_URL: Final = "sqlite:///arena-demo.db"
 #: the demo ladder's entrants: (bot name, built-in strategy)
@@ -42,6 +58,11 @@ DEMO_BOTS: Final = (
     ("random-3", "random"),
 )
 DEMO_OWNER: Final = "arena-demo"
+
+
+def default_timeout(matches: int) -> float:
+    """The demo season's time limit: 2 minutes plus 10 s a match (a demo match takes < 1 s)."""
+    return 120.0 + 10.0 * matches
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,24 +141,58 @@ def print_standings(engine: Engine, ladder_id: int) -> None:
     Console().print(table)
 
 
+def queue_workers(celery: Any, queue: str, *, timeout: float = 1.0) -> dict[str, str | None]:
+    """Celery workers on `celery`'s broker that consume `queue`: name -> the database they play
+    on (``arena_database``; None if a worker does not answer it). Workers of other queues on
+    the same broker are not counted."""
+    active = celery.control.inspect(timeout=timeout).active_queues() or {}
+    consumers = sorted(
+        name for name, queues in active.items()
+        if any(q.get("name") == queue for q in (queues or []))
+    )
+    if not consumers:
+        return {}
+    replies = celery.control.broadcast(
+        "arena_database", reply=True, timeout=timeout, destination=consumers
+    ) or []
+    databases: dict[str, str | None] = dict.fromkeys(consumers)
+    for reply in replies:
+        for name, answer in reply.items():
+            if name in databases and isinstance(answer, dict):
+                databases[name] = answer.get("database")
+    return databases
+
+
 @contextlib.contextmanager
 def _celery_dispatcher(workers: int, db_url: str) -> Iterator[Dispatcher]:
     from workers import celery_app
     from workers.worker_processes import start_worker, stop_worker
 
+    queue = celery_app.match_queue()
+    ours = celery_app.database_label(db_url)
+    consumers = queue_workers(celery_app.app, queue)
+    foreign = {name: db for name, db in consumers.items() if db != ours}
     started: list[subprocess.Popen[bytes]] = []
-    replies = celery_app.app.control.ping(timeout=1.0)
-    if not replies:
-        print(f"no Celery worker answered; starting {workers}", file=sys.stderr)
-        env = {"DATABASE_URL": db_url, "BROKER_URL": celery_app.broker_url()}
+    if consumers and not foreign:
+        print(f"using {len(consumers)} Celery worker(s) already on queue {queue!r}", file=sys.stderr)
+    else:
+        if foreign:
+            queue = f"{queue}-demo-{os.getpid()}"
+            print(
+                f"Celery workers {sorted(foreign)} consume the queue but play on another "
+                f"database; using a queue of our own, {queue!r}",
+                file=sys.stderr,
+            )
+        print(f"no Celery worker on queue {queue!r}; starting {workers}", file=sys.stderr)
+        env = {"DATABASE_URL": db_url, "BROKER_URL": celery_app.broker_url(), "ARENA_QUEUE": queue}
         started = [
-            start_worker(env, celery_app.match_queue(), name=f"demo{i}-{os.getpid()}")
-            for i in range(workers)
+            start_worker(env, queue, name=f"demo{i}-{os.getpid()}") for i in range(workers)
         ]
+    dispatcher = celery_app.CeleryDispatcher(celery_app.app, queue)
     try:
-        dispatcher = celery_app.CeleryDispatcher()
         yield dispatcher
     finally:
+        dispatcher.close()
         for proc in started:
             stop_worker(proc)
 
@@ -152,8 +207,13 @@ def run_demo(
     host: str = "127.0.0.1",
     port: int = 8000,
     seed: int | None = None,
+    timeout: float | None = None,
 ) -> SeasonSummary:
-    """The whole demo. Returns the season's summary (after serving, if `serve`)."""
+    """The whole demo. Returns the season's summary (after serving, if `serve`).
+
+    The season gives up after `timeout` seconds (default :func:`default_timeout`) and raises
+    ``workers.season.SeasonStalled`` (``SeasonDatabaseUnavailable`` after a long database
+    outage)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     distributed = bool(os.environ.get("BROKER_URL"))
@@ -183,6 +243,7 @@ def run_demo(
                 target_depth=max(2, 2 * workers),
                 on_progress=lambda done, _total: progress.update(task, completed=done),
                 rng_seed=seed,
+                timeout=default_timeout(matches) if timeout is None else timeout,
             )
         rate = 60 * summary.done / summary.seconds if summary.seconds else 0.0
         print(

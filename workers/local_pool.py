@@ -15,6 +15,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final
 
+from ladder.db import is_outage
 from workers.match_execution import MatchRun, run_match
 
 __all__ = ["DEFAULT_POOL_SIZE", "LocalPool"]
@@ -76,8 +77,12 @@ class LocalPool:
             except BrokenProcessPool:
                 broken = True
                 log.warning("match %s: its pool process died; the sweeper will requeue it", match_id)
-            except Exception:
-                log.exception("match %s: run_match raised", match_id)
+            except Exception as exc:
+                if is_outage(exc):  # queued: re-dispatched when stale; running: swept at lease end
+                    log.warning("match %s: run_match gave up, the database is unreachable (%s)",
+                                match_id, type(exc).__name__)
+                else:
+                    log.exception("match %s: run_match raised", match_id)
         if broken:
             self._restart()
         self.runs.extend(finished)

@@ -15,6 +15,15 @@ built-in bots: same game). A worker that loses its lease while alive (say, a lon
 at the next decision; if it finished anyway, recording is idempotent, so the match still
 counts once.
 
+Database outages (``ladder.db.is_outage``: the server restarting, refusing connections,
+dropping them): before the claim nothing has happened, and :func:`run_match` raises the error
+for its caller to call again later (the Celery task retries with a backoff; the local pool's
+season re-dispatches the still-queued match). After the claim it holds the match and retries
+the database step itself (loading the match, recording the result, marking it failed) for up to
+:data:`DB_RETRY_SECONDS`, renewing the lease meanwhile, so a finished game is recorded once the
+database is back, not played again. Only an outage longer than that makes it raise with the
+match still running: its lease then runs out and the sweeper requeues it (one attempt).
+
 Database engines are per process and created on first use (:func:`engine_for`); after a fork
 call :func:`reset_after_fork` (the Celery app does, on ``worker_process_init``).
 """
@@ -26,14 +35,15 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
-from ladder.db import create_engine, database_url, write_transaction
+from ladder.db import create_engine, database_url, is_outage, write_transaction
 from ladder.match_queue import claim_match, renew_lease
 from ladder.recording import record_result
 from ladder.schema import bot_versions, bots, ladders, matches
@@ -52,6 +62,7 @@ from workers.executor import (
 )
 
 __all__ = [
+    "DB_RETRY_SECONDS",
     "DEFAULT_LEASE_SECONDS",
     "LEASE_ENV",
     "MAX_MATCH_SECONDS",
@@ -73,6 +84,9 @@ DEFAULT_LEASE_SECONDS: Final = 30.0
 #: the hardest time limit of any match: past it the match is stopped and marked failed. The
 #: Celery broker's visibility timeout is set well above it (see workers.celery_app).
 MAX_MATCH_SECONDS: Final = 1800.0
+
+#: how long a claimed match waits for an unreachable database (retrying) before giving up
+DB_RETRY_SECONDS: Final = 60.0
 
 RunStatus = Literal["recorded", "already_recorded", "not_claimed", "lease_lost", "failed"]
 
@@ -175,8 +189,14 @@ class _LeaseKeeper:
         while not self._done.wait(self._lease / 3):
             try:
                 held = renew_lease(self._engine, self._match_id, self._worker_id, self._lease)
-            except Exception:  # a database blip: try again, give up once the lease has run out
-                log.warning("match %s: renewing the lease failed", self._match_id, exc_info=True)
+            except Exception as exc:  # a database blip: try again, give up once the lease has run out
+                if is_outage(exc):
+                    log.warning(
+                        "match %s: renewing the lease failed, the database is unreachable (%s)",
+                        self._match_id, type(exc).__name__,
+                    )
+                else:
+                    log.warning("match %s: renewing the lease failed", self._match_id, exc_info=True)
                 held = time.monotonic() - self._last_renewed < self._lease
             else:
                 self._last_renewed = time.monotonic()
@@ -278,6 +298,27 @@ def _status_of(engine: Engine, match_id: int) -> str | None:
     return status
 
 
+_T = TypeVar("_T")
+
+
+def _retry_db(match_id: int, what: str, step: Callable[[], _T], deadline: float) -> _T:
+    """`step()`, retried with a backoff (0.25 s doubling to 4 s) while the database is
+    unreachable (``ladder.db.is_outage``), until `deadline` (monotonic); then its error."""
+    delay = 0.25
+    while True:
+        try:
+            return step()
+        except Exception as exc:
+            if not is_outage(exc) or time.monotonic() + delay > deadline:
+                raise
+            log.warning(
+                "match %s: the database is unreachable while %s (%s); retrying in %.2f s",
+                match_id, what, type(exc).__name__, delay,
+            )
+        time.sleep(delay)
+        delay = min(4.0, delay * 2)
+
+
 def run_match(
     db_url: str,
     match_id: int,
@@ -285,15 +326,27 @@ def run_match(
     *,
     lease: float | None = None,
     max_seconds: float = MAX_MATCH_SECONDS,
+    db_retry_seconds: float | None = None,
 ) -> MatchRun:
     """Claim, play and record match `match_id` on the database at `db_url`, at most once.
 
     `worker_id` names the lease holder (default ``host:pid``); `lease` is the lease length in
-    seconds (default :func:`lease_seconds`). Never raises for anything a match can do; the
-    returned MatchRun says what happened.
+    seconds (default :func:`lease_seconds`). Nothing a match can do makes it raise (a bad
+    match, a missing executor, a crashing or hanging game: the returned MatchRun says what
+    happened), but a database it cannot reach does, with the database's error (see
+    ``ladder.db.is_outage``):
+
+    * before the claim (claiming, or reading the status of a match it could not claim):
+      nothing changed; call it again later;
+    * after the claim, only once the database stayed unreachable for `db_retry_seconds`
+      (default :data:`DB_RETRY_SECONDS`), retrying meanwhile: the match is left running under
+      this worker's lease, which runs out; the sweeper then requeues it.
+
+    Other errors of the database (a bug, a schema mismatch) are raised too.
     """
     worker_id = worker_id or default_worker_id()
     lease = lease or lease_seconds()
+    retry_for = DB_RETRY_SECONDS if db_retry_seconds is None else db_retry_seconds
     engine = engine_for(db_url)
     started = time.monotonic()
     if not claim_match(engine, match_id, worker_id, lease):
@@ -304,12 +357,18 @@ def run_match(
 
     def fail(game: str, reason: str, error: str) -> MatchRun:
         log.error("match %s failed (%s): %s", match_id, reason, error)
-        mark_failed(engine, match_id, worker_id, f"{reason}: {error}")
+        _retry_db(
+            match_id, "marking it failed",
+            lambda: mark_failed(engine, match_id, worker_id, f"{reason}: {error}"),
+            time.monotonic() + retry_for,
+        )
         metrics.MATCHES_FAILED.labels(game=game, reason=reason).inc()
         return MatchRun(match_id, worker_id, "failed", f"{reason}: {error}", time.monotonic() - started)
 
     try:
-        spec = load_spec(engine, match_id)
+        spec = _retry_db(
+            match_id, "loading it", lambda: load_spec(engine, match_id), time.monotonic() + retry_for
+        )
     except (LookupError, ValueError, BotCommandError) as exc:
         return fail("unknown", "bad_match", str(exc))
     metrics.MATCHES_STARTED.labels(game=spec.game).inc()
@@ -329,8 +388,16 @@ def run_match(
             log.exception("match %s: the executor failed", match_id)
             return fail(spec.game, "error", f"{type(exc).__name__}: {exc}")
 
-    replay = canonical_json(execution.replay).encode()
-    recording = record_result(engine, match_id, execution.result, replay, execution.reason)
+        replay = canonical_json(execution.replay).encode()
+        # still under the lease keeper: while the database is away the lease is renewed as soon
+        # as it is back, so the sweeper does not requeue a match whose result is in hand
+        # (recording is idempotent: were it requeued and played again, it still counts once)
+        recording = _retry_db(
+            match_id,
+            "recording its result",
+            lambda: record_result(engine, match_id, execution.result, replay, execution.reason),
+            time.monotonic() + retry_for,
+        )
     seconds = time.monotonic() - started
     if recording.already_recorded:
         return MatchRun(match_id, worker_id, "already_recorded", seconds=seconds)

@@ -291,14 +291,23 @@ def _matchmaker_lock(engine: Engine) -> Callable[[], None] | None:
         return lambda: None
     conn = engine.connect()
     key = 0x4172656E61  # "Arena"
-    if not conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar_one():
+    try:
+        locked = conn.execute(sa.text("SELECT pg_try_advisory_lock(:k)"), {"k": key}).scalar_one()
+    except BaseException:
+        conn.close()
+        raise
+    if not locked:
         conn.close()
         return None
 
     def release() -> None:
-        conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": key})
-        conn.commit()
-        conn.close()
+        # if the server went away the session (and its lock) is gone with it: the unlock then
+        # raises the database's error, and the connection is closed all the same
+        try:
+            conn.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": key})
+            conn.commit()
+        finally:
+            conn.close()
 
     return release
 

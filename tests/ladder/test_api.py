@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -12,10 +15,13 @@ from prometheus_client import REGISTRY
 from sqlalchemy import Engine
 
 from ladder.api import create_app
-from ladder.bots import authenticate_bot
+from ladder.bots import add_bot_version, authenticate_bot, register_bot
+from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
+from ladder.queries import MAX_ID
 from ladder.recording import record_result
 from referee.core.game import Result
+from workers.match_execution import run_match
 
 from .conftest import Roster, make_coop_roster
 
@@ -218,3 +224,58 @@ def test_free_for_all_ladder_has_no_scenarios(client: TestClient, played: tuple[
     assert client.get(f"/api/ladders/{roster.ladder_id}/scenarios").json()["scenarios"] == []
     assert client.get(f"/api/matches/{done}").json()["scenario_change"] is None
     assert "Scenarios" not in client.get("/").text
+
+
+#: ids no row can have: one past the 32-bit id columns, one past 64 bits, a 23-digit one
+_TOO_LARGE = (MAX_ID + 1, 2**63, 99999999999999999999999)
+
+
+@pytest.mark.parametrize("big", _TOO_LARGE)
+@pytest.mark.parametrize(
+    "route",
+    [
+        "/api/bots/{}",
+        "/api/bots/{}/matches",
+        "/api/matches/{}",
+        "/api/matches/{}/replay",
+        "/api/ladders/{}/standings",
+        "/api/ladders/{}/scenarios",
+    ],
+)
+def test_ids_beyond_the_id_range_are_404_not_500(
+    client: TestClient, played: tuple[Roster, int, int], route: str, big: int
+) -> None:
+    _assert_error(client.get(route.format(big)), 404)
+    _assert_error(client.get(route.format(-big)), 404)
+    # the largest storable id is simply unknown
+    _assert_error(client.get(route.format(MAX_ID)), 404)
+
+
+def test_a_recorded_matchs_replay_downloads_and_verifies(
+    client: TestClient, engine: Engine, db_url: str, tmp_path: Path
+) -> None:
+    """A match really played and recorded; its replay fetched over HTTP; `arena replay verify`."""
+    ladder_id = create_ladder(
+        engine, "clank-real", "clank", 2, decision_ms=1000, bank_ms=30000, max_strikes=3
+    )
+    versions = []
+    for name, strategy in (("real-greedy", "greedy"), ("real-random", "random")):
+        bot_id = register_bot(engine, name, "tests").bot_id
+        versions.append(add_bot_version(engine, bot_id, "1", f"builtin:{strategy}"))
+        join_ladder(engine, ladder_id, bot_id)
+    match_id = enqueue_match(engine, ladder_id, versions, seed=5)
+    assert run_match(db_url, match_id, "api-test").status == "recorded"
+
+    info = client.get(f"/api/matches/{match_id}").json()
+    response = client.get(info["replay"]["url"])
+    assert response.status_code == 200
+    assert response.headers["x-replay-sha256"] == info["replay"]["sha256"]
+    name = response.headers["content-disposition"].split('filename="')[1].rstrip('"')
+    path = tmp_path / name
+    path.write_bytes(response.content)
+    verified = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "replay", "verify", str(path)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert verified.returncode == 0, verified.stderr
+    assert "every digest matches" in verified.stdout

@@ -58,9 +58,22 @@ def test_migrations_round_trip_and_match_schema(db_url: str) -> None:
         engine.dispose()
 
 
+def _revision_and_tables(url: str) -> tuple[str | None, set[str]]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            revision = MigrationContext.configure(conn).get_current_revision()
+        return revision, set(sa.inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
 def test_upgrade_twice_is_a_no_op(db_url: str) -> None:
     upgrade(db_url)
+    first = _revision_and_tables(db_url)
+    assert first == ("0002", {t.name for t in metadata.sorted_tables} | {"alembic_version"})
     upgrade(db_url)
+    assert _revision_and_tables(db_url) == first
 
 
 def test_sqlite_engine_enforces_foreign_keys_and_uses_wal(tmp_path: object) -> None:
@@ -72,3 +85,20 @@ def test_sqlite_engine_enforces_foreign_keys_and_uses_wal(tmp_path: object) -> N
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
     finally:
         engine.dispose()
+
+
+def test_is_outage_tells_connection_trouble_from_bad_statements() -> None:
+    import psycopg
+    from sqlalchemy import exc
+
+    from ladder.db import is_outage
+
+    refused = exc.OperationalError("SELECT 1", {}, Exception("connection refused"))
+    assert is_outage(refused)
+    assert is_outage(psycopg.OperationalError("server closed the connection"))
+    dropped = exc.InterfaceError("SELECT 1", {}, Exception("closed"), connection_invalidated=True)
+    assert is_outage(dropped)
+    assert not is_outage(exc.InterfaceError("SELECT 1", {}, Exception("closed")))
+    assert not is_outage(exc.IntegrityError("INSERT", {}, Exception("duplicate key")))
+    assert not is_outage(exc.DataError("SELECT", {}, Exception("integer out of range")))
+    assert not is_outage(ValueError("not a database error"))

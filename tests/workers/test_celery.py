@@ -169,3 +169,40 @@ def test_beat_keeps_the_ladder_busy(
             beat.kill()
             beat.wait()
         engine.dispose()
+
+
+def test_the_demo_uses_only_workers_of_its_queue_and_database(
+    worker_farm: WorkerFarm, broker: Broker, pg_url: str, tmp_path: Path
+) -> None:
+    from workers.celery_app import database_label
+    from workers.demo import queue_workers
+
+    worker_farm.start(1)  # on broker.queue, playing on pg_url
+    app = make_app(broker.url, broker.queue)
+    deadline = time.monotonic() + 30
+    found: dict[str, str | None] = {}
+    while not found:
+        assert time.monotonic() < deadline, worker_farm.log_text()
+        found = queue_workers(app, broker.queue)
+    assert list(found.values()) == [database_label(pg_url)]
+    assert queue_workers(app, broker.queue + "-other") == {}  # a worker of another queue: not ours
+
+    # the demo on the same broker and queue but another database: it must not hand its matches
+    # to that worker (which would never find them); it takes a queue of its own and its own worker
+    db = tmp_path / "demo.db"
+    env = {**os.environ, "BROKER_URL": broker.url, "ARENA_QUEUE": broker.queue,
+           "DATABASE_URL": f"sqlite:///{db}"}
+    out = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "demo", "--matches", "4", "--workers", "1",
+         "--no-serve", "--timeout", "120"],
+        capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "play on another database; using a queue of our own" in out.stderr, out.stderr
+    assert "4 matches recorded, 0 failed" in out.stdout, out.stdout
+    engine = create_engine(pg_url)
+    try:
+        with engine.connect() as conn:  # nothing reached the other database
+            assert conn.execute(sa.select(sa.func.count()).select_from(matches)).scalar_one() == 0
+    finally:
+        engine.dispose()

@@ -177,3 +177,15 @@ def test_arena_demo_serves_the_ladder_and_the_pool_processes_metrics(tmp_path: P
         for stream in (demo.stdout, demo.stderr):
             if stream:
                 stream.close()
+
+
+def test_arena_demo_on_an_unreachable_database_says_so_in_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BROKER_URL")}
+    url = f"postgresql://postgres@127.0.0.1:{_free_port()}/arena"  # nothing listens there
+    out = subprocess.run(
+        [*ARENA, "demo", "--db", url, "--matches", "2", "--no-serve"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
+    )
+    assert out.returncode == 1
+    assert "error: the database is unreachable (OperationalError" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr, out.stderr

@@ -169,3 +169,99 @@ def test_the_audit_catches_a_lost_or_double_update(db_url: str, engine: Engine) 
         conn.execute(sa.update(ladder_entries).where(ladder_entries.c.bot_id == ladder.bot_ids[0])
                      .values(games=ladder_entries.c.games + 1))
     assert any(f"bot {ladder.bot_ids[0]}" in p for p in audit_ladder(engine, ladder.ladder_id))
+
+
+# --- database outages ---------------------------------------------------------------------------
+
+
+def _closed_port_url() -> str:
+    """A PostgreSQL URL nothing listens on: every connection is refused."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"postgresql://postgres@127.0.0.1:{port}/arena"
+
+
+def test_run_match_raises_before_the_claim_when_the_database_is_unreachable() -> None:
+    from ladder.db import is_outage
+
+    with pytest.raises(sa.exc.OperationalError) as raised:
+        run_match(_closed_port_url(), 1, "w1")
+    assert is_outage(raised.value)  # the Celery task retries exactly these
+
+
+def _flaky_record(monkeypatch: pytest.MonkeyPatch, failures: int) -> list[int]:
+    """Make recording fail `failures` times with a connection error (then work); the calls."""
+    import workers.match_execution as me
+
+    real = me.record_result
+    calls: list[int] = []
+
+    def flaky(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) <= failures:
+            raise sa.exc.OperationalError("INSERT ...", {}, Exception("connection refused"))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(me, "record_result", flaky)
+    return calls
+
+
+def test_a_finished_match_is_recorded_once_the_database_is_back(
+    db_url: str, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder = make_ladder(engine, ["builtin:greedy", "builtin:random"])
+    match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=5)
+    calls = _flaky_record(monkeypatch, failures=2)
+    run = run_match(db_url, match_id, "w1")
+    assert run.status == "recorded" and len(calls) == 3  # retried, not played again
+    assert _status(engine, match_id) == ("done", 0, None)
+    assert_ladder_consistent(engine, ladder.ladder_id, [match_id])
+
+
+def test_a_claimed_match_outlasting_the_retries_is_left_to_its_lease(
+    db_url: str, engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ladder = make_ladder(engine, ["builtin:greedy", "builtin:random"])
+    match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=5)
+    _flaky_record(monkeypatch, failures=1000)
+    with pytest.raises(sa.exc.OperationalError):
+        run_match(db_url, match_id, "w1", db_retry_seconds=0.5)
+    # still running under w1's lease: the sweeper requeues it when the lease runs out
+    assert _status(engine, match_id)[0] == "running"
+    sweep(engine, lambda _m: None, now=datetime.now(UTC) + timedelta(hours=1))
+    monkeypatch.undo()
+    assert run_match(db_url, match_id, "w2").status == "recorded"
+    assert _status(engine, match_id)[:2] == ("done", 1)
+    assert run_match(db_url, match_id, "w1").status == "already_recorded"
+    assert_ladder_consistent(engine, ladder.ladder_id, [match_id])
+
+
+def test_play_season_gives_up_on_a_database_that_stays_away() -> None:
+    from ladder.db import create_engine
+    from workers.season import SeasonDatabaseUnavailable, play_season
+
+    class NoDispatch:
+        def dispatch(self, match_id: int) -> None:
+            raise AssertionError("nothing can be dispatched")
+
+        ensure_dispatched = dispatch
+
+        def pump(self) -> None:
+            pass
+
+    notes: list[str] = []
+    engine = create_engine(_closed_port_url())
+    started = datetime.now(UTC)
+    try:
+        with pytest.raises(SeasonDatabaseUnavailable) as raised:
+            play_season(engine, NoDispatch(), [1], 4, db_outage_seconds=1.0, notify=notes.append)
+    finally:
+        engine.dispose()
+    assert datetime.now(UTC) - started < timedelta(seconds=10)
+    assert len(notes) == 1 and notes[0].startswith("database unreachable (OperationalError")
+    message = str(raised.value)
+    assert message.startswith("the database has been unreachable for 1 s") and "0/4" in message
+    assert "\n" not in message
