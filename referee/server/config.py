@@ -106,8 +106,12 @@ class ServerLimits:
     max_concurrent_rpcs: int = 8192
     #: HTTP/2 streams at once on one connection
     max_streams_per_connection: int = 256
-    #: largest message the referee accepts (a bot's answer is a few bytes)
+    #: largest message the referee accepts (a bot's answer is a few bytes); a bigger one forfeits
+    #: the seat ("message too large"), or refuses a hello
     max_receive_bytes: int = 64 * 1024
+    #: what gRPC itself accepts: above `max_receive_bytes` so that the referee sees an oversize
+    #: message and rules on it; above this gRPC cuts the stream (the referee sees a disconnect)
+    max_transport_receive_bytes: int = 1024 * 1024
     #: largest message the referee sends (observations; replays through GetReplay)
     max_send_bytes: int = 32 * 1024 * 1024
     #: the referee pings an idle connection this often, and drops it if no pong comes in time
@@ -122,11 +126,21 @@ class ServerLimits:
     #: a seat bound to a remote bot that is connected but busy in other matches waits for it
     #: this long (past `connect_ms`) before it is forfeited
     remote_queue_ms: int = 900_000
+    #: messages from one seat in one match that are not answers to its open decision (empty,
+    #: unparseable, a second hello, a repeated late answer, a rejected answer): one more forfeits
+    #: the seat "flood: ..." and ends its stream (a remote bot: between two games, its stream)
+    max_bad_messages: int = 100
+    #: answers waiting for the referee to read them, per seat (a bot has one open decision)
+    max_inbox: int = 64
+    #: messages waiting to be written to one stream; one more forfeits the seat "not reading"
+    max_outbox: int = 256
+    #: incidents kept per seat in the replay; later ones are only counted (`incidents_omitted`)
+    max_incidents: int = 50
 
     def grpc_options(self) -> list[tuple[str, Any]]:
         """Channel arguments for grpc.aio.server."""
         return [
-            ("grpc.max_receive_message_length", self.max_receive_bytes),
+            ("grpc.max_receive_message_length", self.max_transport_receive_bytes),
             ("grpc.max_send_message_length", self.max_send_bytes),
             ("grpc.max_concurrent_streams", self.max_streams_per_connection),
             ("grpc.keepalive_time_ms", self.keepalive_time_ms),

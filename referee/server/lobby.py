@@ -15,7 +15,6 @@ for it to reconnect until their own `connect_ms` runs out.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
 from collections import deque
@@ -25,7 +24,7 @@ from dataclasses import dataclass, field
 import grpc
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
-from referee.server.session import Close, MatchSession, Outgoing, SeatState
+from referee.server.session import Close, MatchSession, Outbox, SeatState
 
 __all__ = [
     "AlreadyConnected",
@@ -75,10 +74,12 @@ class RemoteBot:
     hello: bot_pb2.Hello
     connection_id: str = field(default_factory=lambda: secrets.token_hex(6))
     connected_at_ms: int = field(default_factory=lambda: int(time.time() * 1000))
-    #: everything written to the stream; each seat's outbox is this queue while it plays
-    outbox: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
+    #: everything written to the stream; each seat's outbox is this one while it plays
+    outbox: Outbox = field(default_factory=Outbox)
     current: tuple[MatchSession, SeatState] | None = None
     games: int = 0
+    #: messages received since its last game ended (all ignored; too many end the stream)
+    idle_messages: int = 0
     #: the stream is gone: the next Close in the outbox ends it
     broken: bool = False
 
@@ -137,7 +138,16 @@ class Lobby:
             session, seat = bot.current
             session.lost(seat, reason)  # puts the Close that ends the stream
         else:
-            bot.outbox.put_nowait(Close(grpc.StatusCode.UNAVAILABLE, reason))
+            bot.outbox.put(Close(grpc.StatusCode.UNAVAILABLE, reason))
+
+    def fault(self, bot: RemoteBot, reason: str) -> None:
+        """The bot broke a limit (`reason`: "flood: ...", ...): its stream ends now with
+        RESOURCE_EXHAUSTED; a seat it is playing is forfeited with this reason."""
+        if bot.current is not None and bot.current[1].connected:
+            session, seat = bot.current
+            session.fault(seat, reason)  # aborts this bot's outbox: the stream ends
+        else:
+            bot.outbox.abort(Close(grpc.StatusCode.RESOURCE_EXHAUSTED, reason))
 
     def _seat_next(self, bot: RemoteBot) -> None:
         queue = self.pending.get(bot.bot_id)
@@ -148,6 +158,7 @@ class Lobby:
             seat.outbox = bot.outbox
             bot.current = (session, seat)
             bot.games += 1
+            bot.idle_messages = 0
             session.attach(seat, bot.hello)  # writes its GameStart
             break
         if queue is not None and not queue:

@@ -101,7 +101,8 @@ def bot_environment() -> dict[str, str]:
 
 def forfeit_kind(reason: str) -> str:
     """A forfeit reason's kind (``crashed``, ``disconnected``, ``strikes``, ``never connected``,
-    ``exited before the game ended``): the metrics label; the full reason is in the replay."""
+    ``exited before the game ended``, ``flood``, ``not reading``, ``message too large``): the
+    metrics label; the full reason is in the replay."""
     return reason.split(":", 1)[0].strip() or "unknown"
 
 

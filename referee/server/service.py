@@ -5,7 +5,8 @@ Status codes (readable messages always say what to fix):
     FAILED_PRECONDITION  a second connection for a seat, a finished match, a replay not ready
     ALREADY_EXISTS       a second bot-token stream for a bot that has one open
     INVALID_ARGUMENT     a first message that is not a hello, a bad match request
-    RESOURCE_EXHAUSTED   too many matches or calls; a seat forfeited for strikes
+    RESOURCE_EXHAUSTED   too many matches or calls; a message too large; a seat forfeited for
+                         strikes, flooding or not reading its stream
     NOT_FOUND            an unknown match id (admin)
     UNAVAILABLE          a seat forfeited after a disconnect (its stream is already gone)
 """
@@ -16,7 +17,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, NoReturn
 
 import grpc
@@ -27,7 +28,7 @@ from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, LOBBY_METADAT
 from referee.server.config import MatchSpec, TimeControl
 from referee.server.lobby import AlreadyConnected, RemoteBot
 from referee.server.referee import MatchLimitReached, Referee, SpecError, parse_config
-from referee.server.session import Close, MatchSession, SeatState, State
+from referee.server.session import Close, MatchSession, Outbox, SeatState, State
 
 __all__ = ["AdminService", "BotService", "bearer_token", "handlers"]
 
@@ -41,6 +42,45 @@ def _decode(raw: object) -> bot_pb2.BotMessage | None:
         return bot_pb2.BotMessage.FromString(raw)
     except DecodeError:
         return None
+
+
+def _too_large(raw: object, limit: int) -> str | None:
+    """The ruling on a message over the size limit, or None."""
+    if isinstance(raw, bytes) and len(raw) > limit:
+        return f"message too large: {len(raw)} bytes (the limit is {limit})"
+    return None
+
+
+async def _pump(
+    context: grpc.aio.ServicerContext[Any, Any],
+    outbox: Outbox,
+    on_close: Callable[[Close], bool] = lambda _close: True,
+) -> Close:
+    """Write the outbox to the stream until a Close that `on_close` says ends it (or the
+    outbox's abort), and return that Close. An abort ends it even while a write is stuck
+    because the bot does not read its stream: the write is given up. Raises if a write fails
+    (a broken stream)."""
+
+    async def write_all() -> Close:
+        while True:
+            item = await outbox.get()
+            if isinstance(item, Close):
+                if item is outbox.abort_close or on_close(item):
+                    return item
+                continue
+            await context.write(item)
+
+    writer = asyncio.create_task(write_all())
+    try:
+        await asyncio.wait((writer, outbox.aborted()), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not writer.done():  # aborted (or this call is cancelled): give the writes up
+            writer.cancel()
+            await asyncio.wait((writer,))
+    if writer.cancelled():
+        assert outbox.abort_close is not None
+        return outbox.abort_close
+    return writer.result()
 
 
 def bearer_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
@@ -75,6 +115,8 @@ class BotService:
             )
         except TimeoutError:
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "no hello in time")
+        if (too_large := _too_large(first, self.referee.limits.max_receive_bytes)) is not None:
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, too_large)
         message = _decode(first)
         if message is None or not message.HasField("hello"):
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "the first message must be a hello")
@@ -130,15 +172,10 @@ class BotService:
             await self._play_remote(context, token)
             return
         session, seat = await self._open(context, token)
+        outbox = seat.outbox
         reader = asyncio.create_task(self._read(context, session, seat))
-        close = Close(grpc.StatusCode.OK, "")
         try:
-            while True:
-                item = await seat.outbox.get()
-                if isinstance(item, Close):
-                    close = item
-                    break
-                await context.write(item)
+            close = await _pump(context, outbox)
         except asyncio.CancelledError:
             session.lost(seat, "the stream was cancelled")
             raise
@@ -149,6 +186,7 @@ class BotService:
             reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
+            outbox.clear()  # nothing more is written to this stream: keep nothing for it
         seat.connected = False
         if close.code is not grpc.StatusCode.OK:
             await context.abort(close.code, close.message)
@@ -170,7 +208,7 @@ class BotService:
             )
         hello = await self._hello(context)
         lobby = self.referee.lobby
-        bot = RemoteBot(identity, hello)
+        bot = RemoteBot(identity, hello, outbox=Outbox(self.referee.limits.max_outbox))
         try:
             lobby.join(bot)
         except AlreadyConnected as exc:
@@ -183,17 +221,16 @@ class BotService:
             raise
         log.info("bot %d (%s) joined the lobby", bot.bot_id, identity.name)
         reader = asyncio.create_task(self._read_remote(context, bot))
-        close = Close(grpc.StatusCode.OK, "")
+        outbox = bot.outbox
+
+        def on_close(_close: Close) -> bool:
+            if bot.broken:
+                return True
+            lobby.game_over(bot)  # a game ended (or the seat was forfeited): stay open
+            return False
+
         try:
-            while True:
-                item = await bot.outbox.get()
-                if isinstance(item, Close):
-                    if bot.broken:
-                        close = item
-                        break
-                    lobby.game_over(bot)  # a game ended (or the seat was forfeited): stay open
-                    continue
-                await context.write(item)
+            close = await _pump(context, outbox, on_close)
         except asyncio.CancelledError:
             lobby.drop(bot, "the stream was cancelled")
             raise
@@ -205,36 +242,53 @@ class BotService:
             with contextlib.suppress(asyncio.CancelledError):
                 await reader
             lobby.drop(bot, "the stream ended")
+            outbox.clear()
             log.info("bot %d (%s) left the lobby after %d games", bot.bot_id, identity.name, bot.games)
         if close.code is not grpc.StatusCode.OK:
             await context.abort(close.code, close.message)
 
     async def _read_remote(self, context: PlayContext, bot: RemoteBot) -> None:
         lobby = self.referee.lobby
+        limits = self.referee.limits
         try:
             while True:
                 message: object = await context.read()
                 if message is grpc.aio.EOF:
                     lobby.drop(bot, "the bot closed its stream")
                     return
-                decoded = _decode(message) or bot_pb2.BotMessage()
+                if (too_large := _too_large(message, limits.max_receive_bytes)) is not None:
+                    lobby.fault(bot, too_large)
+                    return
+                if bot.outbox.abort_close is not None:
+                    return  # the stream is ending
+                decoded = _decode(message)
                 if bot.current is not None:
                     bot.current[0].receive(bot.current[1], decoded)
-                elif decoded.HasField("answer"):  # between two games: an answer to the last one
-                    bot.outbox.put_nowait(
-                        _between_games(
-                            bot_pb2.Notice.LATE,
-                            decoded.answer.decision_id,
-                            "FAILED_PRECONDITION",
-                            f"decision {decoded.answer.decision_id} is already settled; answer ignored",
-                        )
+                    continue
+                # between two games: nothing is asked, everything is ignored (and counted)
+                bot.idle_messages += 1
+                if bot.idle_messages > limits.max_bad_messages:
+                    lobby.fault(
+                        bot,
+                        f"flood: more than {limits.max_bad_messages} messages between two games",
+                    )
+                    return
+                if decoded is not None and decoded.HasField("answer"):  # an answer to the last game
+                    notice = _between_games(
+                        bot_pb2.Notice.LATE,
+                        decoded.answer.decision_id,
+                        "FAILED_PRECONDITION",
+                        f"decision {decoded.answer.decision_id} is already settled; answer ignored",
                     )
                 else:
-                    bot.outbox.put_nowait(
-                        _between_games(
-                            bot_pb2.Notice.REJECTED, 0, "INVALID_ARGUMENT", "expected an answer; ignored"
-                        )
+                    notice = _between_games(
+                        bot_pb2.Notice.REJECTED, 0, "INVALID_ARGUMENT", "expected an answer; ignored"
                     )
+                if not bot.outbox.put(notice):
+                    lobby.fault(
+                        bot, f"not reading: more than {bot.outbox.limit} messages waiting to be written"
+                    )
+                    return
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -246,17 +300,17 @@ class BotService:
         session: MatchSession,
         seat: SeatState,
     ) -> None:
+        limit = session.limits.max_receive_bytes
         try:
-            while True:
+            while not seat.faulted:
                 message: object = await context.read()
                 if message is grpc.aio.EOF:
                     session.lost(seat, "the bot closed its stream")
                     return
-                decoded = _decode(message)
-                if decoded is None:
-                    session.receive(seat, bot_pb2.BotMessage())  # ruled on as a bad message
-                else:
-                    session.receive(seat, decoded)
+                if (too_large := _too_large(message, limit)) is not None:
+                    session.fault(seat, too_large)
+                    return
+                session.receive(seat, _decode(message))  # None (does not parse): a bad message
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -6,7 +6,10 @@ record it. Only this loop changes the game, so forfeits (a disconnect noticed wh
 seat is thinking, too many strikes) are applied between two actions and the replay re-simulates.
 
 Every bot fault is a ruling recorded in the replay (a step's `reason`, a forfeit's `reason`, and
-the seat's `strikes` and `incidents`); none of them can stop the match or the server.
+the seat's `strikes` and `incidents`); none of them can stop the match or the server. What the
+session keeps for a seat is bounded whatever the bot sends (PROTOCOL.md, "Flooding and not
+reading"): its inbox, its outbox, its incidents and its budget of bad messages; a seat that breaks
+one of them is faulted (`MatchSession.fault`): its stream ends at once and the loop forfeits it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import contextlib
 import logging
 import secrets
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -31,7 +35,7 @@ from referee.server import metrics
 from referee.server.codecs import codec_for, encode_actions, encode_json
 from referee.server.config import MatchSpec, ServerLimits
 
-__all__ = ["Close", "MatchSession", "SeatState", "default_index", "result_to_proto"]
+__all__ = ["Close", "MatchSession", "Outbox", "SeatState", "default_index", "result_to_proto"]
 
 log = logging.getLogger("arena.referee")
 
@@ -91,6 +95,66 @@ LOST = _Lost()
 Outgoing = bot_pb2.RefereeMessage | Close
 
 
+class Outbox:
+    """What is waiting to be written to one stream: at most `limit` messages (a `Close` always
+    fits). `abort` drops them and ends the stream at once, even while a write is stuck because
+    the bot does not read (the writer races every write against it)."""
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = ServerLimits().max_outbox if limit is None else limit
+        self._items: deque[Outgoing] = deque()
+        self._ready = asyncio.Event()
+        self._aborted: asyncio.Future[None] | None = None
+        #: set by `abort`: the status the stream ends with
+        self.abort_close: Close | None = None
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def put(self, item: Outgoing) -> bool:
+        """Queue `item`; False if the outbox is full (the bot is not reading its stream).
+        After `abort` everything is dropped (the stream is ending)."""
+        if self.abort_close is not None:
+            return True
+        if len(self._items) >= self.limit and not isinstance(item, Close):
+            return False
+        self._items.append(item)
+        self._ready.set()
+        return True
+
+    def abort(self, close: Close) -> None:
+        """Drop what is queued and end the stream with `close` now."""
+        if self.abort_close is not None:
+            return
+        self.abort_close = close
+        self._items.clear()
+        self._ready.set()
+        if self._aborted is not None and not self._aborted.done():
+            self._aborted.set_result(None)
+
+    def clear(self) -> None:
+        """Drop what is queued (the stream is gone)."""
+        self._items.clear()
+
+    async def get(self) -> Outgoing:
+        """The next message to write (the abort's Close first, once aborted)."""
+        while True:
+            if self.abort_close is not None:
+                return self.abort_close
+            if self._items:
+                return self._items.popleft()
+            self._ready.clear()
+            await self._ready.wait()
+
+    def aborted(self) -> asyncio.Future[None]:
+        """A future done once `abort` has been called (call it inside the event loop)."""
+        if self._aborted is None:
+            self._aborted = asyncio.get_running_loop().create_future()
+            if self.abort_close is not None:
+                self._aborted.set_result(None)
+        return self._aborted
+
+
 @dataclass(eq=False)
 class SeatState:
     """One seat: its token, its connection, its clock and its record."""
@@ -112,16 +176,31 @@ class SeatState:
     bot_id: int | None = None
     #: decision ids sent to this seat: a second or late answer to one of them is ignored
     issued: set[int] = field(default_factory=set)
+    #: decisions that timed out: the first late answer to each is expected (not a bad message)
+    late_expected: set[int] = field(default_factory=set)
+    #: messages that were not answers to the open decision (`ServerLimits.max_bad_messages`)
+    bad_messages: int = 0
+    #: the seat broke a limit (flood, not reading, message too large): `lost_reason` says which;
+    #: a process exit does not rename it
+    faulted: bool = False
+    #: incidents kept in the replay record (later ones are counted in `incidents_omitted`)
+    max_incidents: int = field(default_factory=lambda: ServerLimits().max_incidents)
     exited: asyncio.Event = field(default_factory=asyncio.Event)
-    outbox: asyncio.Queue[Outgoing] = field(default_factory=asyncio.Queue)
+    outbox: Outbox = field(default_factory=Outbox)
+    #: answers (bounded by `ServerLimits.max_inbox` in `MatchSession.receive`) and LOST markers
     inbox: asyncio.Queue[bot_pb2.Answer | _Lost] = field(default_factory=asyncio.Queue)
 
     def incident(self, kind: str, detail: str, decision_id: int | None = None) -> None:
-        """Note a protocol fault in the replay's seat record."""
+        """Note a protocol fault in the replay's seat record (the first `max_incidents` of them;
+        the rest are counted)."""
+        incidents: list[dict[str, Any]] = self.record["incidents"]
+        if len(incidents) >= self.max_incidents:
+            self.record["incidents_omitted"] = self.record.get("incidents_omitted", 0) + 1
+            return
         entry: dict[str, Any] = {"kind": kind, "detail": detail}
         if decision_id is not None:
             entry["decision"] = decision_id
-        self.record["incidents"].append(entry)
+        incidents.append(entry)
 
 
 class _Forfeited:
@@ -176,6 +255,8 @@ class MatchSession:
                     self.time.bank_ms,
                     record,
                     bot_id=bound[i] or None,
+                    max_incidents=limits.max_incidents,
+                    outbox=Outbox(limits.max_outbox),
                 )
             )
         self.recorder = ReplayRecorder(self.game, spec.seed, config, [s.record for s in self.seats])
@@ -233,7 +314,7 @@ class MatchSession:
             seat.record["bot_version"] = hello.bot_version[:NAME_LIMIT]
         if hello.sdk:
             seat.record["sdk"] = hello.sdk[:NAME_LIMIT]
-        seat.outbox.put_nowait(bot_pb2.RefereeMessage(game_start=self._game_start(seat.seat)))
+        self._send(seat, bot_pb2.RefereeMessage(game_start=self._game_start(seat.seat)))
         self._emit(connected=admin_pb2.SeatConnected(seat=seat.seat, bot_name=hello.bot_name[:NAME_LIMIT]))
         if all(s.used for s in self.seats):
             self._all_connected.set()
@@ -244,7 +325,7 @@ class MatchSession:
             return
         seat.connected = False
         # end the call now (a half-closed stream would otherwise wait for the forfeit)
-        seat.outbox.put_nowait(Close(grpc.StatusCode.UNAVAILABLE, f"{reason}: the seat is forfeited"))
+        seat.outbox.put(Close(grpc.StatusCode.UNAVAILABLE, f"{reason}: the seat is forfeited"))
         if seat.forfeited or self.state is State.FINISHED:
             return
         seat.lost_reason = seat.lost_reason or f"disconnected: {reason}"
@@ -257,7 +338,7 @@ class MatchSession:
         seat.exit_code = code
         seat.record["exit_code"] = code
         seat.exited.set()
-        if self.state is State.FINISHED or seat.forfeited:
+        if self.state is State.FINISHED or seat.forfeited or seat.faulted:
             return
         seat.lost_reason = f"crashed: exit code {code}" if code != 0 else "exited before the game ended"
         seat.connected = False
@@ -265,23 +346,73 @@ class MatchSession:
         if all(s.used or s.lost_reason for s in self.seats):
             self._all_connected.set()
 
-    def receive(self, seat: SeatState, message: bot_pb2.BotMessage) -> None:
-        """A message arrived on the seat's stream."""
-        which = message.WhichOneof("message")
-        if which == "answer":
+    def receive(self, seat: SeatState, message: bot_pb2.BotMessage | None) -> None:
+        """A message arrived on the seat's stream (None: one that does not parse)."""
+        if not seat.connected or seat.forfeited or seat.faulted or self.state is State.FINISHED:
+            return  # its stream is ending: nothing more is ruled on (or kept)
+        which = message.WhichOneof("message") if message is not None else None
+        if message is not None and which == "answer":
+            if seat.inbox.qsize() >= self.limits.max_inbox:
+                self.fault(seat, f"flood: more than {self.limits.max_inbox} answers waiting to be read")
+                return
             seat.inbox.put_nowait(message.answer)
             return
-        detail = "a second hello" if which == "hello" else "an empty message"
+        if message is None:
+            detail = "a message that does not parse"
+        else:
+            detail = "a second hello" if which == "hello" else "an empty message"
         seat.incident("bad_message", detail)
-        seat.outbox.put_nowait(
+        if self._bad_message(seat, detail):
+            return
+        self._send(
+            seat,
             self._notice(
                 seat,
                 bot_pb2.Notice.REJECTED,
                 0,
                 "INVALID_ARGUMENT",
                 f"expected an answer, got {detail}; ignored",
-            )
+            ),
         )
+
+    def _bad_message(self, seat: SeatState, detail: str) -> bool:
+        """Count a message that was not an answer to the open decision; past the budget the
+        seat is faulted for flooding. True if it was."""
+        seat.bad_messages += 1
+        if seat.bad_messages <= self.limits.max_bad_messages:
+            return False
+        self.fault(
+            seat,
+            f"flood: more than {self.limits.max_bad_messages} messages that were not answers "
+            f"to the open decision (last: {detail})",
+        )
+        return True
+
+    def fault(self, seat: SeatState, reason: str) -> None:
+        """The seat broke a limit (`reason`: "flood: ...", "not reading: ...", "message too
+        large: ..."): its stream ends now with RESOURCE_EXHAUSTED and the loop forfeits it
+        between two actions, with this reason."""
+        if seat.faulted or seat.forfeited or not seat.connected or self.state is State.FINISHED:
+            return
+        log.warning("match %s: seat %d %s", self.match_id, seat.seat, reason)
+        seat.faulted = True
+        seat.connected = False
+        seat.lost_reason = reason
+        seat.outbox.abort(Close(grpc.StatusCode.RESOURCE_EXHAUSTED, f"seat {seat.seat} forfeited: {reason}"))
+        while not seat.inbox.empty():  # its unread answers go (they are not ruled on)
+            seat.inbox.get_nowait()
+        seat.inbox.put_nowait(LOST)
+        self._wake.set()
+        if all(s.used or s.lost_reason for s in self.seats):
+            self._all_connected.set()
+
+    def _send(self, seat: SeatState, message: Outgoing) -> None:
+        """Queue a message for the seat's stream; a full outbox faults the seat (not reading)."""
+        if not seat.outbox.put(message):
+            self.fault(
+                seat,
+                f"not reading: more than {seat.outbox.limit} messages waiting to be written to its stream",
+            )
 
     # --- the loop ----------------------------------------------------------------------------
 
@@ -351,7 +482,7 @@ class MatchSession:
                 return f"cancelled: {self.cancel_reason}"
             for seat in self.seats:
                 if seat.lost_reason and not seat.forfeited:
-                    if self.processes_watched and seat.exit_code is None:
+                    if self.processes_watched and seat.exit_code is None and not seat.faulted:
                         # the launcher may be about to report a crash: name it rather than
                         # "disconnected" if it comes soon
                         with contextlib.suppress(TimeoutError):
@@ -445,7 +576,7 @@ class MatchSession:
     async def _ask(self, seat: SeatState, d: Decision) -> _Answered | _Forfeited:
         """Send the decision and rule on what comes back (or does not)."""
         seat.issued.add(d.id)
-        seat.outbox.put_nowait(self._request(seat, d))
+        self._send(seat, self._request(seat, d))
         loop = asyncio.get_running_loop()
         sent = loop.time()
         allowance = (self.time.decision_ms + seat.bank_ms) / 1000
@@ -466,14 +597,19 @@ class MatchSession:
             elapsed_ms = int((loop.time() - sent) * 1000)
             if item.decision_id != d.id:
                 if item.decision_id in seat.issued:
-                    seat.outbox.put_nowait(
+                    if item.decision_id in seat.late_expected:
+                        seat.late_expected.discard(item.decision_id)  # its one late answer
+                    elif self._bad_message(seat, f"a repeated answer to decision {item.decision_id}"):
+                        return FORFEITED
+                    self._send(
+                        seat,
                         self._notice(
                             seat,
                             bot_pb2.Notice.LATE,
                             item.decision_id,
                             "FAILED_PRECONDITION",
                             f"decision {item.decision_id} is already settled; answer ignored",
-                        )
+                        ),
                     )
                     continue
                 if self._strike(
@@ -500,6 +636,7 @@ class MatchSession:
         # out of time: the default action, a strike (a forfeit after the action if too many)
         elapsed_ms = int((loop.time() - sent) * 1000)
         seat.bank_ms = 0
+        seat.late_expected.add(d.id)
         index = default_index(d.actions)
         metrics.TIMEOUTS.labels(game=self.spec.game).inc()
         metrics.STRIKES.labels(game=self.spec.game, reason="timeout").inc()
@@ -519,7 +656,7 @@ class MatchSession:
             f"no answer in time; played index {index} ({d.actions[index].text})",
         )
         notice.notice.default_index = index
-        seat.outbox.put_nowait(notice)
+        self._send(seat, notice)
         return _Answered(index, "", elapsed_ms, "timeout")
 
     def _strike(self, seat: SeatState, decision_id: int, kind: str, code: str, detail: str) -> bool:
@@ -528,19 +665,22 @@ class MatchSession:
         seat.strikes += 1
         seat.record["strikes"] = seat.strikes
         seat.incident(kind, detail, decision_id)
+        if self._bad_message(seat, f"a rejected answer ({kind})"):
+            return True
         self._emit(
             strike=admin_pb2.StrikeGiven(
                 seat=seat.seat, decision_id=decision_id, reason=kind, strikes=seat.strikes
             )
         )
-        seat.outbox.put_nowait(
+        self._send(
+            seat,
             self._notice(
                 seat,
                 bot_pb2.Notice.REJECTED,
                 decision_id,
                 code,
                 f"{detail}; strike {seat.strikes} of {self.time.max_strikes}, the decision is still open",
-            )
+            ),
         )
         if seat.strikes >= self.time.max_strikes:
             self._forfeit(seat, f"strikes: {seat.strikes} of {self.time.max_strikes} (last: {kind})")
@@ -576,13 +716,9 @@ class MatchSession:
             self.recorder.forfeit(seat.seat, reason)
         self._emit(forfeit=admin_pb2.SeatForfeited(seat=seat.seat, reason=reason))
         if seat.connected:
-            seat.outbox.put_nowait(
-                self._notice(seat, bot_pb2.Notice.FORFEIT, 0, code.name, f"forfeited: {reason}")
-            )
-            seat.outbox.put_nowait(
-                bot_pb2.RefereeMessage(game_end=bot_pb2.GameEnd(forfeited=True, reason=reason))
-            )
-            seat.outbox.put_nowait(Close(code, f"seat {seat.seat} forfeited: {reason}"))
+            self._send(seat, self._notice(seat, bot_pb2.Notice.FORFEIT, 0, code.name, f"forfeited: {reason}"))
+            self._send(seat, bot_pb2.RefereeMessage(game_end=bot_pb2.GameEnd(forfeited=True, reason=reason)))
+            seat.outbox.put(Close(code, f"seat {seat.seat} forfeited: {reason}"))
 
     async def _finish(self) -> None:
         game = self.game
@@ -601,8 +737,13 @@ class MatchSession:
                 end = bot_pb2.GameEnd(reason=self.ended_by)
                 if result_msg is not None:
                     end.result.CopyFrom(result_msg)
-                seat.outbox.put_nowait(bot_pb2.RefereeMessage(game_end=end))
-                seat.outbox.put_nowait(Close(grpc.StatusCode.OK, ""))
+                self._send(seat, bot_pb2.RefereeMessage(game_end=end))
+                seat.outbox.put(Close(grpc.StatusCode.OK, ""))
+        for seat in self.seats:
+            while not seat.inbox.empty():  # nothing reads them any more
+                seat.inbox.get_nowait()
+            seat.late_expected.clear()
+            seat.issued.clear()
         ended = admin_pb2.MatchEnded(ended_by=self.ended_by)
         if result_msg is not None:
             ended.result.CopyFrom(result_msg)

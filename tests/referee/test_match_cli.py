@@ -61,8 +61,11 @@ def test_greedy_over_the_wire_plays_the_same_game_as_in_process(tmp_path: Path) 
     assert played.replay["result"] == local.replay["result"]
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 def test_python_bot_against_javascript_bot(tmp_path: Path) -> None:
+    # no skip: Node.js is required to test the JavaScript kit (README: requirements)
+    assert shutil.which("node") is not None, (
+        "Node.js (`node`, version 20) is not on PATH: it is required to test the JavaScript bot kit"
+    )
     assert (REPO / "bots" / "javascript" / "node_modules" / "@grpc" / "grpc-js").is_dir(), (
         "run `npm ci --prefix bots/javascript` (make test does)"
     )
@@ -77,7 +80,7 @@ def test_python_bot_against_javascript_bot(tmp_path: Path) -> None:
 
 def test_bot_check_passes_a_good_bot_and_fails_a_buggy_one() -> None:
     good = subprocess.run(
-        [*ARENA, "bot", "check", RANDOM_BOT, "--games", "2", "--json"],
+        [*ARENA, "bot", "check", RANDOM_BOT, "--games", "2", "--json", "--connect-ms", "30000"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -87,7 +90,7 @@ def test_bot_check_passes_a_good_bot_and_fails_a_buggy_one() -> None:
     assert report["passed"] and report["timings_ms"]["decisions"] > 0
     bad_cmd = f"{sys.executable} {REPO / 'tests' / 'referee' / 'bots' / 'buggy_bot.py'} --mode out-of-range"
     bad = subprocess.run(
-        [*ARENA, "bot", "check", bad_cmd, "--games", "1", "--decision-ms", "200", "--bank-ms", "200"],
+        [*ARENA, "bot", "check", bad_cmd, "--games", "1", "--connect-ms", "30000"],
         capture_output=True,
         text=True,
         timeout=120,

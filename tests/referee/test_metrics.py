@@ -12,7 +12,7 @@ from pathlib import Path
 
 from referee.server import metrics
 
-from .conftest import RANDOM_BOT, buggy, play
+from .conftest import RANDOM_BOT, buggy, play, timeout_clock
 
 
 def _value(counter, **labels) -> float:
@@ -27,10 +27,11 @@ def test_timeouts_strikes_forfeits_decisions_and_finished_matches_are_counted(tm
     started = _value(metrics.MATCHES_STARTED, game="clank")
     decisions_before = metrics.DECISION_SECONDS.labels(game="clank")._sum.get()
 
-    played = play([buggy("slow"), RANDOM_BOT], tmp_path)  # times out until forfeited
+    # times out once, by a second past its whole allowance, and is forfeited
+    played = play([buggy("slow"), RANDOM_BOT], tmp_path, clock=timeout_clock(1))
 
     strikes = played.replay["seats"][0]["strikes"]
-    assert strikes >= 1
+    assert strikes == 1 and played.replay["seats"][1]["strikes"] == 0
     assert _value(metrics.TIMEOUTS, game="clank") == timeouts + strikes
     assert _value(metrics.STRIKES, game="clank", reason="timeout") == strike_timeouts + strikes
     assert _value(metrics.FORFEITS, game="clank", reason="strikes") == forfeits + 1

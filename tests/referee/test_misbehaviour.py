@@ -1,6 +1,10 @@
 """One test per misbehaviour the referee rules on (PROTOCOL.md, "Misbehaviour"), each with a bot
 written to misbehave that way. Every match must finish, its replay must re-simulate, and the
-replay must say what happened and why."""
+replay must say what happened and why.
+
+Only the tests about timeouts use a tight clock (TIMEOUT_CLOCK), and there the bot sleeps a
+second past its whole allowance; the others use the generous CLOCK. Nothing asserts durations.
+Flooding is in test_flood.py."""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import pytest
 
 from referee.replay import verify
 
-from .conftest import RANDOM_BOT, buggy, play
+from .conftest import BOTS, RANDOM_BOT, TIMEOUT_CLOCK, buggy, play, python_bot, timeout_clock
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -23,7 +27,7 @@ def _finished(played):
 
 
 def test_timeout_plays_the_default_action_and_strikes(tmp_path: Path) -> None:
-    played = play([buggy("slow-once"), RANDOM_BOT], tmp_path)
+    played = play([buggy("slow-once"), RANDOM_BOT], tmp_path, clock=TIMEOUT_CLOCK)
     replay = _finished(played)
     first = next(s for s in replay["steps"] if s.get("seat") == 0)
     assert first["reason"] == "timeout"
@@ -36,14 +40,14 @@ def test_timeout_plays_the_default_action_and_strikes(tmp_path: Path) -> None:
 
 
 def test_late_answer_is_ignored_without_a_strike(tmp_path: Path) -> None:
-    played = play([buggy("late"), RANDOM_BOT], tmp_path)
+    played = play([buggy("late"), RANDOM_BOT], tmp_path, clock=TIMEOUT_CLOCK)
     replay = _finished(played)
     assert replay["seats"][0]["strikes"] == 1  # the timeout only
     assert "notice LATE FAILED_PRECONDITION" in played.log(0)
 
 
 def test_too_many_strikes_forfeit_the_seat(tmp_path: Path) -> None:
-    played = play([buggy("slow"), RANDOM_BOT], tmp_path)
+    played = play([buggy("slow"), RANDOM_BOT], tmp_path, clock=TIMEOUT_CLOCK)
     replay = _finished(played)
     forfeits = [s for s in replay["steps"] if "forfeit" in s]
     assert forfeits == [{"forfeit": 0, "reason": "strikes: 3 of 3", "digest": forfeits[0]["digest"]}]
@@ -114,6 +118,32 @@ def test_first_message_not_a_hello_is_invalid_argument(tmp_path: Path) -> None:
 
 
 def test_both_seats_misbehaving_still_finish(tmp_path: Path) -> None:
-    played = play([buggy("slow"), buggy("crash")], tmp_path)
+    played = play([buggy("slow"), buggy("crash")], tmp_path, clock=timeout_clock(1))
     replay = _finished(played)
     assert replay["result"]["outcomes"] == ["forfeited", "forfeited"]
+
+
+def test_oversize_answer_mid_game_forfeits_as_message_too_large(tmp_path: Path) -> None:
+    played = play([buggy("oversize"), RANDOM_BOT], tmp_path)
+    replay = _finished(played)
+    reason = replay["seats"][0]["forfeit"]
+    assert reason.startswith("message too large: ") and "(the limit is 65536)" in reason, reason
+    assert next(s for s in replay["steps"] if "forfeit" in s)["reason"] == reason
+    assert played.launched.status.seats[0].forfeit_reason == reason
+    log = played.log(0)
+    assert "sending an oversize answer" in log
+    assert "stream status RESOURCE_EXHAUSTED seat 0 forfeited: message too large" in log
+    # it was asked 3 decisions and answered the first 2
+    assert len([s for s in replay["steps"] if s.get("seat") == 0]) == 2
+
+
+def test_sdk_cuts_a_long_note_to_256_characters(tmp_path: Path) -> None:
+    """The SDK bot sets a 40,000-character (80 kB) note on every answer: sent whole it would be
+    refused as too large; the SDK cuts it, so the bot plays the game and its notes are kept."""
+    played = play([python_bot(BOTS / "long_note_bot.py"), RANDOM_BOT], tmp_path)
+    replay = _finished(played)
+    seat = replay["seats"][0]
+    assert "forfeit" not in seat and seat["strikes"] == 0
+    notes = [s.get("note") for s in replay["steps"] if s.get("seat") == 0]
+    assert notes and all(n == "é" * 256 for n in notes)
+    assert [b.exit_code for b in played.launched.bots] == [0, 0]

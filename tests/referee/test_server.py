@@ -16,7 +16,7 @@ from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, bearer, chann
 from referee.replay import loads, verify
 from referee.server.config import ServerLimits
 
-from .conftest import RANDOM_BOT, ThreadedReferee
+from .conftest import CLOCK, RANDOM_BOT, ThreadedReferee
 
 pytestmark = pytest.mark.integration
 
@@ -97,10 +97,14 @@ def test_bot_stream_without_token_and_oversized_messages(
         game="clank",
         seats=[admin_pb2.SeatSpec(name="a"), admin_pb2.SeatSpec(name="b")],
     )
-    huge = bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x" * 200_000, protocol=1))
     with grpc.insecure_channel(referee_server.address) as big:  # no client-side send cap
-        code = code_of(lambda: list(play_call(big)(iter([huge]), metadata=bearer(made.seat_tokens[0]))))
-    assert code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        for size in (200_000, 2_000_000):  # over the referee's limit; over gRPC's own limit too
+            huge = bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x" * size, protocol=1))
+            with pytest.raises(grpc.RpcError) as refused:
+                list(play_call(big)(iter([huge]), metadata=bearer(made.seat_tokens[0])))
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+            if size == 200_000:
+                assert "message too large" in refused.value.details()  # type: ignore[attr-defined]
     old = bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="x", protocol=99))
     code = code_of(lambda: list(play_call(channel)(iter([old]), metadata=bearer(made.seat_tokens[0]))))
     assert code == grpc.StatusCode.FAILED_PRECONDITION
@@ -157,6 +161,7 @@ def test_many_matches_at_once_in_one_referee(channel: grpc.Channel, referee_serv
             game="clank",
             seed=i,
             seats=[admin_pb2.SeatSpec(name="a"), admin_pb2.SeatSpec(name="b")],
+            time_control=CLOCK.to_proto(),  # twelve processes start at once: a generous clock
         )
         for i in range(6)
     ]

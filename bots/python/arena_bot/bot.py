@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 from ._proto.arena.v1 import bot_pb2
 from .actions import Action, decode_action
 from .observations import unwrap
-from .wire import LOBBY_METADATA, PROTOCOL, bearer, channel_options, play_call
+from .wire import LOBBY_METADATA, NOTE_LIMIT, PROTOCOL, bearer, channel_options, play_call
 
 __all__ = ["Bot", "play", "run", "serve"]
 
@@ -33,7 +33,8 @@ class Bot:
     The SDK calls, in order: `on_game_start(start)` once, `act(observation, legal_actions)` for
     every decision asked of your seat (also outside your turn: check `self.request.context`),
     `on_notice(notice)` when the referee tells you about a strike, and `on_game_end(end)` once.
-    Set `self.note` inside `act` to attach a short note to that answer (kept in the replay).
+    Set `self.note` inside `act` to attach a short note to that answer (kept in the replay; cut
+    to 256 characters).
     """
 
     #: shown in replays (override it)
@@ -125,7 +126,10 @@ def _stream(
                     actions = [decode_action(a) for a in request.legal_actions]
                     observation: Message | dict[str, Any] = unwrap(request.observation)
                     index = bot.act(observation, actions)
-                    answer = bot_pb2.Answer(decision_id=request.decision_id, index=int(index), note=bot.note)
+                    # the referee keeps NOTE_LIMIT characters; a longer note could exceed the
+                    # message size limit and end the session
+                    note = str(bot.note or "")[:NOTE_LIMIT]
+                    answer = bot_pb2.Answer(decision_id=request.decision_id, index=int(index), note=note)
                     outbox.put(bot_pb2.BotMessage(answer=answer))
                 elif which == "game_start":
                     bot.start = msg.game_start

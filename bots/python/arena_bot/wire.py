@@ -18,6 +18,7 @@ __all__ = [
     "LOBBY_METADATA",
     "MAX_BOT_MESSAGE",
     "MAX_REFEREE_MESSAGE",
+    "NOTE_LIMIT",
     "PROTOCOL",
     "admin_calls",
     "bearer",
@@ -33,6 +34,8 @@ LOBBY_METADATA = "arena-bot-id"
 ADMIN_SERVICE = "arena.v1.AdminService"
 #: the referee refuses bigger bot messages (an answer is a few bytes; notes are capped)
 MAX_BOT_MESSAGE = 64 * 1024
+#: an answer's note is cut to this many characters (the referee keeps no more in the replay)
+NOTE_LIMIT = 256
 #: observations of the largest game state stay far below this
 MAX_REFEREE_MESSAGE = 4 * 1024 * 1024
 

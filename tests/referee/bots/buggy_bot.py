@@ -16,6 +16,14 @@ modes:
   reuse-token        play the game, then connect again with the used token
   no-hello           send an answer as the first message
   late               on its 2nd decision: sleep past the allowance, then answer the old id
+  flood              once the game starts, send thousands of empty and unparseable messages as
+                     fast as it can while answering every decision correctly
+  flood-no-read      after its hello, send empty messages as fast as it can and never read
+                     (20,000 of them; then it reads, to print how the stream ended)
+  oversize           answer its 3rd decision with a message of about 100 kB (over the limit)
+
+"Past the allowance" is always far past it (a second or more), so a loaded machine cannot turn
+a timeout into an answer in time.
 """
 
 from __future__ import annotations
@@ -25,31 +33,92 @@ import os
 import queue
 import random
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 
 from bots.python.arena_bot._proto.arena.v1 import bot_pb2
 from bots.python.arena_bot.wire import bearer, channel_options, play_call
 
+#: how far past the allowance a slow answer comes
+WAY_PAST_S = 1.0
+#: messages sent by the flood modes (the referee's budget is 100 in a match)
+FLOOD = 5_000
+#: messages sent by flood-no-read before it reads (gRPC takes them even once the stream is over)
+FLOOD_NO_READ = 20_000
+#: not a BotMessage: a field tag with a truncated value
+GARBAGE = b"\x0a\xff\xff\xff"
+
 
 def say(*parts: object) -> None:
     print(*parts, flush=True)
 
 
-def open_stream(address: str, token: str, first: bot_pb2.BotMessage | None):
-    channel = grpc.insecure_channel(address, options=channel_options())
-    outbox: queue.Queue[bot_pb2.BotMessage | None] = queue.Queue()
+def _serialize(message: Any) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def raw_play_call(channel: grpc.Channel) -> Any:
+    """BotService.Play that also sends raw bytes as they are (garbage on purpose)."""
+    return channel.stream_stream(
+        "/arena.v1.BotService/Play",
+        request_serializer=_serialize,
+        response_deserializer=bot_pb2.RefereeMessage.FromString,
+    )
+
+
+def open_stream(address: str, token: str, first: bot_pb2.BotMessage | None, *, uncapped: bool = False):
+    options = channel_options()
+    if uncapped:  # no client-side send limit: the referee sees the oversize message
+        options = [o for o in options if o[0] != "grpc.max_send_message_length"]
+    channel = grpc.insecure_channel(address, options=options)
+    outbox: queue.Queue[bot_pb2.BotMessage | bytes | None] = queue.Queue()
     if first is not None:
         outbox.put(first)
 
-    def requests() -> Iterator[bot_pb2.BotMessage]:
+    def requests() -> Iterator[bot_pb2.BotMessage | bytes]:
         while (m := outbox.get()) is not None:
             yield m
 
-    call = play_call(channel)(requests(), metadata=bearer(token))
+    call = raw_play_call(channel)(requests(), metadata=bearer(token))
     return channel, outbox, call
+
+
+def flood_without_reading(address: str, token: str) -> int:
+    """Hello, then FLOOD_NO_READ empty messages as fast as gRPC takes them, without reading a
+    reply (its receive window stays at 64 KiB: no BDP probing), then read what is left to print
+    how the stream ended (a status comes after the messages queued before it)."""
+    options = [*channel_options(), ("grpc.http2.bdp_probe", 0)]
+    channel = grpc.insecure_channel(address, options=options)
+    sent, done = threading.Event(), threading.Event()
+
+    def requests() -> Iterator[bot_pb2.BotMessage]:
+        yield hello()
+        for _ in range(FLOOD_NO_READ):
+            yield bot_pb2.BotMessage()
+        sent.set()
+        done.wait()  # keep the stream open: no half-close, the referee must rule
+
+    call = play_call(channel)(requests(), metadata=bearer(token))
+    sent.wait()
+    say("sent", FLOOD_NO_READ, "messages; reading now")
+    try:
+        for _ in call:
+            pass
+        say("stream status", call.code().name, call.details())
+    except grpc.RpcError as exc:
+        say("stream status", exc.code().name, exc.details())
+    done.set()
+    channel.close()
+    return 0
+
+
+def flood(outbox: queue.Queue[bot_pb2.BotMessage | bytes | None]) -> None:
+    for i in range(FLOOD):
+        outbox.put(GARBAGE if i % 2 else bot_pb2.BotMessage())
 
 
 def hello() -> bot_pb2.BotMessage:
@@ -86,8 +155,10 @@ def main() -> int:
     if mode == "bad-token":
         try_stream(address, token + "-forged")
         return 1
+    if mode == "flood-no-read":
+        return flood_without_reading(address, token)
     first = answer(0, 0) if mode == "no-hello" else hello()
-    channel, outbox, call = open_stream(address, token, first)
+    channel, outbox, call = open_stream(address, token, first, uncapped=mode == "oversize")
     asked = 0
     out_of_turn = 0
     try:
@@ -96,6 +167,8 @@ def main() -> int:
             if which == "game_start":
                 if mode == "second-connection":
                     try_stream(address, token)
+                if mode == "flood":
+                    threading.Thread(target=flood, args=(outbox,), daemon=True).start()
                 continue
             if which == "notice":
                 n = msg.notice
@@ -110,7 +183,7 @@ def main() -> int:
             out_of_turn += d.context.out_of_turn
             n_actions = len(d.legal_actions)
             if mode == "slow" or (mode == "slow-once" and asked == 1):
-                time.sleep((d.deadline_ms + d.time_bank_ms) / 1000 + 0.15)
+                time.sleep((d.deadline_ms + d.time_bank_ms) / 1000 + WAY_PAST_S)
             if mode == "crash" and asked == 5:
                 say("crashing")
                 os._exit(3)
@@ -125,7 +198,12 @@ def main() -> int:
             if mode == "out-of-range" and asked == 3:
                 outbox.put(answer(d.decision_id, n_actions + 5))
             if mode == "late" and asked == 2:
-                time.sleep((d.deadline_ms + d.time_bank_ms) / 1000 + 0.15)
+                time.sleep((d.deadline_ms + d.time_bank_ms) / 1000 + WAY_PAST_S)
+            if mode == "oversize" and asked == 3:
+                say("sending an oversize answer")
+                big = answer(d.decision_id, 0)
+                big.answer.note = "x" * 100_000
+                outbox.put(big)
             outbox.put(answer(d.decision_id, rnd.randrange(n_actions)))
     except grpc.RpcError as exc:
         say("stream status", exc.code().name, exc.details())
