@@ -114,8 +114,10 @@ def test_a_crashing_hosted_bot_forfeits_and_the_match_records(
 @pytest.mark.slow
 def test_timeouts_are_counted(sqlite_url: str, sqlite_engine: Engine) -> None:
     ladder = make_ladder(sqlite_engine, [f"{BUGGY_BOT} --mode slow-once", RANDOM_BOT])
-    with sqlite_engine.begin() as conn:  # a quick clock: the slow bot's sleep is 1 s past it
-        conn.execute(sa.text("UPDATE ladders SET decision_ms = 100, bank_ms = 100"))
+    # The slow bot sleeps its whole allowance plus 1 s on its first decision; a 2 s decision time
+    # leaves the next decision (asked while it sleeps, with an empty bank) time to be answered.
+    with sqlite_engine.begin() as conn:
+        conn.execute(sa.text("UPDATE ladders SET decision_ms = 2000, bank_ms = 1000"))
     match_id = enqueue_match(sqlite_engine, ladder.ladder_id, ladder.version_ids, seed=2)
     before = _sample("arena_timeouts_total", game="clank")
     run = run_match(sqlite_url, match_id, "w1")
