@@ -20,10 +20,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy import Connection, Engine
@@ -260,12 +260,28 @@ def _apply_ratings(
     for bot_id, delta, place in zip(seat_bots, seat_deltas, places, strict=True):
         delta_of[bot_id] += delta
         best_place[bot_id] = min(place, best_place.get(bot_id, place))
+    won = {bot_id: best_place[bot_id] == 1 for bot_id in bot_ids}
+    return _apply_bot_changes(conn, match_id, ladder_id, entries, delta_of, won, now)
+
+
+def _apply_bot_changes(
+    conn: Connection,
+    match_id: int,
+    ladder_id: int,
+    entries: Mapping[int, Any],
+    delta_of: Mapping[int, float],
+    won: Mapping[int, bool],
+    now: datetime,
+) -> tuple[RatingChange, ...]:
+    """Move each bot's rating by its delta, count the game (and the win), write the history.
+
+    The caller holds the bots' ladder_entries rows locked; `won` names every bot, in lock order.
+    """
     changes = []
-    for bot_id in bot_ids:
+    for bot_id, bot_won in won.items():
         before = float(entries[bot_id].rating)
-        change = RatingChange(
-            bot_id=bot_id, before=before, after=before + delta_of[bot_id], delta=delta_of[bot_id]
-        )
+        delta = delta_of[bot_id]
+        change = RatingChange(bot_id=bot_id, before=before, after=before + delta, delta=delta)
         changes.append(change)
         conn.execute(
             sa.update(ladder_entries)
@@ -273,7 +289,7 @@ def _apply_ratings(
             .values(
                 rating=change.after,
                 games=ladder_entries.c.games + 1,
-                wins=ladder_entries.c.wins + (1 if best_place[bot_id] == 1 else 0),
+                wins=ladder_entries.c.wins + (1 if bot_won else 0),
                 updated_at=now,
             )
         )
@@ -356,35 +372,8 @@ def _apply_coop_ratings(
         team_won,
     )
     delta_of = dict(zip(reversed(seat_bots), reversed(deltas.members), strict=True))
-    changes = []
-    for bot_id in bot_ids:
-        before = float(entries[bot_id].rating)
-        delta = delta_of[bot_id]
-        change = RatingChange(bot_id=bot_id, before=before, after=before + delta, delta=delta)
-        changes.append(change)
-        conn.execute(
-            sa.update(ladder_entries)
-            .where(ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id == bot_id)
-            .values(
-                rating=change.after,
-                games=ladder_entries.c.games + 1,
-                wins=ladder_entries.c.wins + (1 if team_won else 0),
-                updated_at=now,
-            )
-        )
-    conn.execute(
-        sa.insert(rating_history),
-        [
-            {
-                "match_id": match_id,
-                "bot_id": c.bot_id,
-                "ladder_id": ladder_id,
-                "before": c.before,
-                "after": c.after,
-                "delta": c.delta,
-            }
-            for c in changes
-        ],
+    changes = _apply_bot_changes(
+        conn, match_id, ladder_id, entries, delta_of, dict.fromkeys(bot_ids, team_won), now
     )
     scenario_before = float(scenario.rating)
     scenario_change = ScenarioChange(
@@ -416,4 +405,4 @@ def _apply_coop_ratings(
             delta=scenario_change.delta,
         )
     )
-    return tuple(changes), scenario_change
+    return changes, scenario_change
