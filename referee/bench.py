@@ -74,7 +74,7 @@ def _micro(states: list[Game], repeat: int) -> dict[str, float]:
         return 1e6 * (time.perf_counter() - started) / (repeat * len(states))
 
     def legal(g: Game) -> None:
-        g._decision = None  # type: ignore[attr-defined]  # force regeneration
+        g._decision = None  # force regeneration
         g.decision()
 
     return {

@@ -153,13 +153,39 @@ class Game(ABC):
     def content_version(self) -> str:
         """A digest of the content data (cards, board...) this game was set up with."""
 
-    @abstractmethod
+    # The pending decision is computed once per state and cached here; anything that changes
+    # the state outside apply() (forfeit, hidden_variant, tests editing the state) must reset
+    # it to None. Subclasses set it in __init__.
+    _decision: Decision | None
+
     def decision(self) -> Decision | None:
         """The pending decision, or None when the game is over."""
+        if self.is_over():
+            return None
+        if self._decision is None:
+            self._decision = self._make_decision()
+        return self._decision
+
+    def apply(self, action: Action) -> None:
+        """Apply a legal action of the pending decision. Raises IllegalAction otherwise.
+
+        The check lives here, once for every game: an engine only ever sees legal actions.
+        """
+        d = self.decision()
+        if d is None:
+            raise IllegalAction("the game is over")
+        if action not in d.actions:
+            raise IllegalAction(f"{action.kind} {list(action.args)} is not a legal action now")
+        self._decision = None
+        self._apply(d, action)
 
     @abstractmethod
-    def apply(self, action: Action) -> None:
-        """Apply a legal action of the pending decision. Raises IllegalAction otherwise."""
+    def _make_decision(self) -> Decision:
+        """The pending decision of a game that is not over."""
+
+    @abstractmethod
+    def _apply(self, decision: Decision, action: Action) -> None:
+        """Apply `action`, already checked to be one of `decision`'s legal actions."""
 
     def apply_index(self, index: int) -> Action:
         """Apply the `index`-th legal action of the pending decision and return it."""

@@ -195,22 +195,9 @@ class AlienGame(Game):
             )
         return cls(state, content)
 
-    def decision(self) -> Decision | None:
-        if self.s.over:
-            return None
-        if self._decision is None:
-            self._decision = self._make_decision()
-        return self._decision
-
-    def apply(self, action: Action) -> None:
-        d = self.decision()
-        if d is None:
-            raise IllegalAction("the game is over")
-        if action not in d.actions:
-            raise IllegalAction(f"{action.kind} {list(action.args)} is not a legal action now")
-        self._decision = None
+    def _apply(self, decision: Decision, action: Action) -> None:
         self.s.step += 1
-        if d.kind == MAIN:
+        if decision.kind == MAIN:
             self._apply_main(action)
         else:
             self._apply_pending(action)
