@@ -6,38 +6,13 @@ for the session, and a clear failure if the server cannot be reached).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
 from sqlalchemy import Engine
 
 from ladder.bots import add_bot_version, register_bot
-from ladder.db import create_engine, upgrade
 from ladder.ladders import create_ladder, join_ladder
-from tests.databases import empty_postgres
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The URL of an empty database at migration head (SQLite file, or PostgreSQL)."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'arena.db'}"
-        upgrade(url)
-        return url
-    url = request.getfixturevalue("postgres_url")
-    empty_postgres(url)
-    return str(url)
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    """An engine on `db_url`, disposed after the test."""
-    eng = create_engine(db_url)
-    try:
-        yield eng
-    finally:
-        eng.dispose()
 
 
 @dataclass(frozen=True)

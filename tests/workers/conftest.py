@@ -20,44 +20,11 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 
 from ladder.bots import add_bot_version, register_bot
-from ladder.db import create_engine, upgrade
 from ladder.ladders import create_ladder, join_ladder
-from tests.databases import empty_postgres
 from workers.worker_processes import start_worker, stop_worker
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379"
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def pg_url(postgres_url: str) -> str:
-    """The session's PostgreSQL database, emptied."""
-    empty_postgres(postgres_url)
-    return postgres_url
-
-
-@pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    """A migrated SQLite file database."""
-    url = f"sqlite:///{tmp_path / 'arena.db'}"
-    upgrade(url)
-    return url
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest) -> str:
-    """An empty database at migration head: SQLite file, then PostgreSQL."""
-    return str(request.getfixturevalue("sqlite_url" if request.param == "sqlite" else "pg_url"))
-
-
-@pytest.fixture
-def engine(db_url: str) -> Iterator[Engine]:
-    """An engine on `db_url`."""
-    eng = create_engine(db_url)
-    try:
-        yield eng
-    finally:
-        eng.dispose()
 
 
 @dataclass(frozen=True)
