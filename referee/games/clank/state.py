@@ -123,26 +123,13 @@ class ClankState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ClankState:
-        """Rebuild a state from to_json() output."""
-        values = dict(data)
-        values["players"] = [PlayerState(**p) for p in data["players"]]
-        values["pool"] = TurnPool(**data["pool"])
-        # JSON keeps lists and dicts; copy them so the source data stays untouched
-        return cls(**_deep_copy_json(values))
+        """Rebuild a state from to_json() output (the source data is not shared)."""
+        values: dict[str, Any] = json.loads(json.dumps(data))
+        values["players"] = [PlayerState(**p) for p in values["players"]]
+        values["pool"] = TurnPool(**values["pool"])
+        return cls(**values)
 
 
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(ClankState))
 _PLAYER_FIELDS = tuple(f.name for f in dataclasses.fields(PlayerState))
 _POOL_FIELDS = tuple(f.name for f in dataclasses.fields(TurnPool))
-
-
-def _deep_copy_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _deep_copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_deep_copy_json(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return type(value)(
-            **{f.name: _deep_copy_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
-        )
-    return value
