@@ -75,7 +75,7 @@ class MatchStatus(_message.Message):
     def __init__(self, match_id: _Optional[str] = ..., state: _Optional[_Union[MatchStatus.State, str]] = ..., game: _Optional[str] = ..., decisions: _Optional[int] = ..., result: _Optional[_Union[_common_pb2.GameResult, _Mapping]] = ..., ended_by: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ...) -> None: ...
 
 class SeatStatus(_message.Message):
-    __slots__ = ("seat", "name", "connected", "forfeited", "forfeit_reason", "strikes", "bank_ms")
+    __slots__ = ("seat", "name", "connected", "forfeited", "forfeit_reason", "strikes", "bank_ms", "cpu_bank_ms", "cpu_metered")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
@@ -83,6 +83,8 @@ class SeatStatus(_message.Message):
     FORFEIT_REASON_FIELD_NUMBER: _ClassVar[int]
     STRIKES_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    CPU_BANK_MS_FIELD_NUMBER: _ClassVar[int]
+    CPU_METERED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     name: str
     connected: bool
@@ -90,7 +92,9 @@ class SeatStatus(_message.Message):
     forfeit_reason: str
     strikes: int
     bank_ms: int
-    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., connected: _Optional[bool] = ..., forfeited: _Optional[bool] = ..., forfeit_reason: _Optional[str] = ..., strikes: _Optional[int] = ..., bank_ms: _Optional[int] = ...) -> None: ...
+    cpu_bank_ms: int
+    cpu_metered: bool
+    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., connected: _Optional[bool] = ..., forfeited: _Optional[bool] = ..., forfeit_reason: _Optional[str] = ..., strikes: _Optional[int] = ..., bank_ms: _Optional[int] = ..., cpu_bank_ms: _Optional[int] = ..., cpu_metered: _Optional[bool] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
     __slots__ = ("sequence", "connected", "action", "strike", "forfeit", "ended")
@@ -117,20 +121,22 @@ class SeatConnected(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., bot_name: _Optional[str] = ...) -> None: ...
 
 class ActionPlayed(_message.Message):
-    __slots__ = ("decision_id", "seat", "index", "text", "millis", "reason")
+    __slots__ = ("decision_id", "seat", "index", "text", "millis", "reason", "cpu_ms")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     INDEX_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     MILLIS_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    CPU_MS_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     seat: int
     index: int
     text: str
     millis: int
     reason: str
-    def __init__(self, decision_id: _Optional[int] = ..., seat: _Optional[int] = ..., index: _Optional[int] = ..., text: _Optional[str] = ..., millis: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+    cpu_ms: int
+    def __init__(self, decision_id: _Optional[int] = ..., seat: _Optional[int] = ..., index: _Optional[int] = ..., text: _Optional[str] = ..., millis: _Optional[int] = ..., reason: _Optional[str] = ..., cpu_ms: _Optional[int] = ...) -> None: ...
 
 class StrikeGiven(_message.Message):
     __slots__ = ("seat", "decision_id", "reason", "strikes")

@@ -90,7 +90,7 @@ class Observation(_message.Message):
     def __init__(self, clank: _Optional[_Union[_clank_pb2.ClankObservation, _Mapping]] = ..., alien: _Optional[_Union[_alien_pb2.AlienObservation, _Mapping]] = ..., clank_legacy: _Optional[_Union[_clank_legacy_pb2.ClankLegacyObservation, _Mapping]] = ..., json: _Optional[str] = ...) -> None: ...
 
 class DecisionRequest(_message.Message):
-    __slots__ = ("decision_id", "seat", "kind", "prompt", "observation", "legal_actions", "context", "deadline_ms", "time_bank_ms", "strikes")
+    __slots__ = ("decision_id", "seat", "kind", "prompt", "observation", "legal_actions", "context", "deadline_ms", "time_bank_ms", "strikes", "cpu_deadline_ms", "cpu_bank_ms")
     DECISION_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -101,6 +101,8 @@ class DecisionRequest(_message.Message):
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     TIME_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     STRIKES_FIELD_NUMBER: _ClassVar[int]
+    CPU_DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    CPU_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     decision_id: int
     seat: int
     kind: str
@@ -111,7 +113,9 @@ class DecisionRequest(_message.Message):
     deadline_ms: int
     time_bank_ms: int
     strikes: int
-    def __init__(self, decision_id: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[str] = ..., prompt: _Optional[str] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_common_pb2.LegalAction, _Mapping]]] = ..., context: _Optional[_Union[DecisionContext, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., strikes: _Optional[int] = ...) -> None: ...
+    cpu_deadline_ms: int
+    cpu_bank_ms: int
+    def __init__(self, decision_id: _Optional[int] = ..., seat: _Optional[int] = ..., kind: _Optional[str] = ..., prompt: _Optional[str] = ..., observation: _Optional[_Union[Observation, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_common_pb2.LegalAction, _Mapping]]] = ..., context: _Optional[_Union[DecisionContext, _Mapping]] = ..., deadline_ms: _Optional[int] = ..., time_bank_ms: _Optional[int] = ..., strikes: _Optional[int] = ..., cpu_deadline_ms: _Optional[int] = ..., cpu_bank_ms: _Optional[int] = ...) -> None: ...
 
 class Answer(_message.Message):
     __slots__ = ("decision_id", "index", "note")

@@ -45,16 +45,20 @@ class GroupVote(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., action_text: _Optional[str] = ...) -> None: ...
 
 class TimeControl(_message.Message):
-    __slots__ = ("decision_ms", "bank_ms", "max_strikes", "connect_ms")
+    __slots__ = ("decision_ms", "bank_ms", "max_strikes", "connect_ms", "cpu_decision_ms", "cpu_bank_ms")
     DECISION_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_MS_FIELD_NUMBER: _ClassVar[int]
     MAX_STRIKES_FIELD_NUMBER: _ClassVar[int]
     CONNECT_MS_FIELD_NUMBER: _ClassVar[int]
+    CPU_DECISION_MS_FIELD_NUMBER: _ClassVar[int]
+    CPU_BANK_MS_FIELD_NUMBER: _ClassVar[int]
     decision_ms: int
     bank_ms: int
     max_strikes: int
     connect_ms: int
-    def __init__(self, decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., max_strikes: _Optional[int] = ..., connect_ms: _Optional[int] = ...) -> None: ...
+    cpu_decision_ms: int
+    cpu_bank_ms: int
+    def __init__(self, decision_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., max_strikes: _Optional[int] = ..., connect_ms: _Optional[int] = ..., cpu_decision_ms: _Optional[int] = ..., cpu_bank_ms: _Optional[int] = ...) -> None: ...
 
 class GameResult(_message.Message):
     __slots__ = ("scores", "places", "outcomes", "team_won", "details_json")
