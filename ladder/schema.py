@@ -35,12 +35,17 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
+from sqlalchemy import false as sa_false
 from sqlalchemy.types import TypeDecorator
 
 __all__ = [
     "LADDER_KINDS",
     "MATCH_STATUSES",
+    "QUALIFICATIONS",
     "UTCDateTime",
+    "accounts",
+    "api_keys",
+    "bot_logs",
     "bot_versions",
     "bots",
     "ladder_entries",
@@ -68,6 +73,9 @@ MATCH_STATUSES: Final = ("queued", "running", "done", "failed")
 
 #: "ffa": free-for-all, rated by pairwise Elo; "coop": cooperative, the team against a rated scenario
 LADDER_KINDS: Final = ("ffa", "coop")
+
+#: a bot version's qualification: it plays games against the reference bot before it is rated
+QUALIFICATIONS: Final = ("pending", "running", "passed", "failed")
 
 metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
@@ -97,15 +105,50 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.astimezone(UTC)
 
 
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(64), nullable=False, unique=True),
+    # operators may create accounts, act on any bot and hold keys with the "operator" scope
+    Column("is_operator", Boolean, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("account_id", ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True),
+    # sha256 hex of the key. Keys carry 256 random bits, so a fast unsalted hash is right: nothing
+    # can be guessed from it (a slow password hash only helps low-entropy secrets), and it lets a
+    # request find its key with one indexed lookup.
+    Column("key_hash", String(64), nullable=False, unique=True),
+    # the key's first characters, shown in listings so an owner can tell keys apart
+    Column("prefix", String(16), nullable=False),
+    # space-separated: "bots" (own bots), "operator" (operator actions; operator accounts only)
+    Column("scopes", String(255), nullable=False),
+    Column("rate_per_minute", Integer, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("last_used_at", UTCDateTime),
+    Column("revoked_at", UTCDateTime),
+)
+
 bots = Table(
     "bots",
     metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(64), nullable=False, unique=True),
+    # the owning account's name (bots registered before accounts existed keep a free string)
     Column("owner", String(128), nullable=False),
     # sha256 hex of the bot token; the token itself is shown once and never stored
     Column("token_hash", String(64), nullable=False, unique=True),
     Column("created_at", UTCDateTime, nullable=False),
+    # the owning account (null for bots registered before migration 0003). No ON DELETE: an
+    # account that owns bots cannot be deleted by accident (and SQLite could not reflect it).
+    Column("account_id", ForeignKey("accounts.id"), index=True),
+    # the game the bot plays (a referee.games name; null for bots registered before 0003)
+    Column("game", String(32)),
 )
 
 bot_versions = Table(
@@ -117,6 +160,26 @@ bot_versions = Table(
     # how to launch a hosted bot, or the literal "remote" for a bot that connects by itself
     Column("command", Text, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
+    # an uploaded bot's files: the normalized tar.gz of ladder.archives (null: not uploaded)
+    Column("archive", LargeBinary),
+    Column("archive_sha256", String(64)),
+    Column("archive_files", Integer),
+    # unpacked size of the archive's files
+    Column("archive_bytes", Integer),
+    # see QUALIFICATIONS; versions from before migration 0003 count as passed
+    Column(
+        "qualification",
+        String(16),
+        CheckConstraint(
+            "qualification IN ('pending', 'running', 'passed', 'failed')", name="qualification"
+        ),
+        nullable=False,
+        server_default="passed",
+    ),
+    # JSON text: the qualification games' outcome, shown to the owner
+    Column("qualification_detail", Text),
+    # an operator's choice to run this version outside the sandbox (never set by the API)
+    Column("unsafe_no_sandbox", Boolean, nullable=False, server_default=sa_false()),
     UniqueConstraint("bot_id", "version"),
 )
 
@@ -245,4 +308,18 @@ replays = Table(
     Column("data", LargeBinary, nullable=False),
     # sha256 hex of the uncompressed replay
     Column("sha256", String(64), nullable=False),
+)
+
+bot_logs = Table(
+    "bot_logs",
+    metadata,
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("bot_id", ForeignKey("bots.id", ondelete="CASCADE"), nullable=False, index=True),
+    # gzip of the hosted bot's captured stdout and stderr (shown to its owner only)
+    Column("data", LargeBinary, nullable=False),
+    # the captured size before gzip, and whether the capture was cut at its limit
+    Column("bytes", Integer, nullable=False),
+    Column("truncated", Boolean, nullable=False),
+    PrimaryKeyConstraint("match_id", "seat"),
 )

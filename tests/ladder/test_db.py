@@ -51,7 +51,7 @@ def test_migrations_round_trip_and_match_schema(db_url: str) -> None:
     try:
         with engine.connect() as conn:
             ctx = MigrationContext.configure(conn)
-            assert ctx.get_current_revision() == "0002"
+            assert ctx.get_current_revision() == "0003"
             # the migration creates exactly what ladder.schema declares
             assert compare_metadata(ctx, metadata) == []
     finally:
@@ -71,7 +71,7 @@ def _revision_and_tables(url: str) -> tuple[str | None, set[str]]:
 def test_upgrade_twice_is_a_no_op(db_url: str) -> None:
     upgrade(db_url)
     first = _revision_and_tables(db_url)
-    assert first == ("0002", {t.name for t in metadata.sorted_tables} | {"alembic_version"})
+    assert first == ("0003", {t.name for t in metadata.sorted_tables} | {"alembic_version"})
     upgrade(db_url)
     assert _revision_and_tables(db_url) == first
 
@@ -102,3 +102,40 @@ def test_is_outage_tells_connection_trouble_from_bad_statements() -> None:
     assert not is_outage(exc.IntegrityError("INSERT", {}, Exception("duplicate key")))
     assert not is_outage(exc.DataError("SELECT", {}, Exception("integer out of range")))
     assert not is_outage(ValueError("not a database error"))
+
+
+def test_upgrade_takes_a_0002_database_forward_keeping_its_bots(db_url: str) -> None:
+    """An existing database (at 0002, with a bot and a version) is migrated to 0003: legacy bots
+    keep their free owner and no account, their versions count as qualified."""
+    from datetime import UTC, datetime
+
+    downgrade(db_url, "0002")
+    engine = create_engine(db_url)
+    now = datetime.now(UTC)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO bots (name, owner, token_hash, created_at) VALUES ('old', 'alice', 'h', :t)"
+                ),
+                {"t": now},
+            )
+            bot_id = conn.execute(sa.text("SELECT id FROM bots")).scalar_one()
+            conn.execute(
+                sa.text(
+                    "INSERT INTO bot_versions (bot_id, version, command, created_at) "
+                    "VALUES (:b, '1', 'python bot.py', :t)"
+                ),
+                {"b": bot_id, "t": now},
+            )
+        upgrade(db_url)
+        with engine.connect() as conn:
+            bot = conn.execute(sa.text("SELECT owner, account_id, game FROM bots")).one()
+            version = conn.execute(
+                sa.text("SELECT qualification, unsafe_no_sandbox, archive FROM bot_versions")
+            ).one()
+            assert MigrationContext.configure(conn).get_current_revision() == "0003"
+    finally:
+        engine.dispose()
+    assert tuple(bot) == ("alice", None, None)
+    assert version.qualification == "passed" and not version.unsafe_no_sandbox and version.archive is None
