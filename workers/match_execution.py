@@ -35,13 +35,13 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, Literal, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 from ladder.db import create_engine, database_url, is_outage, write_transaction
 from ladder.match_queue import claim_match, renew_lease
@@ -74,6 +74,7 @@ __all__ = [
     "mark_failed",
     "reset_after_fork",
     "run_match",
+    "seat_specs",
 ]
 
 log = logging.getLogger(__name__)
@@ -206,6 +207,39 @@ class _LeaseKeeper:
                 return
 
 
+def seat_specs(conn: Connection, version_ids: Sequence[int]) -> tuple[SeatSpec, ...]:
+    """The seats of bot versions `version_ids`, in seat order (also used by qualification
+    games, ``workers.qualification``). Raises LookupError for an unknown version."""
+    versions = {
+        v.id: v
+        for v in conn.execute(
+            sa.select(
+                bot_versions.c.id,
+                bot_versions.c.version,
+                bot_versions.c.command,
+                bots.c.id.label("bot_id"),
+                bots.c.name,
+            )
+            .join(bots, bots.c.id == bot_versions.c.bot_id)
+            .where(bot_versions.c.id.in_(list(version_ids)))
+        )
+    }
+    missing = sorted(set(version_ids) - versions.keys())
+    if missing:
+        raise LookupError(f"no bot versions {missing}")
+    return tuple(
+        SeatSpec(
+            seat=i,
+            bot_id=versions[v].bot_id,
+            bot_name=versions[v].name,
+            version_id=v,
+            version=versions[v].version,
+            command=parse_command(versions[v].command),
+        )
+        for i, v in enumerate(version_ids)
+    )
+
+
 def load_spec(engine: Engine, match_id: int) -> MatchSpec:
     """The match's game, config, seed, time control and seats. Raises LookupError/ValueError."""
     with engine.connect() as conn:
@@ -226,35 +260,10 @@ def load_spec(engine: Engine, match_id: int) -> MatchSpec:
         ).one_or_none()
         if row is None:
             raise LookupError(f"no match {match_id}")
-        version_ids = [int(v) for v in row.seats]
-        versions = {
-            v.id: v
-            for v in conn.execute(
-                sa.select(
-                    bot_versions.c.id,
-                    bot_versions.c.version,
-                    bot_versions.c.command,
-                    bots.c.id.label("bot_id"),
-                    bots.c.name,
-                )
-                .join(bots, bots.c.id == bot_versions.c.bot_id)
-                .where(bot_versions.c.id.in_(version_ids))
-            )
-        }
-    missing = sorted(set(version_ids) - versions.keys())
-    if missing:
-        raise LookupError(f"match {match_id}: no bot versions {missing}")
-    seats = tuple(
-        SeatSpec(
-            seat=i,
-            bot_id=versions[v].bot_id,
-            bot_name=versions[v].name,
-            version_id=v,
-            version=versions[v].version,
-            command=parse_command(versions[v].command),
-        )
-        for i, v in enumerate(version_ids)
-    )
+        try:
+            seats = seat_specs(conn, [int(v) for v in row.seats])
+        except LookupError as exc:
+            raise LookupError(f"match {match_id}: {exc}") from None
     # A match may carry its own config (a cooperative scenario, a board side); it is rated
     # against exactly what was played.
     config = dict(row.config) if row.config else game_class(row.game).default_config(row.players)
