@@ -5,6 +5,7 @@
 // set ARENA_PROTO_DIR to use a copy elsewhere) with the official @grpc/grpc-js and
 // @grpc/proto-loader packages. Field names are the proto names (snake_case).
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -42,11 +43,30 @@ function decodeAction(action) {
   };
 }
 
+// TLS options from the environment: ARENA_TLS=1 turns TLS on (system CAs), ARENA_CA=FILE trusts
+// the CA certificate(s) in that PEM file (and turns TLS on).
+function tlsFromEnv(env = process.env) {
+  const ca = env.ARENA_CA || null;
+  const on = ['1', 'true', 'yes', 'on'].includes(String(env.ARENA_TLS || '').trim().toLowerCase());
+  return { tls: on || ca !== null, ca };
+}
+
+// Channel credentials: plaintext, or TLS trusting `ca` (a PEM file path) or the system's roots.
+function credentials(tls) {
+  if (!tls || !tls.tls) return grpc.credentials.createInsecure();
+  return grpc.credentials.createSsl(tls.ca ? fs.readFileSync(tls.ca) : null);
+}
+
 function parseArgs(argv) {
-  const out = { referee: process.env.ARENA_REFEREE, token: process.env.ARENA_TOKEN };
+  const out = { referee: process.env.ARENA_REFEREE, token: process.env.ARENA_TOKEN, ...tlsFromEnv() };
   for (let i = 0; i < argv.length; i += 1) {
     if (argv[i] === '--referee') out.referee = argv[(i += 1)];
     else if (argv[i] === '--token') out.token = argv[(i += 1)];
+    else if (argv[i] === '--tls') out.tls = true;
+    else if (argv[i] === '--ca') {
+      out.ca = argv[(i += 1)];
+      out.tls = true;
+    }
   }
   if (!out.referee || !out.token) {
     throw new Error('give --referee HOST:PORT and --token T (or ARENA_REFEREE and ARENA_TOKEN)');
@@ -57,9 +77,10 @@ function parseArgs(argv) {
 // Play one match session. `bot` has act(observation, legalActions, request) -> index (may be
 // async), and optional name, version, onGameStart(start), onNotice(notice), onGameEnd(end).
 // Resolves with the GameEnd message; rejects if the referee refuses the session.
-function play(bot, referee, token) {
+// `tls`: {tls: true, ca: 'ca.pem'} for a referee serving TLS (default plaintext).
+function play(bot, referee, token, tls = null) {
   const v1 = loadProtocol();
-  const client = new v1.BotService(referee, grpc.credentials.createInsecure(), {
+  const client = new v1.BotService(referee, credentials(tls), {
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     'grpc.keepalive_time_ms': 30000,
   });
@@ -109,7 +130,8 @@ function play(bot, referee, token) {
   });
 }
 
-// Command-line entry: node my_bot.js --referee HOST:PORT --token T (or the env vars).
+// Command-line entry: node my_bot.js --referee HOST:PORT --token T [--tls] [--ca FILE]
+// (or ARENA_REFEREE, ARENA_TOKEN, ARENA_TLS=1, ARENA_CA).
 function run(bot, argv = process.argv.slice(2)) {
   let args;
   try {
@@ -119,7 +141,7 @@ function run(bot, argv = process.argv.slice(2)) {
     process.exitCode = 2;
     return Promise.resolve(null);
   }
-  return play(bot, args.referee, args.token).then(
+  return play(bot, args.referee, args.token, { tls: args.tls, ca: args.ca }).then(
     (end) => {
       process.exitCode = end ? 0 : 1;
       return end;
@@ -132,4 +154,4 @@ function run(bot, argv = process.argv.slice(2)) {
   );
 }
 
-module.exports = { PROTOCOL, loadProtocol, unwrapObservation, decodeAction, play, run };
+module.exports = { PROTOCOL, loadProtocol, unwrapObservation, decodeAction, credentials, tlsFromEnv, play, run };

@@ -69,9 +69,12 @@ async def _echo_server(port: int) -> None:
     await server.wait_for_termination()
 
 
-def _spawn(args: Sequence[str], pattern: str) -> tuple[subprocess.Popen[str], str]:
+def _spawn(
+    args: Sequence[str], pattern: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        [sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env={**os.environ, **(env or {})},
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -196,10 +199,11 @@ def _ms(values: Sequence[float]) -> dict[str, float]:
 
 
 async def _bench(quick: bool) -> dict[str, Any]:
-    token = secrets.token_urlsafe(8)
-    referee, address = _spawn(
-        ["-m", "referee.cli", "serve", "referee", "--port", "0", "--admin-token", token],
+    token = secrets.token_urlsafe(24)
+    referee, address = _spawn(  # the admin token through the environment, never argv
+        ["-m", "referee.cli", "serve", "referee", "--port", "0"],
         r"listening on (\S+)",
+        {"ARENA_ADMIN_TOKEN": token},
     )
     echo, echo_address = _spawn(["-m", "referee.server.bench", "--echo-server"], r"listening on (\S+)")
     report: dict[str, Any] = {"cpus": os.cpu_count()}

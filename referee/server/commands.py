@@ -37,6 +37,46 @@ def _time_control(args: argparse.Namespace) -> Any:
     return TimeControl(**given)
 
 
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def _referee_security(args: argparse.Namespace) -> tuple[str | None, tuple[bytes, bytes] | None]:
+    """The admin token and TLS material `serve referee` was given; raises SystemExit (status 2,
+    one `error:` line) when it must not start: no admin credential without --insecure, a
+    plaintext listener beyond this host without --insecure, half a TLS pair, unreadable files."""
+    from referee.server.auth import ADMIN_TOKEN_ENV, CredentialError, TlsFiles, read_admin_token
+
+    def fail(message: str) -> SystemExit:
+        print(f"error: {message}", file=sys.stderr)
+        return SystemExit(2)
+
+    if args.admin_token_value is not None:
+        raise fail(
+            "--admin-token VALUE is not accepted: a command line is visible to every user (ps); "
+            f"use --admin-token-file PATH or ${ADMIN_TOKEN_ENV}"
+        )
+    try:
+        token = read_admin_token(args.admin_token_file)
+        tls = None
+        if args.tls_cert or args.tls_key:
+            if not (args.tls_cert and args.tls_key):
+                raise fail("give both --tls-cert and --tls-key")
+            tls = TlsFiles(Path(args.tls_cert), Path(args.tls_key)).load()
+    except CredentialError as exc:
+        raise fail(str(exc)) from None
+    if token is None and not args.insecure:
+        raise fail(
+            "no admin credential: give --admin-token-file PATH or set "
+            f"${ADMIN_TOKEN_ENV} (or --insecure to let anyone create and cancel matches)"
+        )
+    if tls is None and args.host not in _LOOPBACK and not args.insecure:
+        raise fail(
+            f"listening on {args.host} without TLS: give --tls-cert and --tls-key "
+            "(or --insecure for plaintext beyond this host)"
+        )
+    return token, tls
+
+
 def _cmd_serve_referee(args: argparse.Namespace) -> int:
     import asyncio
     import logging
@@ -46,6 +86,14 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
     from referee.server.server import serve_forever
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    admin_token, tls = _referee_security(args)
+    if admin_token is None:
+        print(
+            "WARNING: --insecure: admin calls are open to anyone who reaches this port "
+            "(create, cancel and watch matches, bind remote bots)",
+            file=sys.stderr,
+            flush=True,
+        )
     if args.metrics_port:
         from prometheus_client import start_http_server
 
@@ -54,7 +102,13 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
     authenticator: Authenticator | None = ladder_authenticator(args.db) if args.db else None
     asyncio.run(
         serve_forever(
-            args.host, args.port, limits=limits, admin_token=args.admin_token, authenticator=authenticator
+            args.host,
+            args.port,
+            limits=limits,
+            admin_token=admin_token,
+            authenticator=authenticator,
+            insecure=admin_token is None,
+            tls=tls,
         )
     )
     return 0
@@ -87,6 +141,13 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
     import grpc
 
+    sandbox = None
+    if args.sandbox:
+        try:
+            sandbox = _load_sandbox()
+        except Exception as exc:  # any reason it cannot run is one line for the user
+            print(f"error: the sandbox cannot run here: {exc}", file=sys.stderr)
+            return 2
     try:
         launched = asyncio.run(
             run_match(
@@ -96,6 +157,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
                 time_control=tc,
                 log_dir=Path(args.bot_logs) if args.bot_logs else None,
                 on_event=progress,
+                sandbox=sandbox,
+                files_dir=Path.cwd() if sandbox is not None else None,
             )
         )
     except grpc.aio.AioRpcError as exc:
@@ -153,6 +216,21 @@ def _cmd_match(args: argparse.Namespace) -> int:
         if args.replay:
             print(f"replay written to {args.replay}")
     return 0
+
+
+#: the sandbox the ladder runs hosted bots in; loaded by name because the referee never
+#: imports the workers package (the dependency points from workers to referee)
+SANDBOX_FACTORY = "workers.sandbox:Sandbox"
+
+
+def _load_sandbox() -> Any:
+    """The ladder's sandbox (`workers/SANDBOX.md`), checked to work on this machine."""
+    import importlib
+
+    module_name, _, attr = SANDBOX_FACTORY.partition(":")
+    sandbox = getattr(importlib.import_module(module_name), attr)()
+    sandbox.check()
+    return sandbox
 
 
 def _cmd_bot_check(args: argparse.Namespace) -> int:
@@ -220,10 +298,22 @@ def register(sub: Any) -> None:
     ref.add_argument("--host", default="127.0.0.1")
     ref.add_argument("--port", type=int, default=50051)
     ref.add_argument(
-        "--admin-token",
-        default=os.environ.get("ARENA_ADMIN_TOKEN") or None,
-        help="require this token on admin calls ($ARENA_ADMIN_TOKEN)",
+        "--admin-token-file",
+        default=os.environ.get("ARENA_ADMIN_TOKEN_FILE") or None,
+        metavar="PATH",
+        help="the admin token is this file's first line ($ARENA_ADMIN_TOKEN_FILE; "
+        "else $ARENA_ADMIN_TOKEN); admin calls need it",
     )
+    # refused with a message: a secret on the command line is visible to every user (ps)
+    ref.add_argument("--admin-token", dest="admin_token_value", default=None, help=argparse.SUPPRESS)
+    ref.add_argument(
+        "--insecure",
+        action="store_true",
+        help="start without an admin credential (admin calls open to anyone) and allow "
+        "plaintext on a non-loopback --host",
+    )
+    ref.add_argument("--tls-cert", metavar="FILE", help="serve TLS with this PEM certificate chain")
+    ref.add_argument("--tls-key", metavar="FILE", help="... and this PEM private key")
     ref.add_argument(
         "--db",
         default=None,
@@ -249,6 +339,12 @@ def register(sub: Any) -> None:
     match.add_argument("--replay", help="write the replay here")
     match.add_argument("--bot-logs", help="folder for each bot's output (default: a temp folder)")
     match.add_argument("--json", action="store_true", help="print the result as JSON")
+    match.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="run every bot exactly as the ladder runs hosted bots: in the sandbox, with the "
+        "current directory as its read-only files (workers/SANDBOX.md)",
+    )
     _time_args(match)
     match.set_defaults(func=_cmd_match)
 

@@ -20,11 +20,15 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import grpc
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from referee.server.session import Close, MatchSession, Outbox, SeatState
+
+if TYPE_CHECKING:  # the database is only loaded by a referee started with --db
+    from sqlalchemy import Engine
 
 __all__ = [
     "AlreadyConnected",
@@ -33,6 +37,7 @@ __all__ = [
     "RemoteBot",
     "RemoteIdentity",
     "ladder_authenticator",
+    "remote_refusal",
 ]
 
 
@@ -42,6 +47,9 @@ class RemoteIdentity:
 
     bot_id: int
     name: str
+    #: why the ladder would never seat this bot (no version, on no ladder, ...): the referee
+    #: refuses its stream with FAILED_PRECONDITION and this message instead of letting it wait
+    refusal: str = ""
 
 
 #: bot token -> the bot, or None for an unknown token (may block: it is run in a thread)
@@ -49,7 +57,8 @@ Authenticator = Callable[[str], RemoteIdentity | None]
 
 
 def ladder_authenticator(db_url: str) -> Authenticator:
-    """Bot tokens checked against the ladder database at `db_url` (`ladder.bots`)."""
+    """Bot tokens checked against the ladder database at `db_url` (`ladder.bots`); a bot the
+    ladder would never seat on this connection gets a `refusal` (see `remote_refusal`)."""
     from ladder.bots import authenticate_bot
     from ladder.db import create_engine
 
@@ -57,9 +66,51 @@ def ladder_authenticator(db_url: str) -> Authenticator:
 
     def authenticate(token: str) -> RemoteIdentity | None:
         found = authenticate_bot(engine, token)
-        return None if found is None else RemoteIdentity(found.bot_id, found.name)
+        if found is None:
+            return None
+        return RemoteIdentity(found.bot_id, found.name, remote_refusal(engine, found.bot_id, found.name))
 
     return authenticate
+
+
+def remote_refusal(engine: Engine, bot_id: int, name: str) -> str:
+    """Why the matchmaker would never seat bot `bot_id` through a bot-token connection, as an
+    instruction to its author; "" when it may be seated.
+
+    The matchmaker plays a bot's newest seatable version on every ladder it joined
+    (`workers.matchmaker`), so the bot needs a remote version, no newer hosted one, and a ladder.
+    """
+    import sqlalchemy as sa
+
+    from ladder.bots import REMOTE
+    from ladder.schema import bot_versions, ladder_entries
+
+    with engine.connect() as conn:
+        versions = conn.execute(
+            sa.select(bot_versions.c.version, bot_versions.c.command)
+            .where(bot_versions.c.bot_id == bot_id)
+            .order_by(bot_versions.c.id)
+        ).all()
+        ladders = conn.execute(
+            sa.select(sa.func.count()).select_from(ladder_entries).where(ladder_entries.c.bot_id == bot_id)
+        ).scalar_one()
+    if not versions:
+        return (
+            f"bot {name} has no version: run `arena bot remote {name}` to add a remote version, "
+            "then connect again"
+        )
+    newest = versions[-1]
+    if newest.command.strip() != REMOTE:
+        return (
+            f"bot {name}'s newest version {newest.version!r} is hosted (the ladder plays that one, "
+            f"not this connection): run `arena bot remote {name}` to add a remote version"
+        )
+    if not ladders:
+        return (
+            f"bot {name} is on no ladder: run `arena ladder join {name} LADDER` "
+            "(`arena ladder list` shows the ladders), then connect again"
+        )
+    return ""
 
 
 class AlreadyConnected(RuntimeError):

@@ -1,9 +1,15 @@
-"""Start a referee: grpc.aio server with both services, health checking and reflection."""
+"""Start a referee: grpc.aio server with both services, health checking and reflection.
+
+Nothing starts open: `start` refuses to run without an admin token unless `insecure=True`; an
+insecure referee logs a warning and reports the health service `arena.v1.Insecure` as SERVING
+(a secured one does not know that name: NOT_FOUND). With `tls` it serves TLS only.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 from dataclasses import dataclass
 
@@ -14,6 +20,7 @@ from grpc_reflection.v1alpha import reflection
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE
+from referee.server.auth import INSECURE_HEALTH_SERVICE, FailedAuthLimiter
 from referee.server.config import ServerLimits
 from referee.server.lobby import Authenticator
 from referee.server.referee import Referee
@@ -33,6 +40,10 @@ class RunningReferee:
     health: HealthServicer
     port: int
     host: str
+    #: started with insecure=True: admin calls are open to anyone
+    insecure: bool = False
+    #: serving TLS
+    tls: bool = False
 
     @property
     def address(self) -> str:
@@ -53,20 +64,46 @@ async def start(
     limits: ServerLimits | None = None,
     admin_token: str | None = None,
     authenticator: Authenticator | None = None,
+    insecure: bool = False,
+    tls: tuple[bytes, bytes] | None = None,
+    auth_limiter: FailedAuthLimiter | None = None,
+    unix_socket: str | None = None,
 ) -> RunningReferee:
     """Start serving on host:port (port 0: any free port) and return at once.
 
-    With an `authenticator`, bots may also connect with their bot tokens (remote bots).
+    `unix_socket`: also listen (plaintext) on this Unix socket path, made accessible to every
+    local user: sandboxed bots have no network and reach the referee only through it.
+
+    Admin calls need `admin_token`; without one it refuses to start (ValueError) unless
+    `insecure` is set, and then every admin call is open. With an `authenticator`, bots may also
+    connect with their bot tokens (remote bots). `tls` is (certificate chain, private key) PEM
+    bytes: the port then speaks TLS only. `auth_limiter` counts failed authentications per peer
+    (default: 20 a minute).
     """
+    if not admin_token and not insecure:
+        raise ValueError(
+            "the referee needs an admin token (a file or $ARENA_ADMIN_TOKEN); "
+            "pass insecure=True (--insecure) to run with open admin calls"
+        )
     limits = limits or ServerLimits()
     referee = Referee(limits, authenticator)
     server = grpc.aio.server(
         options=limits.grpc_options(), maximum_concurrent_rpcs=limits.max_concurrent_rpcs
     )
-    server.add_generic_rpc_handlers(handlers(referee, admin_token))
+    server.add_generic_rpc_handlers(
+        handlers(referee, admin_token or None, auth_limiter or FailedAuthLimiter())
+    )
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    for name in ("", BOT_SERVICE, ADMIN_SERVICE):
+    names = ["", BOT_SERVICE, ADMIN_SERVICE]
+    if not admin_token:
+        names.append(INSECURE_HEALTH_SERVICE)
+        log.warning(
+            "INSECURE: no admin token; anyone who reaches %s:%s may create, cancel and watch "
+            "matches and bind connected remote bots into them (health service %s is SERVING)",
+            host, port, INSECURE_HEALTH_SERVICE,
+        )
+    for name in names:
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection(
         (
@@ -77,12 +114,22 @@ async def start(
         ),
         server,
     )
-    bound = server.add_insecure_port(f"{host}:{port}")
+    if tls is not None:
+        cert, key = tls
+        credentials = grpc.ssl_server_credentials([(key, cert)])
+        bound = server.add_secure_port(f"{host}:{port}", credentials)
+    else:
+        bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
         raise OSError(f"cannot listen on {host}:{port}")
+    if unix_socket is not None and server.add_insecure_port(f"unix:{unix_socket}") == 0:
+        raise OSError(f"cannot listen on unix:{unix_socket}")
     await server.start()
-    log.info("referee listening on %s:%d", host, bound)
-    return RunningReferee(server, referee, health, bound, host)
+    if unix_socket is not None:
+        # a sandboxed bot runs as a user of its own; the socket's folder guards who can reach it
+        os.chmod(unix_socket, 0o666)
+    log.info("referee listening on %s:%d (%s)", host, bound, "TLS" if tls else "plaintext")
+    return RunningReferee(server, referee, health, bound, host, not admin_token, tls is not None)
 
 
 async def serve_forever(
@@ -92,9 +139,14 @@ async def serve_forever(
     limits: ServerLimits | None = None,
     admin_token: str | None = None,
     authenticator: Authenticator | None = None,
+    insecure: bool = False,
+    tls: tuple[bytes, bytes] | None = None,
 ) -> None:
     """`arena serve referee`: serve until SIGINT / SIGTERM."""
-    running = await start(host, port, limits=limits, admin_token=admin_token, authenticator=authenticator)
+    running = await start(
+        host, port, limits=limits, admin_token=admin_token, authenticator=authenticator,
+        insecure=insecure, tls=tls,
+    )
     print(f"referee listening on {running.address}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -2,11 +2,13 @@
 
 Status codes (readable messages always say what to fix):
     UNAUTHENTICATED      no token, an unknown token, a token already used (bot or admin)
-    FAILED_PRECONDITION  a second connection for a seat, a finished match, a replay not ready
+    FAILED_PRECONDITION  a second connection for a seat, a finished match, a replay not ready,
+                         a remote bot with no version or on no ladder
     ALREADY_EXISTS       a second bot-token stream for a bot that has one open
     INVALID_ARGUMENT     a first message that is not a hello, a bad match request
     RESOURCE_EXHAUSTED   too many matches or calls; a message too large; a seat forfeited for
-                         strikes, flooding or not reading its stream
+                         strikes, flooding or not reading its stream; too many failed
+                         authentications from the caller's address (referee.server.auth)
     NOT_FOUND            an unknown match id (admin)
     UNAVAILABLE          a seat forfeited after a disconnect (its stream is already gone)
 """
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any, NoReturn
@@ -25,6 +26,7 @@ from google.protobuf.message import DecodeError
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, LOBBY_METADATA, PROTOCOL
+from referee.server.auth import FailedAuthLimiter, peer_address, same_token
 from referee.server.config import MatchSpec, TimeControl
 from referee.server.lobby import AlreadyConnected, RemoteBot
 from referee.server.referee import MatchLimitReached, Referee, SpecError, parse_config
@@ -101,12 +103,37 @@ async def _abort(
 PlayContext = grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage]
 
 
+class Gate:
+    """Failed authentications, counted per peer address: a caller past the limit is refused
+    every authenticated call (RESOURCE_EXHAUSTED) until its window has moved on."""
+
+    def __init__(self, limiter: FailedAuthLimiter) -> None:
+        self.limiter = limiter
+
+    async def enter(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
+        """The caller's address; aborts the call if that address is over the limit."""
+        address = peer_address(context.peer())
+        wait = self.limiter.retry_after(address)
+        if wait is not None:
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, self.limiter.message(wait))
+        return address
+
+    async def refuse(
+        self, context: grpc.aio.ServicerContext[Any, Any], address: str, message: str
+    ) -> NoReturn:
+        """Count a failed authentication and end the call with UNAUTHENTICATED."""
+        self.limiter.failed(address)
+        log.warning("failed authentication from %s: %s", address, message)
+        await _abort(context, grpc.StatusCode.UNAUTHENTICATED, message)
+
+
 class BotService:
     """BotService.Play: one match session per stream (seat token), or a remote bot's stream
     across matches (bot token, see referee.server.lobby)."""
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: Referee, gate: Gate) -> None:
         self.referee = referee
+        self.gate = gate
 
     async def _hello(self, context: PlayContext) -> bot_pb2.Hello:
         try:
@@ -129,10 +156,12 @@ class BotService:
             )
         return hello
 
-    async def _open(self, context: PlayContext, token: str) -> tuple[MatchSession, SeatState]:
+    async def _open(
+        self, context: PlayContext, token: str, address: str
+    ) -> tuple[MatchSession, SeatState]:
         found = self.referee.tokens.get(token)
         if found is None:
-            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown seat token")
+            await self.gate.refuse(context, address, "unknown seat token")
         session, seat = found
         if seat.connected:
             await _abort(
@@ -141,9 +170,7 @@ class BotService:
                 f"seat {seat.seat} of match {session.match_id} already has a connected bot",
             )
         if seat.used or seat.forfeited:
-            await _abort(
-                context, grpc.StatusCode.UNAUTHENTICATED, "seat token already used (tokens are one-time)"
-            )
+            await self.gate.refuse(context, address, "seat token already used (tokens are one-time)")
         if session.state is State.FINISHED:
             await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"match {session.match_id} is over")
         hello = await self._hello(context)
@@ -161,17 +188,16 @@ class BotService:
         context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
     ) -> None:
         """One bot session (see PROTOCOL.md)."""
+        address = await self.gate.enter(context)
         token = bearer_token(context)
         if not token:
-            await _abort(
-                context,
-                grpc.StatusCode.UNAUTHENTICATED,
-                "missing 'authorization: Bearer <seat token or bot token>' metadata",
+            await self.gate.refuse(
+                context, address, "missing 'authorization: Bearer <seat token or bot token>' metadata"
             )
         if token not in self.referee.tokens and self.referee.authenticator is not None:
-            await self._play_remote(context, token)
+            await self._play_remote(context, token, address)
             return
-        session, seat = await self._open(context, token)
+        session, seat = await self._open(context, token, address)
         outbox = seat.outbox
         reader = asyncio.create_task(self._read(context, session, seat))
         try:
@@ -191,7 +217,7 @@ class BotService:
         if close.code is not grpc.StatusCode.OK:
             await context.abort(close.code, close.message)
 
-    async def _play_remote(self, context: PlayContext, token: str) -> None:
+    async def _play_remote(self, context: PlayContext, token: str, address: str) -> None:
         """A bot-token stream: the bot waits in the lobby and plays every match it is seated in."""
         authenticator = self.referee.authenticator
         assert authenticator is not None
@@ -201,11 +227,10 @@ class BotService:
             log.exception("checking a bot token failed")
             await _abort(context, grpc.StatusCode.UNAVAILABLE, "cannot check the bot token now; retry")
         if identity is None:
-            await _abort(
-                context,
-                grpc.StatusCode.UNAUTHENTICATED,
-                "unknown token (neither a seat token nor a bot token)",
-            )
+            await self.gate.refuse(context, address, "unknown token (neither a seat token nor a bot token)")
+        if identity.refusal:
+            # a valid token, but the ladder would never seat this bot: say why, do not wait
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, identity.refusal)
         hello = await self._hello(context)
         lobby = self.referee.lobby
         bot = RemoteBot(identity, hello, outbox=Outbox(self.referee.limits.max_outbox))
@@ -326,21 +351,25 @@ def _between_games(
 
 
 class AdminService:
-    """AdminService: create matches, their status, their events, their replays."""
+    """AdminService: create matches, their status, their events, their replays.
 
-    def __init__(self, referee: Referee, admin_token: str | None) -> None:
+    Every call needs the admin token (an operator's service: matches in play, seat bindings,
+    connected bots); without one (an `insecure` referee) every call is open. The public reads of
+    finished matches and replays are the ladder's HTTP API.
+    """
+
+    def __init__(self, referee: Referee, admin_token: str | None, gate: Gate) -> None:
         self.referee = referee
         self.admin_token = admin_token
+        self.gate = gate
 
     async def _check(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         if self.admin_token is None:
             return
-        token = bearer_token(context)
-        if token is None or not hmac.compare_digest(token, self.admin_token):
-            await _abort(
-                context,
-                grpc.StatusCode.UNAUTHENTICATED,
-                "admin calls need 'authorization: Bearer <admin token>'",
+        address = await self.gate.enter(context)
+        if not same_token(bearer_token(context), self.admin_token):
+            await self.gate.refuse(
+                context, address, "admin calls need 'authorization: Bearer <admin token>'"
             )
 
     async def _find(
@@ -413,10 +442,13 @@ class AdminService:
         return admin_pb2.Replay(match_id=session.match_id, data=session.replay_bytes)
 
 
-def handlers(referee: Referee, admin_token: str | None) -> list[grpc.GenericRpcHandler]:
-    """The generic handlers of both services."""
-    bots = BotService(referee)
-    admin = AdminService(referee, admin_token)
+def handlers(
+    referee: Referee, admin_token: str | None, limiter: FailedAuthLimiter | None = None
+) -> list[grpc.GenericRpcHandler]:
+    """The generic handlers of both services (`admin_token` None: admin calls are open)."""
+    gate = Gate(limiter or FailedAuthLimiter())
+    bots = BotService(referee, gate)
+    admin = AdminService(referee, admin_token, gate)
 
     def unary(fn: Any, req: Any, resp: Any) -> grpc.RpcMethodHandler[Any, Any]:
         async def parsed(raw: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> Any:

@@ -59,6 +59,7 @@ def test_serve_referee_exposes_metrics_on_its_port() -> None:
             str(grpc_port),
             "--metrics-port",
             str(metrics_port),
+            "--insecure",  # metrics only: no admin calls are made
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -8,6 +8,7 @@ Everything is a real process: the referee (`arena serve referee --db URL`), the 
 from __future__ import annotations
 
 import gzip
+import os
 import random
 import secrets
 import signal
@@ -102,15 +103,16 @@ def referee_process(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Refere
     tmp = tmp_path_factory.mktemp("remote")
     db_url = f"sqlite:///{tmp / 'ladder.db'}"
     upgrade(db_url)
-    token = secrets.token_urlsafe(12)
+    token = secrets.token_urlsafe(24)
     with (tmp / "referee.log").open("wb") as err:
-        proc = subprocess.Popen(
-            [*ARENA, "serve", "referee", "--port", "0", "--db", db_url, "--admin-token", token],
+        proc = subprocess.Popen(  # the admin token from the environment, never the command line
+            [*ARENA, "serve", "referee", "--port", "0", "--db", db_url],
             stdout=subprocess.PIPE,
             stderr=err,
             stdin=subprocess.DEVNULL,
             text=True,
             cwd=REPO,
+            env={**os.environ, "ARENA_ADMIN_TOKEN": token},
         )
     engine = create_engine(db_url)
     ref = RefereeProcess(proc, "", token, db_url, engine, tmp)
@@ -320,7 +322,8 @@ def test_the_sdk_reconnects_after_the_referee_restarts(tmp_path: Path) -> None:
     def lobby(running: RunningReferee) -> list[int]:
         return [b.bot_id for b in running.referee.lobby.listing().bots]
 
-    running: RunningReferee = call(start(authenticator=authenticate))
+    admin_token = secrets.token_urlsafe(16)
+    running: RunningReferee = call(start(authenticator=authenticate, admin_token=admin_token))
     port = running.port
     log = tmp_path / "bot.log"
     with log.open("wb") as out:
@@ -340,7 +343,7 @@ def test_the_sdk_reconnects_after_the_referee_restarts(tmp_path: Path) -> None:
             list(play_call(channel)(iter([hello]), metadata=bearer(token)))
         assert twin.value.code() is grpc.StatusCode.ALREADY_EXISTS  # type: ignore[attr-defined]
         call(running.stop(grace=0.1))
-        running = call(start(port=port, authenticator=authenticate))
+        running = call(start(port=port, authenticator=authenticate, admin_token=admin_token))
         wait_for(lambda: lobby(running) == [42], "the bot back in the lobby", timeout=30)
         assert bot.poll() is None
         assert "reconnecting in" in log.read_text()

@@ -12,7 +12,8 @@
         raise SystemExit(run(MyBot()))
 
 Run it with `python my_bot.py --referee HOST:PORT --token T` (or ARENA_REFEREE / ARENA_TOKEN) for
-one match, or `--bot-token B` (ARENA_BOT_TOKEN) to stay connected as a remote ladder bot.
+one match, or `--bot-token B` (ARENA_BOT_TOKEN) to stay connected as a remote ladder bot; add
+`--tls` (ARENA_TLS=1) for a referee serving TLS, and `--ca FILE` (ARENA_CA) to trust its CA.
 The wire messages are generated from proto/arena/v1 into `arena_bot._proto` (never edit them);
 `arena_bot.messages` re-exports the ones a bot meets.
 """
@@ -22,12 +23,13 @@ from __future__ import annotations
 from .actions import Action, decode_action
 from .bot import Bot, play, run, serve
 from .observations import message_to_dict, observation_dict, unwrap
-from .wire import PROTOCOL
+from .wire import PROTOCOL, Tls
 
 __all__ = [
     "PROTOCOL",
     "Action",
     "Bot",
+    "Tls",
     "decode_action",
     "message_to_dict",
     "observation_dict",

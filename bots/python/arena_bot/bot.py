@@ -9,6 +9,7 @@ import random
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -17,7 +18,7 @@ from google.protobuf.message import Message
 from ._proto.arena.v1 import bot_pb2
 from .actions import Action, decode_action
 from .observations import unwrap
-from .wire import LOBBY_METADATA, NOTE_LIMIT, PROTOCOL, bearer, channel_options, play_call
+from .wire import LOBBY_METADATA, NOTE_LIMIT, PROTOCOL, TLS_CA_ENV, TLS_ENV, Tls, bearer, channel, play_call
 
 __all__ = ["Bot", "play", "run", "serve"]
 
@@ -77,7 +78,17 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--games", type=int, default=None, help="with --bot-token: stop after this many games"
     )
+    parser.add_argument(
+        "--tls", action="store_true", default=None, help=f"connect with TLS (${TLS_ENV}=1)"
+    )
+    parser.add_argument(
+        "--ca", default=None, metavar="FILE",
+        help=f"trust the CA certificate(s) in this PEM file (implies --tls; ${TLS_CA_ENV})",
+    )
     args = parser.parse_args(argv)
+    from_env = Tls.from_env()
+    ca = args.ca or from_env.ca
+    args.tls_options = Tls(bool(args.tls) or from_env.enabled or ca is not None, Path(ca) if ca else None)
     if not args.referee or not (args.token or args.bot_token):
         parser.error(
             f"give --referee and --token or --bot-token "
@@ -91,7 +102,13 @@ def _log(bot: Bot, text: str) -> None:
 
 
 def _stream(
-    bot: Bot, referee: str, token: str, *, max_games: int | None = None, lobby: bool = False
+    bot: Bot,
+    referee: str,
+    token: str,
+    *,
+    max_games: int | None = None,
+    lobby: bool = False,
+    tls: Tls | None = None,
 ) -> tuple[int, bot_pb2.GameEnd | None]:
     """Hold one Play stream until the referee ends it (or `max_games` games have ended).
 
@@ -111,8 +128,8 @@ def _stream(
 
     end: bot_pb2.GameEnd | None = None
     games = 0
-    with grpc.insecure_channel(referee, options=channel_options()) as channel:
-        call = play_call(channel)(requests(), metadata=bearer(token))
+    with channel(referee, tls) as opened:
+        call = play_call(opened)(requests(), metadata=bearer(token))
         try:
             if lobby:
                 joined = {key: str(value) for key, value in call.initial_metadata() or ()}
@@ -148,12 +165,13 @@ def _stream(
     return games, end
 
 
-def play(bot: Bot, referee: str, token: str) -> bot_pb2.GameEnd | None:
+def play(bot: Bot, referee: str, token: str, *, tls: Tls | None = None) -> bot_pb2.GameEnd | None:
     """Play one match session; returns the GameEnd (None if the stream ended without one).
 
+    `tls`: connect with TLS (`Tls(True, ca=Path(...))`); default plaintext.
     Raises grpc.RpcError when the referee refuses the session or the stream breaks.
     """
-    return _stream(bot, referee, token)[1]
+    return _stream(bot, referee, token, tls=tls)[1]
 
 
 #: status codes after which reconnecting cannot help (a bad token, another protocol, ...)
@@ -176,6 +194,7 @@ def serve(
     max_games: int | None = None,
     backoff_s: float = 1.0,
     max_backoff_s: float = 30.0,
+    tls: Tls | None = None,
 ) -> int:
     """Stay connected with a bot token and play every match the referee seats this bot in.
 
@@ -196,6 +215,7 @@ def serve(
                 bot_token,
                 max_games=None if max_games is None else max_games - played,
                 lobby=True,
+                tls=tls,
             )
             played += games
             why = "the referee closed the stream"
@@ -225,9 +245,9 @@ def run(bot: Bot, argv: Sequence[str] | None = None) -> int:
     """
     args = _parse(argv)
     if not args.token:
-        return serve(bot, args.referee, args.bot_token, max_games=args.games)
+        return serve(bot, args.referee, args.bot_token, max_games=args.games, tls=args.tls_options)
     try:
-        end = play(bot, args.referee, args.token)
+        end = play(bot, args.referee, args.token, tls=args.tls_options)
     except grpc.RpcError as exc:
         code = exc.code() if isinstance(exc, grpc.Call) else None
         details = exc.details() if isinstance(exc, grpc.Call) else str(exc)

@@ -6,6 +6,10 @@ these small typed wrappers instead (the generated gRPC modules carry no type inf
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -20,8 +24,13 @@ __all__ = [
     "MAX_REFEREE_MESSAGE",
     "NOTE_LIMIT",
     "PROTOCOL",
+    "TLS_CA_ENV",
+    "TLS_ENV",
+    "Tls",
     "admin_calls",
+    "aio_channel",
     "bearer",
+    "channel",
     "channel_options",
     "play_call",
 ]
@@ -54,6 +63,53 @@ def channel_options() -> list[tuple[str, Any]]:
         ("grpc.keepalive_timeout_ms", 10_000),
         ("grpc.keepalive_permit_without_calls", 0),
     ]
+
+
+#: "1" (or "true", "yes"): connect with TLS, trusting the system's CAs
+TLS_ENV = "ARENA_TLS"
+#: a PEM file of the CA(s) to trust instead of the system's; setting it turns TLS on
+TLS_CA_ENV = "ARENA_CA"
+
+
+@dataclass(frozen=True, slots=True)
+class Tls:
+    """How a client reaches the referee: plaintext (`enabled` False) or TLS, trusting the CAs
+    in the PEM file `ca` (None: the system's roots)."""
+
+    enabled: bool = False
+    ca: Path | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Tls:
+        """From $ARENA_TLS / $ARENA_CA."""
+        environ = os.environ if env is None else env
+        ca = environ.get(TLS_CA_ENV) or None
+        on = (environ.get(TLS_ENV) or "").strip().lower() in ("1", "true", "yes", "on")
+        return cls(on or ca is not None, Path(ca) if ca else None)
+
+    def credentials(self) -> grpc.ChannelCredentials:
+        """gRPC channel credentials (TLS only). Raises OSError if the CA file cannot be read."""
+        roots = self.ca.read_bytes() if self.ca is not None else None
+        return grpc.ssl_channel_credentials(root_certificates=roots)
+
+
+def channel(
+    address: str, tls: Tls | None = None, options: list[tuple[str, Any]] | None = None
+) -> grpc.Channel:
+    """A blocking channel to `address`, over TLS if `tls.enabled`."""
+    opts = channel_options() if options is None else options
+    if tls is not None and tls.enabled:
+        return grpc.secure_channel(address, tls.credentials(), options=opts)
+    return grpc.insecure_channel(address, options=opts)
+
+
+def aio_channel(
+    address: str, tls: Tls | None = None, options: list[tuple[str, Any]] | None = None
+) -> grpc.aio.Channel:
+    """An asyncio channel to `address`, over TLS if `tls.enabled`."""
+    if tls is not None and tls.enabled:
+        return grpc.aio.secure_channel(address, tls.credentials(), options=options)
+    return grpc.aio.insecure_channel(address, options=options)
 
 
 def play_call(channel: grpc.Channel) -> grpc.StreamStreamMultiCallable:  # type: ignore[type-arg]
