@@ -66,8 +66,10 @@ class ReplayRecorder:
         note: str = "",
         millis: int | None = None,
         reason: str = "",
+        cpu_millis: int | None = None,
     ) -> None:
-        """Record an applied action (call after game.apply). `reason` marks a default action."""
+        """Record an applied action (call after game.apply). `reason` marks a default action;
+        `cpu_millis` is the bot's CPU time on it, when its launcher measured it."""
         step: dict[str, Any] = {
             "decision": decision_id,
             "seat": seat,
@@ -79,6 +81,8 @@ class ReplayRecorder:
             step["note"] = note[:NOTE_LIMIT]
         if millis is not None:
             step["ms"] = millis
+        if cpu_millis is not None:
+            step["cpu_ms"] = cpu_millis
         if reason:
             step["reason"] = reason
         self.steps.append(step)

@@ -28,55 +28,85 @@ DEFAULT_CONNECT_MS = 15_000
 MAX_DECISION_MS = 600_000
 MAX_BANK_MS = 3_600_000
 MAX_CONNECT_MS = 600_000
+#: the CPU clock's bounds: as the wall clock's (0 turns it off)
+MAX_CPU_DECISION_MS = MAX_DECISION_MS
+MAX_CPU_BANK_MS = MAX_BANK_MS
 
 
 @dataclass(frozen=True, slots=True)
 class TimeControl:
-    """Per-decision allowance, per-seat time bank, strikes that forfeit, connect wait."""
+    """Per-decision allowance, per-seat time bank, strikes that forfeit, connect wait; and the
+    optional CPU clock (`cpu_decision_ms` > 0): a per-decision CPU allowance and a per-seat CPU
+    bank, applied to seats whose launcher measures the bot's CPU time (PROTOCOL.md, "CPU time").
+
+    New fields go at the end: callers build this positionally.
+    """
 
     decision_ms: int = DEFAULT_DECISION_MS
     bank_ms: int = DEFAULT_BANK_MS
     max_strikes: int = DEFAULT_MAX_STRIKES
     connect_ms: int = DEFAULT_CONNECT_MS
+    #: per-decision CPU allowance; 0: no CPU clock
+    cpu_decision_ms: int = 0
+    #: per-seat CPU bank for the match (needs `cpu_decision_ms`)
+    cpu_bank_ms: int = 0
 
     def __post_init__(self) -> None:
-        for name, value, top in (
-            ("decision_ms", self.decision_ms, MAX_DECISION_MS),
-            ("bank_ms", self.bank_ms, MAX_BANK_MS),
-            ("connect_ms", self.connect_ms, MAX_CONNECT_MS),
-            ("max_strikes", self.max_strikes, 1000),
+        for name, value, lowest, top in (
+            ("decision_ms", self.decision_ms, 1, MAX_DECISION_MS),
+            ("bank_ms", self.bank_ms, 0, MAX_BANK_MS),
+            ("connect_ms", self.connect_ms, 1, MAX_CONNECT_MS),
+            ("max_strikes", self.max_strikes, 1, 1000),
+            ("cpu_decision_ms", self.cpu_decision_ms, 0, MAX_CPU_DECISION_MS),
+            ("cpu_bank_ms", self.cpu_bank_ms, 0, MAX_CPU_BANK_MS),
         ):
-            lowest = 0 if name == "bank_ms" else 1
             if not lowest <= value <= top:
                 raise ValueError(f"time_control.{name} must be in {lowest}..{top}, got {value}")
+        if self.cpu_bank_ms and not self.cpu_decision_ms:
+            # a bank with no allowance is a mistake (the CPU clock is off), not a setting
+            raise ValueError("time_control.cpu_bank_ms needs cpu_decision_ms (0 turns the CPU clock off)")
+
+    @property
+    def cpu_clock(self) -> bool:
+        """True if the CPU clock is on (for the seats that are measured)."""
+        return self.cpu_decision_ms > 0
 
     @classmethod
     def from_proto(cls, msg: common_pb2.TimeControl) -> TimeControl:
-        """Zero (unset) fields take the defaults. Raises ValueError for values out of range."""
+        """Zero fields take the defaults (the CPU fields: 0 is off); `bank_ms` takes its default
+        only when unset, an explicit 0 is no bank. Raises ValueError for values out of range."""
         return cls(
             decision_ms=msg.decision_ms or DEFAULT_DECISION_MS,
-            bank_ms=msg.bank_ms or DEFAULT_BANK_MS,
+            bank_ms=msg.bank_ms if msg.HasField("bank_ms") else DEFAULT_BANK_MS,
             max_strikes=msg.max_strikes or DEFAULT_MAX_STRIKES,
             connect_ms=msg.connect_ms or DEFAULT_CONNECT_MS,
+            cpu_decision_ms=msg.cpu_decision_ms,
+            cpu_bank_ms=msg.cpu_bank_ms,
         )
 
     def to_proto(self) -> common_pb2.TimeControl:
-        """The wire form."""
+        """The wire form (`bank_ms` always set, so that 0 reads as no bank)."""
         return common_pb2.TimeControl(
             decision_ms=self.decision_ms,
             bank_ms=self.bank_ms,
             max_strikes=self.max_strikes,
             connect_ms=self.connect_ms,
+            cpu_decision_ms=self.cpu_decision_ms,
+            cpu_bank_ms=self.cpu_bank_ms,
         )
 
     def to_json(self) -> dict[str, int]:
-        """For the replay."""
-        return {
+        """For the replay (the CPU fields only when the CPU clock is on)."""
+        doc = {
             "decision_ms": self.decision_ms,
             "bank_ms": self.bank_ms,
             "max_strikes": self.max_strikes,
             "connect_ms": self.connect_ms,
         }
+        if self.cpu_clock:
+            doc["cpu_decision_ms"] = self.cpu_decision_ms
+            doc["cpu_bank_ms"] = self.cpu_bank_ms
+        return doc
 
 
 @dataclass(frozen=True, slots=True)

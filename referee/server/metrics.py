@@ -7,7 +7,9 @@ run by a worker on a referee is counted once by each, as two different things):
 * `arena_referee_match_duration_seconds{game}`
 * `arena_referee_active_matches`
 * `arena_referee_decision_seconds{game}`: a bot's answer time, as the referee measured it
+* `arena_referee_decision_cpu_seconds{game}`: a bot's CPU time on a decision (measured seats)
 * `arena_referee_timeouts_total{game}`, `arena_referee_strikes_total{game,reason}`
+* `arena_referee_cpu_timeouts_total{game}`: decisions ruled out of CPU time (strike `cpu_time`)
 * `arena_referee_forfeits_total{game,reason}`: reason is the short kind (`crashed`,
   `disconnected`, `strikes`, ...), the full text is in the replay.
 """
@@ -20,6 +22,8 @@ from prometheus_client import Counter, Gauge, Histogram
 
 __all__ = [
     "ACTIVE_MATCHES",
+    "CPU_TIMEOUTS",
+    "DECISION_CPU_SECONDS",
     "DECISION_SECONDS",
     "FORFEITS",
     "MATCHES_FINISHED",
@@ -47,7 +51,14 @@ DECISION_SECONDS: Final = Histogram(
     ["game"],
     buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
+DECISION_CPU_SECONDS: Final = Histogram(
+    "arena_referee_decision_cpu_seconds",
+    "CPU time a bot used on a decision (seats whose launcher measures it).",
+    ["game"],
+    buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
 TIMEOUTS: Final = Counter("arena_referee_timeouts", "Decisions that ran out of time.", ["game"])
+CPU_TIMEOUTS: Final = Counter("arena_referee_cpu_timeouts", "Decisions that ran out of CPU time.", ["game"])
 STRIKES: Final = Counter("arena_referee_strikes", "Strikes given, by reason.", ["game", "reason"])
 FORFEITS: Final = Counter("arena_referee_forfeits", "Seats forfeited, by reason.", ["game", "reason"])
 

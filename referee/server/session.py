@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import secrets
 import time
 from collections import deque
@@ -34,8 +35,18 @@ from referee.replay import NOTE_LIMIT, ReplayRecorder, dumps
 from referee.server import metrics
 from referee.server.codecs import codec_for, encode_actions, encode_json
 from referee.server.config import MatchSpec, ServerLimits
+from referee.server.cpu_clock import CpuMeter
 
-__all__ = ["Close", "MatchSession", "Outbox", "SeatState", "default_index", "result_to_proto"]
+__all__ = [
+    "CPU_TIME",
+    "TIMEOUT",
+    "Close",
+    "MatchSession",
+    "Outbox",
+    "SeatState",
+    "default_index",
+    "result_to_proto",
+]
 
 log = logging.getLogger("arena.referee")
 
@@ -43,6 +54,17 @@ log = logging.getLogger("arena.referee")
 NAME_LIMIT = 64
 #: how long a lost stream waits for the launcher to report the process's exit code
 EXIT_GRACE_S = 0.5
+#: the reasons of a decision the clock ran out on (step `reason`, strike and incident kind)
+TIMEOUT = "timeout"
+CPU_TIME = "cpu_time"
+#: while a CPU-metered seat thinks, its meter is read at least this often (and more often as
+#: its CPU allowance runs out), so a bot spinning on the CPU is cut soon after it is spent
+CPU_POLL_S = 0.015
+#: the shortest wait between two readings
+CPU_POLL_MIN_S = 0.002
+#: cores a bot can spin on at once: its CPU allowance cannot run out faster than this many
+#: seconds of CPU per second of wall time
+CPU_CORES = max(1, os.cpu_count() or 1)
 
 
 def default_index(actions: Sequence[Action]) -> int:
@@ -172,6 +194,10 @@ class SeatState:
     lost_reason: str = ""
     exit_code: int | None = None
     strikes: int = 0
+    #: what is left of the seat's CPU bank (PROTOCOL.md, "CPU time")
+    cpu_bank_ms: int = 0
+    #: reads the CPU seconds its bot has used (set by its launcher); None: wall clock only
+    cpu_meter: CpuMeter | None = None
     #: the ladder bot bound to this seat (a remote bot, seated through the lobby), if any
     bot_id: int | None = None
     #: decision ids sent to this seat: a second or late answer to one of them is ignored
@@ -216,6 +242,8 @@ class _Answered:
     note: str
     millis: int
     reason: str
+    #: CPU time the bot used on the decision, when its seat is measured
+    cpu_millis: int | None = None
 
 
 class MatchSession:
@@ -254,6 +282,7 @@ class MatchSession:
                     secrets.token_urlsafe(24),
                     self.time.bank_ms,
                     record,
+                    cpu_bank_ms=self.time.cpu_bank_ms,
                     bot_id=bound[i] or None,
                     max_incidents=limits.max_incidents,
                     outbox=Outbox(limits.max_outbox),
@@ -345,6 +374,20 @@ class MatchSession:
         seat.inbox.put_nowait(LOST)
         if all(s.used or s.lost_reason for s in self.seats):
             self._all_connected.set()
+
+    def set_cpu_meter(self, seat_index: int, meter: CpuMeter | None) -> None:
+        """Measure the seat's CPU time with `meter` (PROTOCOL.md, "CPU time"): a callable giving
+        the CPU seconds its bot has used so far (every process of it), or None when unreadable;
+        `cpu_clock.cgroup_cpu_meter(path)` reads a sandbox's cgroup. Called by whoever launched
+        the bot, before its first decision; None goes back to the wall clock only. With the CPU
+        clock on (`cpu_decision_ms` > 0) the seat is ruled on both clocks; with it off, its
+        CPU time is only recorded (replay `cpu_ms`, metrics)."""
+        seat = self.seats[seat_index]
+        seat.cpu_meter = meter
+        if meter is None:
+            seat.record.pop("cpu_metered", None)
+        else:
+            seat.record["cpu_metered"] = True
 
     def receive(self, seat: SeatState, message: bot_pb2.BotMessage | None) -> None:
         """A message arrived on the seat's stream (None: one that does not parse)."""
@@ -507,6 +550,10 @@ class MatchSession:
             self.decisions += 1
             if outcome.reason != "forfeited":
                 metrics.DECISION_SECONDS.labels(game=self.spec.game).observe(outcome.millis / 1000)
+                if outcome.cpu_millis is not None:
+                    metrics.DECISION_CPU_SECONDS.labels(game=self.spec.game).observe(
+                        outcome.cpu_millis / 1000
+                    )
             self.recorder.action(
                 d.id,
                 d.seat,
@@ -515,18 +562,20 @@ class MatchSession:
                 note=outcome.note,
                 millis=outcome.millis,
                 reason=outcome.reason,
+                cpu_millis=outcome.cpu_millis,
             )
-            self._emit(
-                action=admin_pb2.ActionPlayed(
-                    decision_id=d.id,
-                    seat=d.seat,
-                    index=outcome.index,
-                    text=action.text,
-                    millis=outcome.millis,
-                    reason=outcome.reason,
-                )
+            played = admin_pb2.ActionPlayed(
+                decision_id=d.id,
+                seat=d.seat,
+                index=outcome.index,
+                text=action.text,
+                millis=outcome.millis,
+                reason=outcome.reason,
             )
-            if outcome.reason == "timeout" and seat.strikes >= self.time.max_strikes:
+            if outcome.cpu_millis is not None:
+                played.cpu_ms = outcome.cpu_millis
+            self._emit(action=played)
+            if outcome.reason in (TIMEOUT, CPU_TIME) and seat.strikes >= self.time.max_strikes:
                 self._forfeit(seat, f"strikes: {seat.strikes} of {self.time.max_strikes}")
             if self.decisions % 64 == 0:
                 await asyncio.sleep(0)  # let other matches run when a seat answers at once
@@ -560,7 +609,30 @@ class MatchSession:
             time_bank_ms=seat.bank_ms,
             strikes=seat.strikes,
         )
+        if self._cpu_ruled(seat):
+            request.cpu_deadline_ms = self.time.cpu_decision_ms
+            request.cpu_bank_ms = seat.cpu_bank_ms
         return bot_pb2.RefereeMessage(decision=request)
+
+    def _cpu_ruled(self, seat: SeatState) -> bool:
+        """Is the seat on the CPU clock (the clock is on and its CPU time is measured)?"""
+        return self.time.cpu_clock and seat.cpu_meter is not None
+
+    def _cpu_seconds(self, seat: SeatState) -> float | None:
+        """The seat's meter reading; None if it has none or the reading failed (a meter that
+        raises is a launcher's bug: it must not stop the match)."""
+        meter = seat.cpu_meter
+        if meter is None:
+            return None
+        try:
+            value = meter()
+        except Exception:
+            log.exception(
+                "match %s: seat %d: the CPU meter failed; wall clock only", self.match_id, seat.seat
+            )
+            seat.cpu_meter = None
+            return None
+        return None if value is None else float(value)
 
     def _encode(self, obs: dict[str, Any]) -> bot_pb2.Observation:
         try:
@@ -574,20 +646,48 @@ class MatchSession:
             return encode_json(obs)
 
     async def _ask(self, seat: SeatState, d: Decision) -> _Answered | _Forfeited:
-        """Send the decision and rule on what comes back (or does not)."""
+        """Send the decision and rule on what comes back (or does not).
+
+        Two clocks: the wall clock (`decision_ms` + bank) always; the CPU clock
+        (`cpu_decision_ms` + CPU bank, PROTOCOL.md "CPU time") too when the seat is measured.
+        The CPU time of the decision is what the seat's meter moved between sending the request
+        and receiving the answer; while waiting, the meter is polled so a bot that spins is cut
+        once its CPU allowance is spent, not only at the wall deadline.
+        """
         seat.issued.add(d.id)
+        cpu_start = self._cpu_seconds(seat)  # before sending: the bot's reading of it counts
         self._send(seat, self._request(seat, d))
         loop = asyncio.get_running_loop()
         sent = loop.time()
         allowance = (self.time.decision_ms + seat.bank_ms) / 1000
+        cpu_ruled = self._cpu_ruled(seat) and cpu_start is not None
+        cpu_allowance_ms = self.time.cpu_decision_ms + seat.cpu_bank_ms
+
+        def cpu_used_ms() -> int | None:
+            if cpu_start is None:
+                return None
+            now = self._cpu_seconds(seat)
+            # a meter that went back (a replaced cgroup) charges nothing rather than negative
+            return None if now is None else max(0, int((now - cpu_start) * 1000))
+
+        cpu_ms: int | None = None
         while True:
             remaining = sent + allowance - loop.time()
             if remaining <= 0:
                 break
+            wait = remaining
+            if cpu_ruled:
+                cpu_ms = cpu_used_ms()
+                if cpu_ms is not None:
+                    if cpu_ms > cpu_allowance_ms:
+                        return self._timed_out(seat, d, sent, CPU_TIME, cpu_ms)
+                    # the bot cannot spend what is left faster than on all cores at once
+                    left_s = (cpu_allowance_ms - cpu_ms) / 1000 / CPU_CORES
+                    wait = min(remaining, CPU_POLL_S, max(CPU_POLL_MIN_S, left_s))
             try:
-                item = await asyncio.wait_for(seat.inbox.get(), remaining)
+                item = await asyncio.wait_for(seat.inbox.get(), wait)
             except TimeoutError:
-                break
+                continue  # the loop's top rules on both clocks
             if isinstance(item, _Lost):
                 if self.cancel_reason:
                     return FORFEITED  # not applied: the loop ends the match first
@@ -631,33 +731,60 @@ class MatchSession:
                 ):
                     return FORFEITED
                 continue
+            cpu_ms = cpu_used_ms()
+            if cpu_ruled and cpu_ms is not None and cpu_ms > cpu_allowance_ms:
+                # spent between two readings: the answer came too late on the CPU clock
+                return self._timed_out(seat, d, sent, CPU_TIME, cpu_ms)
             seat.bank_ms = max(0, seat.bank_ms - max(0, elapsed_ms - self.time.decision_ms))
-            return _Answered(item.index, item.note[:NOTE_LIMIT], elapsed_ms, "")
-        # out of time: the default action, a strike (a forfeit after the action if too many)
-        elapsed_ms = int((loop.time() - sent) * 1000)
-        seat.bank_ms = 0
+            self._charge_cpu(seat, cpu_ms)
+            return _Answered(item.index, item.note[:NOTE_LIMIT], elapsed_ms, "", cpu_ms)
+        return self._timed_out(seat, d, sent, TIMEOUT, cpu_used_ms())
+
+    def _charge_cpu(self, seat: SeatState, cpu_ms: int | None) -> None:
+        """Take the CPU time beyond the allowance from the seat's CPU bank."""
+        if cpu_ms is not None and self._cpu_ruled(seat):
+            seat.cpu_bank_ms = max(0, seat.cpu_bank_ms - max(0, cpu_ms - self.time.cpu_decision_ms))
+
+    def _timed_out(
+        self, seat: SeatState, d: Decision, sent: float, reason: str, cpu_ms: int | None
+    ) -> _Answered:
+        """Out of time on one clock (`reason`: TIMEOUT for the wall clock, CPU_TIME for the CPU
+        clock): that clock's bank is emptied, the other is charged as for an answer; the default
+        action is played and the seat gets a strike (a forfeit after the action if too many)."""
+        elapsed_ms = int((asyncio.get_running_loop().time() - sent) * 1000)
+        if reason == CPU_TIME:
+            seat.cpu_bank_ms = 0
+            seat.bank_ms = max(0, seat.bank_ms - max(0, elapsed_ms - self.time.decision_ms))
+            metrics.CPU_TIMEOUTS.labels(game=self.spec.game).inc()
+            detail = f"{cpu_ms} ms of CPU in {elapsed_ms} ms"
+            code, told = "RESOURCE_EXHAUSTED", f"out of CPU time ({cpu_ms} ms used)"
+        else:
+            seat.bank_ms = 0
+            self._charge_cpu(seat, cpu_ms)
+            metrics.TIMEOUTS.labels(game=self.spec.game).inc()
+            detail = f"no answer in {elapsed_ms} ms"
+            code, told = "DEADLINE_EXCEEDED", "no answer in time"
         seat.late_expected.add(d.id)
         index = default_index(d.actions)
-        metrics.TIMEOUTS.labels(game=self.spec.game).inc()
-        metrics.STRIKES.labels(game=self.spec.game, reason="timeout").inc()
+        metrics.STRIKES.labels(game=self.spec.game, reason=reason).inc()
         seat.strikes += 1
         seat.record["strikes"] = seat.strikes
-        seat.incident("timeout", f"no answer in {elapsed_ms} ms; played {d.actions[index].text!r}", d.id)
+        seat.incident(reason, f"{detail}; played {d.actions[index].text!r}", d.id)
         self._emit(
             strike=admin_pb2.StrikeGiven(
-                seat=seat.seat, decision_id=d.id, reason="timeout", strikes=seat.strikes
+                seat=seat.seat, decision_id=d.id, reason=reason, strikes=seat.strikes
             )
         )
         notice = self._notice(
             seat,
             bot_pb2.Notice.TIMEOUT,
             d.id,
-            "DEADLINE_EXCEEDED",
-            f"no answer in time; played index {index} ({d.actions[index].text})",
+            code,
+            f"{told}; played index {index} ({d.actions[index].text})",
         )
         notice.notice.default_index = index
         self._send(seat, notice)
-        return _Answered(index, "", elapsed_ms, "timeout")
+        return _Answered(index, "", elapsed_ms, reason, cpu_ms)
 
     def _strike(self, seat: SeatState, decision_id: int, kind: str, code: str, detail: str) -> bool:
         """A rejected answer: strike, tell the bot; True if the seat is now forfeited."""
@@ -791,6 +918,8 @@ class MatchSession:
                     forfeit_reason=s.forfeit_reason,
                     strikes=s.strikes,
                     bank_ms=s.bank_ms,
+                    cpu_bank_ms=s.cpu_bank_ms if self.time.cpu_clock else 0,
+                    cpu_metered=s.cpu_meter is not None,
                 )
                 for s in self.seats
             ],
