@@ -109,6 +109,8 @@ class Execution:
 
     `reason` says why the match ended (``finished``, or ``forfeit: seat 1 crashed`` ...);
     `forfeits` lists (seat, reason) pairs; `decision_seconds` every decision's latency.
+    `logs` holds each hosted seat's captured output: seat -> (bytes, truncated), stored for the
+    bot's owner (``bot_logs``).
     """
 
     result: Result
@@ -118,6 +120,7 @@ class Execution:
     decision_seconds: tuple[float, ...] = ()
     timeouts: int = 0
     forfeits: tuple[tuple[int, str], ...] = ()
+    logs: Mapping[int, tuple[bytes, bool]] = field(default_factory=dict)
 
 
 class StopSignal(Protocol):

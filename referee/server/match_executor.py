@@ -41,7 +41,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -68,6 +68,7 @@ __all__ = [
     "bot_environment",
     "create_executor",
     "forfeit_kind",
+    "read_log",
 ]
 
 log = logging.getLogger("arena.executor")
@@ -83,6 +84,8 @@ LOBBY_CACHE_S: Final = 1.0
 RPC_TIMEOUT_S: Final = 30.0
 #: how long in-process clients and bot processes get to end after the match
 EXIT_WAIT_S: Final = 5.0
+#: a hosted seat's output kept for its owner (the end of it: where a crash is)
+LOG_LIMIT_BYTES: Final = 256 * 1024
 
 
 #: never passed on to a hosted bot: the worker's credentials (and anything named like one)
@@ -318,6 +321,7 @@ class GrpcMatchExecutor:
                             await follow
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*watchers), EXIT_WAIT_S)
+            seat_logs = {run.seat: read_log(run.log_path) for run in runs}
             for run in runs:
                 if run.exit_code not in (0, None):
                     log.warning(
@@ -337,7 +341,18 @@ class GrpcMatchExecutor:
                 await asyncio.to_thread(thread.join, max(0.0, deadline - time.monotonic()))
             if not log_root:
                 shutil.rmtree(logs, ignore_errors=True)
-        return _execution(spec, status, replay_bytes, events)
+        return _execution(spec, status, replay_bytes, events, seat_logs)
+
+
+def read_log(path: Path, limit: int = LOG_LIMIT_BYTES) -> tuple[bytes, bool]:
+    """A hosted seat's captured output: (its last `limit` bytes, whether it was cut)."""
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - limit))
+            return f.read(limit), size > limit
+    except OSError:
+        return b"", False
 
 
 def _execution(
@@ -345,6 +360,7 @@ def _execution(
     status: admin_pb2.MatchStatus,
     replay_bytes: bytes,
     events: Sequence[admin_pb2.MatchEvent],
+    logs: Mapping[int, tuple[bytes, bool]] | None = None,
 ) -> Execution:
     if not status.HasField("result"):
         raise RuntimeError(f"match {status.match_id} ended without a result ({status.ended_by})")
@@ -381,6 +397,7 @@ def _execution(
             1 for e in events if e.WhichOneof("event") == "strike" and e.strike.reason == "timeout"
         ),
         forfeits=tuple((seat, forfeit_kind(why)) for seat, why in forfeits),
+        logs=dict(logs or {}),
     )
 
 
