@@ -16,12 +16,13 @@ import asyncio
 import contextlib
 import os
 import secrets
+import shutil
 import signal
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 
@@ -31,12 +32,93 @@ from referee.core.game import canonical_json
 from referee.server.config import ServerLimits, TimeControl
 from referee.server.server import start
 
-__all__ = ["BotRun", "LaunchedMatch", "follow_match", "launch_bot", "run_match", "stop_bots"]
+__all__ = [
+    "BotProcess",
+    "BotRun",
+    "BotSandbox",
+    "LaunchedMatch",
+    "follow_match",
+    "launch_bot",
+    "run_match",
+    "stop_bots",
+]
 
 ENV_REFEREE = "ARENA_REFEREE"
 ENV_TOKEN = "ARENA_TOKEN"
 #: how long bots get to exit on their own after the match before they are stopped
 EXIT_WAIT_S = 5.0
+
+
+class BotProcess(Protocol):
+    """A launched bot: a plain process group, or a sandbox (`BotSandbox.launch`)."""
+
+    @property
+    def pid(self) -> int:
+        """The host pid of the bot's outermost process."""
+        ...
+
+    @property
+    def returncode(self) -> int | None:
+        """Its exit code once it ended."""
+        ...
+
+    async def wait(self) -> int:
+        """Wait for the bot's main process to end."""
+        ...
+
+    async def kill(self) -> None:
+        """End every process of the bot, now."""
+        ...
+
+
+class BotSandbox(Protocol):
+    """Runs a bot command in a sandbox (``workers.sandbox.Sandbox`` is the one we ship).
+
+    The sandbox shows the referee's Unix socket to the bot and sets its ``ARENA_REFEREE``;
+    `env` holds only ``ARENA_*`` variables (the seat token).
+    """
+
+    kind: str
+
+    async def launch(
+        self,
+        command: str,
+        *,
+        files_dir: Path | None,
+        referee_socket: Path,
+        env: Mapping[str, str],
+        log_path: Path,
+        name: str = ...,
+    ) -> BotProcess:
+        """Start `command` in a new sandbox."""
+        ...
+
+
+class _ProcessGroup:
+    """An unsandboxed bot: a shell command in its own process group."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode
+
+    async def wait(self) -> int:
+        return await self.process.wait()
+
+    async def kill(self) -> None:
+        # the whole group, whether or not its leader still lives: children it forked keep the
+        # group after the leader exits (a process that calls setsid escapes it: only the
+        # sandbox stops that)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            await self.process.wait()
 
 
 @dataclass
@@ -47,6 +129,10 @@ class BotRun:
     command: str
     log_path: Path
     exit_code: int | None = None
+    #: the running bot (a process group or a sandbox)
+    process: BotProcess | None = None
+    #: "bubblewrap" when sandboxed, "" when not
+    sandbox: str = ""
 
     def log_tail(self, lines: int = 20) -> str:
         """The last lines the bot printed."""
@@ -66,45 +152,61 @@ async def launch_bot(
     *,
     on_exit: Callable[[BotRun], None] | None = None,
     base_env: Mapping[str, str] | None = None,
-) -> tuple[asyncio.subprocess.Process, BotRun, asyncio.Task[None]]:
-    """Start one bot command (a shell command line, in its own process group) with the referee
-    address and its seat token in ARENA_REFEREE / ARENA_TOKEN, its output to `log_path`.
-    The rest of its environment is `base_env` (default: this process's).
+    sandbox: BotSandbox | None = None,
+    files_dir: Path | None = None,
+    referee_socket: Path | None = None,
+) -> tuple[BotProcess, BotRun, asyncio.Task[None]]:
+    """Start one bot command with its seat token, its output to `log_path`.
+
+    Unsandboxed (`sandbox` None): a shell command line in its own process group, with the
+    referee address and its seat token in ARENA_REFEREE / ARENA_TOKEN and the rest of its
+    environment `base_env` (default: this process's).
+    Sandboxed: `sandbox.launch` with `files_dir` as the bot's read-only files and the referee's
+    `referee_socket` (required), and no environment but ARENA_TOKEN (the sandbox adds its own).
 
     Returns the process, its BotRun and a task that sets `exit_code` (and calls `on_exit`)
     when the process ends.
     """
     run = BotRun(seat, command, log_path)
-    env = {**(os.environ if base_env is None else base_env), ENV_REFEREE: address, ENV_TOKEN: token}
-    with run.log_path.open("wb") as out:
-        proc = await asyncio.create_subprocess_shell(
+    process: BotProcess
+    if sandbox is not None:
+        if referee_socket is None:
+            raise ValueError("a sandboxed bot reaches the referee only through its Unix socket")
+        process = await sandbox.launch(
             command,
-            env=env,
-            stdout=out,
-            stderr=asyncio.subprocess.STDOUT,
-            stdin=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
+            files_dir=files_dir,
+            referee_socket=referee_socket,
+            env={ENV_TOKEN: token},
+            log_path=log_path,
+            name=f"seat{seat}",
         )
+        run.sandbox = sandbox.kind
+    else:
+        env = {**(os.environ if base_env is None else base_env), ENV_REFEREE: address, ENV_TOKEN: token}
+        with run.log_path.open("wb") as out:
+            plain = await asyncio.create_subprocess_shell(
+                command,
+                env=env,
+                stdout=out,
+                stderr=asyncio.subprocess.STDOUT,
+                stdin=asyncio.subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=files_dir,
+            )
+        process = _ProcessGroup(plain)
+    run.process = process
 
     async def watch() -> None:
-        run.exit_code = await proc.wait()
+        run.exit_code = await process.wait()
         if on_exit is not None:
             on_exit(run)
 
-    return proc, run, asyncio.create_task(watch(), name=f"bot-{seat}")
+    return process, run, asyncio.create_task(watch(), name=f"bot-{seat}")
 
 
-async def stop_bots(
-    procs: Sequence[asyncio.subprocess.Process], watchers: Sequence[asyncio.Task[None]] = ()
-) -> None:
-    """Kill what is still running of the bots (each its whole process group) and reap them."""
-    for proc in procs:
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)  # the group we started for this bot
-    for proc in procs:
-        with contextlib.suppress(ProcessLookupError):
-            await proc.wait()
+async def stop_bots(procs: Sequence[BotProcess], watchers: Sequence[asyncio.Task[None]] = ()) -> None:
+    """End every process of every bot (each its whole process group or sandbox) and reap them."""
+    await asyncio.gather(*(proc.kill() for proc in procs), return_exceptions=True)
     for task in watchers:
         task.cancel()
     await asyncio.gather(*watchers, return_exceptions=True)
@@ -150,14 +252,30 @@ async def run_match(
     on_event: Callable[[admin_pb2.MatchEvent], None] | None = None,
     limits: ServerLimits | None = None,
     names: Sequence[str] | None = None,
+    sandbox: BotSandbox | None = None,
+    files_dir: Path | None = None,
 ) -> LaunchedMatch:
-    """Play one match; raises grpc.aio.AioRpcError if the referee refuses the match request."""
+    """Play one match; raises grpc.aio.AioRpcError if the referee refuses the match request.
+
+    With a `sandbox`, every command runs inside one (as the ladder runs hosted bots), with
+    `files_dir` as its read-only files, reaching the referee through a Unix socket.
+    """
     tc = time_control or TimeControl()
     admin_token = secrets.token_urlsafe(16)
-    running = await start("127.0.0.1", 0, limits=limits, admin_token=admin_token)
+    socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-")) if sandbox is not None else None
+    socket_path = socket_dir / "referee.sock" if socket_dir is not None else None
+    if socket_dir is not None:
+        socket_dir.chmod(0o755)
+    running = await start(
+        "127.0.0.1",
+        0,
+        limits=limits,
+        admin_token=admin_token,
+        unix_socket=str(socket_path) if socket_path is not None else None,
+    )
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-bots-"))
     logs.mkdir(parents=True, exist_ok=True)
-    procs: list[asyncio.subprocess.Process] = []
+    procs: list[BotProcess] = []
     runs: list[BotRun] = []
     watchers: list[asyncio.Task[None]] = []
     try:
@@ -186,6 +304,9 @@ async def run_match(
                     token,
                     logs / f"seat{seat}.log",
                     on_exit=lambda run: session.process_exited(run.seat, run.exit_code or 0),
+                    sandbox=sandbox,
+                    files_dir=files_dir,
+                    referee_socket=socket_path,
                 )
                 procs.append(proc)
                 runs.append(run)
@@ -197,3 +318,5 @@ async def run_match(
     finally:
         await stop_bots(procs, watchers)
         await running.stop(grace=0.2)
+        if socket_dir is not None:
+            shutil.rmtree(socket_dir, ignore_errors=True)

@@ -1,0 +1,95 @@
+"""What a sandboxed bot finds installed: the interpreters and the Arena SDKs, read-only.
+
+Inside every sandbox:
+
+* ``/usr`` (and ``/bin``, ``/lib``...): the host's system files, read-only: ``python3``
+  (Debian's CPython 3), ``node`` (Node.js), the C library;
+* ``/opt/arena/bin/python``: ``python3`` under the name ``python``;
+* ``/opt/arena/python`` (on ``PYTHONPATH``): the Python SDK as ``arena_bot``, with ``grpc``,
+  ``google.protobuf`` and ``typing_extensions``;
+* ``/opt/arena/javascript`` (on ``NODE_PATH``): the JavaScript kit (``require('arena_bot')``,
+  ``@grpc/grpc-js``, ``@grpc/proto-loader``);
+* ``/opt/arena/proto`` (``ARENA_PROTO_DIR``): the ``arena.v1`` .proto files.
+
+A bot ships anything else it needs inside its own archive (a vendored folder: ``pip install
+--target vendor ...`` and put ``vendor`` on ``sys.path``, or ``node_modules``).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+__all__ = ["BotRuntime", "Mount", "default_runtime"]
+
+#: distributions the Python SDK imports at run time (their top-level packages are mounted)
+_PYTHON_DISTRIBUTIONS: Final = ("grpcio", "protobuf", "typing_extensions")
+
+
+@dataclass(frozen=True, slots=True)
+class Mount:
+    """A host path shown read-only at `target` inside the sandbox."""
+
+    source: Path
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class BotRuntime:
+    """The read-only mounts and environment every sandboxed bot gets."""
+
+    mounts: tuple[Mount, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    #: (target, link) symlinks made inside the sandbox
+    symlinks: tuple[tuple[str, str], ...] = ()
+    #: interpreters found on the host, for the documentation and `arena match --sandbox` errors
+    interpreters: tuple[str, ...] = ()
+
+
+def _top_level_paths(distribution: str) -> list[Path]:
+    dist = importlib.metadata.distribution(distribution)
+    tops: set[Path] = set()
+    for entry in dist.files or ():
+        parts = Path(entry).parts
+        if not parts or parts[0].startswith("..") or parts[0].endswith((".dist-info", ".data")):
+            continue
+        if parts[0] == "__pycache__":
+            continue
+        tops.add(Path(str(dist.locate_file(parts[0]))))
+    return sorted(p for p in tops if p.exists())
+
+
+def default_runtime() -> BotRuntime:
+    """The runtime of this installation: the SDKs of this repository, the venv's gRPC."""
+    mounts: list[Mount] = []
+    env = {"PYTHONPATH": "/opt/arena/python", "PYTHONDONTWRITEBYTECODE": "1"}
+    sdk = importlib.util.find_spec("bots.python.arena_bot")
+    if sdk is None or sdk.origin is None:
+        raise RuntimeError("the Python SDK (bots.python.arena_bot) is not importable")
+    sdk_dir = Path(sdk.origin).parent
+    mounts.append(Mount(sdk_dir, "/opt/arena/python/arena_bot"))
+    seen: set[str] = set()
+    for distribution in _PYTHON_DISTRIBUTIONS:
+        for path in _top_level_paths(distribution):
+            if path.name not in seen:
+                seen.add(path.name)
+                mounts.append(Mount(path, f"/opt/arena/python/{path.name}"))
+    repo = sdk_dir.parents[2]
+    proto = repo / "proto"
+    if proto.is_dir():
+        mounts.append(Mount(proto, "/opt/arena/proto"))
+        env["ARENA_PROTO_DIR"] = "/opt/arena/proto"
+    js_kit = repo / "bots" / "javascript"
+    if (js_kit / "node_modules").is_dir():
+        mounts.append(Mount(js_kit / "arena_bot.js", "/opt/arena/javascript/arena_bot.js"))
+        mounts.append(Mount(js_kit / "node_modules", "/opt/arena/javascript/node_modules"))
+        env["NODE_PATH"] = "/opt/arena/javascript/node_modules:/opt/arena/javascript"
+    interpreters = tuple(
+        name for name in ("python3", "node") if (p := shutil.which(name, path="/usr/bin:/bin")) and p
+    )
+    symlinks = (("/usr/bin/python3", "/opt/arena/bin/python"),)
+    return BotRuntime(tuple(mounts), env, symlinks, interpreters)

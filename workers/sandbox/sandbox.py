@@ -1,0 +1,386 @@
+"""Launch a hosted bot inside a sandbox, and take the whole sandbox down again.
+
+How one bot is started (see ``workers/SANDBOX.md`` for the threat model)::
+
+    /bin/sh (root)            joins the bot's cgroup(s): echo $$ > cgroup.procs
+     └ exec prlimit            sets the rlimits (files, file size, CPU seconds, processes, core)
+        └ exec setpriv         drops to the sandbox's own host uid, no groups, no_new_privs
+           └ exec bwrap        new user, PID, IPC, UTS, mount, network and cgroup namespaces;
+              └ bwrap (pid 1)   read-only /usr, the bot's files at /bot, a tmpfs /scratch, the
+                 └ sh -c CMD    referee's Unix socket; seccomp filter; empty environment but ARENA_*
+
+Everything from ``bwrap`` on is in the cgroup, under the bot's uid and inside its PID
+namespace, so however a bot forks or daemonises, killing the namespace's pid 1 (bwrap's
+``--die-with-parent`` follows our SIGKILL of the outer bwrap) or the cgroup kills all of it.
+The seat token and the rest of the environment travel in a memory file (``bwrap --args FD``),
+never on a command line. stdout and stderr go through a pipe into a capped log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import shutil
+import signal
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from workers.sandbox.cgroups import BotCgroup, cgroup_version
+from workers.sandbox.limits import SandboxLimits
+from workers.sandbox.runtime import BotRuntime, default_runtime
+from workers.sandbox.seccomp_filter import SeccompUnavailable, compile_filter
+from workers.sandbox.uids import ClaimedUid, claim_uid
+
+__all__ = [
+    "BOT_DIR",
+    "REFEREE_SOCKET",
+    "SCRATCH_DIR",
+    "Sandbox",
+    "SandboxUnavailable",
+    "SandboxedBot",
+    "sandbox_status",
+]
+
+log = logging.getLogger("arena.sandbox")
+
+#: where things are inside the sandbox
+BOT_DIR: Final = "/bot"
+SCRATCH_DIR: Final = "/scratch"
+REFEREE_SOCKET: Final = "/run/arena/referee.sock"
+#: the bot's uid and gid inside its user namespace
+INSIDE_UID: Final = 1000
+_PASSWD: Final = f"bot:x:{INSIDE_UID}:{INSIDE_UID}:bot:{SCRATCH_DIR}:/bin/sh\n"
+_GROUP: Final = f"bot:x:{INSIDE_UID}:\n"
+#: the only environment variables a bot sees besides the runtime's and the caller's ARENA_*
+_BASE_ENV: Final = {
+    "PATH": "/opt/arena/bin:/usr/local/bin:/usr/bin:/bin",
+    "HOME": SCRATCH_DIR,
+    "TMPDIR": SCRATCH_DIR,
+    "ARENA_SCRATCH": SCRATCH_DIR,
+    "LANG": "C.UTF-8",
+}
+_READ_CHUNK: Final = 64 * 1024
+_JOIN_CGROUP: Final = 'for f in $1; do echo $$ > "$f" || exit 125; done; shift; exec "$@"'
+
+
+class SandboxUnavailable(RuntimeError):
+    """This machine cannot run the sandbox (no bubblewrap, no user namespaces, no libseccomp)."""
+
+
+def sandbox_status() -> dict[str, object]:
+    """What the sandbox will use on this machine (for logs, `arena worker` and SANDBOX.md)."""
+    return {
+        "bwrap": shutil.which("bwrap"),
+        "cgroup": cgroup_version(),
+        "own_uid": os.geteuid() == 0,
+    }
+
+
+@dataclass
+class SandboxedBot:
+    """One running sandbox. `kill()` ends every process in it; `wait()` its exit code."""
+
+    process: asyncio.subprocess.Process
+    cgroup: BotCgroup | None
+    uid: ClaimedUid | None
+    log_path: Path
+    limits: SandboxLimits
+    started_at: float
+    #: bytes the bot wrote to stdout/stderr, kept or not
+    output_bytes: int = 0
+    output_truncated: bool = False
+    #: why the sandbox ended it, if it did ("wall time", "output" is never a kill)
+    killed_for: str | None = None
+    _reader: asyncio.Task[None] | None = None
+    _timer: asyncio.Task[None] | None = None
+    _closed: bool = field(default=False)
+
+    @property
+    def pid(self) -> int:
+        """The outer process (bwrap) on the host."""
+        return self.process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The bot's exit code once the sandbox ended (negative: killed by that signal)."""
+        return self.process.returncode
+
+    async def wait(self) -> int:
+        """Wait for the bot's main process to end; its exit code."""
+        code = await self.process.wait()
+        if self._reader is not None:
+            # the pipe closes when the last process holding it is gone; don't wait on daemons
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._reader), 0.5)
+        return code
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used so far by every process of the bot (None without cgroups)."""
+        return self.cgroup.cpu_seconds() if self.cgroup is not None else None
+
+    def memory_peak_bytes(self) -> int | None:
+        """The most memory the bot used at once (None without cgroups)."""
+        return self.cgroup.memory_peak_bytes() if self.cgroup is not None else None
+
+    def oom_killed(self) -> bool:
+        """Whether the memory limit was hit."""
+        return self.cgroup is not None and self.cgroup.oom_killed()
+
+    async def kill(self) -> None:
+        """End the whole sandbox now (every process, however it daemonised) and clean up."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(ProcessLookupError):
+            # the outer bwrap: its pid 1 dies with it (--die-with-parent), and the kernel then
+            # kills every process left in the PID namespace
+            os.kill(self.process.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            emptied = await asyncio.to_thread(self.cgroup.kill_all, 1.0)
+            if not emptied:
+                log.error("sandbox cgroup %s did not empty within 1 s", self.cgroup.dirs)
+        with contextlib.suppress(ProcessLookupError):
+            await self.process.wait()
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._reader is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(self._reader, 1.0)
+        if self.cgroup is not None:
+            await asyncio.to_thread(self.cgroup.remove)
+        if self.uid is not None:
+            self.uid.release()
+
+    async def _capture(self, stream: asyncio.StreamReader) -> None:
+        """Copy the bot's output into its log, up to the limit; count and drop the rest."""
+        cap = self.limits.output_bytes
+        kept = 0
+        with self.log_path.open("wb") as out:
+            while True:
+                chunk = await stream.read(_READ_CHUNK)
+                if not chunk:
+                    break
+                self.output_bytes += len(chunk)
+                if kept < cap:
+                    piece = chunk[: cap - kept]
+                    out.write(piece)
+                    out.flush()
+                    kept += len(piece)
+                    if kept >= cap and len(piece) < len(chunk):
+                        self.output_truncated = True
+                elif not self.output_truncated:
+                    self.output_truncated = True
+            if self.output_truncated:
+                note = f"\n[arena: output cut at {cap} bytes; {self.output_bytes} bytes written in all]\n"
+                out.write(note.encode())
+
+    async def _wall_clock(self) -> None:
+        await asyncio.sleep(self.limits.wall_seconds)
+        if self.process.returncode is None:
+            self.killed_for = f"wall time ({self.limits.wall_seconds} s)"
+            log.warning("sandbox pid %d killed: %s", self.pid, self.killed_for)
+            await self.kill()
+
+
+class Sandbox:
+    """Launches hosted bots with bubblewrap, cgroups, rlimits and seccomp (`SANDBOX.md`).
+
+    `check()` raises SandboxUnavailable with a reason where it cannot work; the ladder then
+    refuses to run hosted bots (unless the operator said ``--unsafe-no-sandbox``).
+    """
+
+    #: a name the launcher shows in logs and replays
+    kind = "bubblewrap"
+
+    def __init__(self, limits: SandboxLimits | None = None, runtime: BotRuntime | None = None) -> None:
+        self.limits = limits or SandboxLimits.from_env()
+        self._runtime = runtime
+        self._bwrap = shutil.which("bwrap")
+
+    @property
+    def runtime(self) -> BotRuntime:
+        """The interpreters and SDKs mounted into every sandbox."""
+        if self._runtime is None:
+            self._runtime = default_runtime()
+        return self._runtime
+
+    def check(self) -> None:
+        """Raise SandboxUnavailable unless bubblewrap, user namespaces and libseccomp work here."""
+        if self._bwrap is None:
+            raise SandboxUnavailable("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+        try:
+            os.close(compile_filter())
+        except SeccompUnavailable as exc:
+            raise SandboxUnavailable(str(exc)) from exc
+        max_userns = Path("/proc/sys/user/max_user_namespaces")
+        if max_userns.exists() and max_userns.read_text().strip() == "0":
+            raise SandboxUnavailable("user namespaces are disabled (user.max_user_namespaces = 0)")
+
+    async def launch(
+        self,
+        command: str,
+        *,
+        files_dir: Path | None,
+        referee_socket: Path,
+        env: Mapping[str, str],
+        log_path: Path,
+        name: str = "bot",
+    ) -> SandboxedBot:
+        """Start `command` (a shell command line run in /bot) in a new sandbox.
+
+        `files_dir`: the bot's files, shown read-only at /bot (None: an empty /bot).
+        `referee_socket`: the referee's Unix socket on the host, shown at /run/arena/referee.sock.
+        `env`: the ``ARENA_*`` variables the bot gets (the referee address and its seat token);
+        anything not named ``ARENA_*`` is refused, so a caller can't leak its own environment.
+        Output goes to `log_path`, capped at the output limit.
+        """
+        if self._bwrap is None:
+            raise SandboxUnavailable("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+        stray = sorted(k for k in env if not k.startswith("ARENA_"))
+        if stray:
+            raise ValueError(f"a sandboxed bot gets only ARENA_* variables, not {stray}")
+        limits = self.limits
+        group_name = f"{name}-{os.getpid()}-{secrets.token_hex(4)}"
+        cgroup = await asyncio.to_thread(BotCgroup.create, group_name, limits.memory_bytes, limits.pids)
+        uid = claim_uid()
+        fds: list[int] = []
+        try:
+            seccomp_fd = compile_filter()
+            fds.append(seccomp_fd)
+            args = self._bwrap_args(command, files_dir, referee_socket, env, seccomp_fd, fds)
+            args_fd = _memory_file(b"".join(a.encode() + b"\0" for a in args))
+            fds.append(args_fd)
+            # the command goes on the real command line (bwrap reads only options from --args);
+            # it holds nothing secret: the token is in the environment, inside the memory file
+            argv = [*self._launcher_argv(cgroup, uid, args_fd), "--", "/bin/sh", "-c", command]
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+                cwd="/",
+                pass_fds=tuple(fds),
+                start_new_session=True,
+            )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.remove()
+            if uid is not None:
+                uid.release()
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
+        bot = SandboxedBot(process, cgroup, uid, log_path, limits, time.monotonic())
+        assert process.stdout is not None
+        bot._reader = asyncio.create_task(bot._capture(process.stdout), name=f"sandbox-log-{name}")
+        bot._timer = asyncio.create_task(bot._wall_clock(), name=f"sandbox-wall-{name}")
+        return bot
+
+    def _launcher_argv(self, cgroup: BotCgroup | None, uid: ClaimedUid | None, args_fd: int) -> list[str]:
+        """sh (joins the cgroup) → prlimit → setpriv (own uid) → bwrap --args FD."""
+        limits = self.limits
+        assert self._bwrap is not None
+        rlimits = [
+            f"--nofile={limits.open_files}",
+            f"--fsize={limits.file_size_mb * 1024 * 1024}",
+            # soft: SIGXCPU; hard one second later: SIGKILL
+            f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
+            "--core=0",
+        ]
+        if uid is not None:
+            # counted per real uid: the sandbox's own uid holds only this bot's processes
+            rlimits.append(f"--nproc={limits.pids}")
+        if cgroup is None:
+            # no memory cgroup: bound the address space instead (coarser: runtimes that reserve
+            # large virtual areas, such as Node, need a higher figure; see SANDBOX.md)
+            rlimits.append(f"--as={limits.memory_bytes * 4}")
+        argv = ["prlimit", *rlimits, "--"]
+        if uid is not None:
+            argv += [
+                "setpriv",
+                f"--reuid={uid.uid}",
+                f"--regid={uid.uid}",
+                "--clear-groups",
+                "--no-new-privs",
+                "--",
+            ]
+        argv += [self._bwrap, "--args", str(args_fd)]
+        if cgroup is None:
+            return argv
+        procs = " ".join(str(p) for p in cgroup.procs_files)
+        return ["/bin/sh", "-c", _JOIN_CGROUP, "arena-sandbox", procs, *argv]
+
+    def _bwrap_args(
+        self,
+        command: str,
+        files_dir: Path | None,
+        referee_socket: Path,
+        env: Mapping[str, str],
+        seccomp_fd: int,
+        fds: list[int],
+    ) -> list[str]:
+        """bubblewrap's arguments; memory files it reads are appended to `fds` (to pass, then close)."""
+        runtime = self.runtime
+        limits = self.limits
+        args = [
+            "--unshare-all",  # user, ipc, pid, net, uts, cgroup
+            "--unshare-user",
+            "--disable-userns",  # and no further user namespaces inside
+            "--die-with-parent",
+            "--new-session",  # no controlling terminal: no TIOCSTI into ours
+            "--uid", str(INSIDE_UID),
+            "--gid", str(INSIDE_UID),
+            "--hostname", "arena-bot",
+            "--ro-bind", "/usr", "/usr",
+            "--symlink", "usr/bin", "/bin",
+            "--symlink", "usr/sbin", "/sbin",
+            "--symlink", "usr/lib", "/lib",
+            "--ro-bind-try", "/usr/lib64", "/usr/lib64",
+            "--symlink", "usr/lib64", "/lib64",
+            "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+            "--ro-bind-try", "/etc/localtime", "/etc/localtime",
+            "--proc", "/proc",
+            "--dev", "/dev",
+            "--size", str(limits.scratch_mb * 1024 * 1024),
+            "--perms", "0700",
+            "--tmpfs", SCRATCH_DIR,
+            "--symlink", SCRATCH_DIR, "/tmp",
+            "--dir", "/run/arena",
+            "--bind", str(referee_socket), REFEREE_SOCKET,
+        ]  # fmt: skip
+        # /etc/passwd and /etc/group name the bot's user (some runtimes ask), nothing else
+        for target, text in (("/etc/passwd", _PASSWD), ("/etc/group", _GROUP)):
+            fd = _memory_file(text.encode())
+            fds.append(fd)
+            args += ["--ro-bind-data", str(fd), target]
+        if files_dir is not None:
+            args += ["--ro-bind", str(files_dir), BOT_DIR]
+        else:
+            args += ["--dir", BOT_DIR]
+        for mount in runtime.mounts:
+            args += ["--ro-bind", str(mount.source), mount.target]
+        for target, link in runtime.symlinks:
+            args += ["--symlink", target, link]
+        args += ["--remount-ro", "/", "--chdir", BOT_DIR, "--clearenv"]
+        referee = {"ARENA_REFEREE": f"unix:{REFEREE_SOCKET}"}
+        for key, value in {**_BASE_ENV, **runtime.env, **env, **referee}.items():
+            args += ["--setenv", key, value]
+        args += ["--seccomp", str(seccomp_fd)]
+        return args
+
+
+def _memory_file(data: bytes) -> int:
+    """A memory file holding `data`, positioned at its start."""
+    fd = os.memfd_create("arena-sandbox-data", 0)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
