@@ -238,6 +238,16 @@ def _register_referee_server(sub: Any) -> None:
 _EXTRA_COMMANDS.append(_register_referee_server)
 
 
+def _register_client_commands(sub: Any) -> None:
+    """arena login, account, bot create/upload/remote/status/logs, ladder (workers/client_cli.py)."""
+    from workers.client_cli import register
+
+    register(sub)
+
+
+_EXTRA_COMMANDS.append(_register_client_commands)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `arena` command."""
     args = build_parser().parse_args(argv)

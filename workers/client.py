@@ -1,0 +1,448 @@
+"""The client side of the ladder's HTTP API: credentials, bot archives, requests.
+
+What ``arena login``, ``arena bot ...`` and ``arena ladder ...`` (``workers/client_cli.py``)
+are made of. The CLI is a client of the HTTP API only: nothing here touches the database.
+
+Errors, drawn once::
+
+    ClientError             one line for the user; the CLI prints it and exits 1
+     ├── NotLoggedIn        no server or key: run `arena login`
+     ├── ArchiveError       a directory or archive that cannot be sent as it is
+     └── ApiError           the server answered with an error (status, its message)
+
+Credentials (:func:`credentials_path`): ``$XDG_CONFIG_HOME/arena/credentials.json`` (default
+``~/.config/arena/credentials.json``), a JSON object ``{"server", "key"[, "ca"]}``. The file is
+created with mode 0600 from the start (a fresh file opened ``O_EXCL`` with that mode, then
+renamed over the old one), so the key is never readable by others, not even for a moment.
+The key is read from a file, the environment or the terminal, never from a command-line
+argument (those show in ``ps``).
+
+Archives (:func:`pack_directory`): a directory is packed client-side into a deterministic
+tar.gz (sorted names, mtime 0, owner 0, permissions kept), so the same files give the same
+SHA-256. Skipped: version-control folders (``.git``, ``.hg``, ``.svn``), ``__pycache__`` and
+``*.pyc``, ``.DS_Store``. Not skipped: ``node_modules`` and vendored packages — the sandbox has
+no network, so a bot must bring its dependencies. A symlink whose target lies inside the
+directory is kept as a link; one pointing outside is refused (the server refuses it too).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import io
+import json
+import os
+import ssl
+import stat
+import tarfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import quote, urlsplit
+
+import httpx
+
+__all__ = [
+    "ARCHIVE_TYPES",
+    "ENV_API_KEY",
+    "ENV_SERVER",
+    "SKIPPED_NAMES",
+    "ApiClient",
+    "ApiError",
+    "ArchiveError",
+    "ClientError",
+    "Credentials",
+    "NotLoggedIn",
+    "PackedArchive",
+    "credentials_path",
+    "load_credentials",
+    "normalise_server",
+    "pack_directory",
+    "read_archive",
+    "read_secret",
+    "save_credentials",
+    "write_secret_file",
+]
+
+ENV_API_KEY: Final = "ARENA_API_KEY"
+ENV_SERVER: Final = "ARENA_SERVER"
+#: files and folders a packed directory leaves out (anywhere in the tree)
+SKIPPED_NAMES: Final = frozenset({".git", ".hg", ".svn", "__pycache__", ".DS_Store"})
+_SKIPPED_SUFFIXES: Final = (".pyc", ".pyo")
+#: archive file name endings the upload accepts, and the Content-Type each is sent with
+ARCHIVE_TYPES: Final = {".tar.gz": "application/gzip", ".tgz": "application/gzip", ".zip": "application/zip"}
+#: seconds for one request (an upload gets longer)
+TIMEOUT_S: Final = 30.0
+UPLOAD_TIMEOUT_S: Final = 300.0
+
+
+class ClientError(Exception):
+    """A failure to tell the user in one line (the CLI prints ``error: <message>``)."""
+
+
+class NotLoggedIn(ClientError):
+    """No server or API key is known."""
+
+
+class ArchiveError(ClientError):
+    """A bot directory or archive that cannot be uploaded."""
+
+
+class ApiError(ClientError):
+    """The server answered with an error status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"{message} (HTTP {status})")
+        self.status = status
+        self.message = message
+
+
+# --- credentials ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """Where the API is, the key to use there, and the CA that signs its certificate."""
+
+    server: str
+    key: str
+    ca: str | None = None
+
+
+def credentials_path() -> Path:
+    """``$XDG_CONFIG_HOME/arena/credentials.json`` (``~/.config`` when unset or not absolute)."""
+    base = os.environ.get("XDG_CONFIG_HOME", "")
+    root = Path(base) if base and os.path.isabs(base) else Path.home() / ".config"
+    return root / "arena" / "credentials.json"
+
+
+def normalise_server(url: str) -> str:
+    """`url` as the API's base (``http(s)://host[:port]``, no trailing slash).
+
+    Raises ClientError for anything that is not an http(s) URL.
+    """
+    url = url.strip().rstrip("/")
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ClientError(f"--server: {url!r} is not an http:// or https:// URL")
+    return url
+
+
+def write_secret_file(path: Path, text: str) -> None:
+    """Write `text` to `path`, readable by its owner only from the first byte on.
+
+    A new file is created next to `path` with mode 0600 and ``O_EXCL`` (so it cannot be a
+    file or link someone else prepared), written, flushed, and renamed over `path`.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = _exclusive_temp(path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _exclusive_temp(path: Path) -> tuple[int, str]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for _ in range(100):
+        tmp = str(path.with_name(f".{path.name}.{os.urandom(6).hex()}.tmp"))
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise ClientError(f"cannot create a temporary file next to {path}")
+
+
+def save_credentials(creds: Credentials, path: Path | None = None) -> Path:
+    """Store `creds` (mode 0600); returns the file's path."""
+    path = path or credentials_path()
+    data: dict[str, str] = {"server": creds.server, "key": creds.key}
+    if creds.ca:
+        data["ca"] = creds.ca
+    try:
+        write_secret_file(path, json.dumps(data, indent=2) + "\n")
+    except OSError as exc:
+        raise ClientError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    return path
+
+
+def load_credentials(
+    server: str | None = None, ca: str | None = None, path: Path | None = None
+) -> Credentials:
+    """The credentials to use: `server` / `ca` (from the command line) over ``$ARENA_SERVER``,
+    ``$ARENA_API_KEY`` over the stored file. Raises NotLoggedIn if no server or key is known."""
+    path = path or credentials_path()
+    stored: dict[str, Any] = {}
+    if path.exists():
+        try:
+            mode = path.stat().st_mode
+            text = path.read_text(encoding="utf-8")
+            loaded = json.loads(text)
+        except (OSError, ValueError) as exc:
+            raise ClientError(f"cannot read {path}: {exc}; run `arena login` again") from exc
+        if not isinstance(loaded, dict):
+            raise ClientError(f"{path} is not a JSON object; run `arena login` again")
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise ClientError(
+                f"{path} is readable by others (mode {stat.S_IMODE(mode):o}): run `chmod 600 {path}` "
+                "and consider replacing the key"
+            )
+        stored = loaded
+    chosen_server = server or os.environ.get(ENV_SERVER) or stored.get("server")
+    key = os.environ.get(ENV_API_KEY) or stored.get("key")
+    if not chosen_server:
+        raise NotLoggedIn("no server: run `arena login --server URL` (or pass --server)")
+    if not key:
+        raise NotLoggedIn(f"no API key for {chosen_server}: run `arena login --server {chosen_server}`")
+    same_server = normalise_server(str(chosen_server)) == normalise_server(str(stored.get("server", "")))
+    if not ca and same_server:
+        ca = stored.get("ca")
+    return Credentials(normalise_server(str(chosen_server)), str(key), str(ca) if ca else None)
+
+
+# --- archives -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PackedArchive:
+    """An archive ready to send."""
+
+    data: bytes
+    content_type: str
+    files: int
+    source: str
+
+
+def _skipped(name: str) -> bool:
+    return name in SKIPPED_NAMES or name.endswith(_SKIPPED_SUFFIXES)
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """Every path under `root` (sorted, skipped names left out), never following links."""
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not _skipped(d))
+        here = Path(dirpath)
+        for name in sorted(dirnames + [f for f in filenames if not _skipped(f)]):
+            yield here / name
+
+
+def pack_directory(directory: Path) -> PackedArchive:
+    """Pack `directory`'s contents into a deterministic tar.gz (see the module docstring).
+
+    Raises ArchiveError for a missing or empty directory, a symlink out of it, or a file of a
+    kind that cannot be archived (a socket, a device).
+    """
+    root = directory.resolve()
+    if not root.is_dir():
+        raise ArchiveError(f"{directory}: not a directory")
+    buf = io.BytesIO()
+    files = 0
+    # gzip with a zero mtime and no file name, so equal trees give equal bytes
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz, tarfile.open(
+        fileobj=gz, mode="w", format=tarfile.PAX_FORMAT
+    ) as tar:
+        for path in _walk(root):
+            rel = path.relative_to(root).as_posix()
+            st = path.lstat()
+            info = tarfile.TarInfo(rel)
+            info.mtime = 0
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mode = stat.S_IMODE(st.st_mode) & 0o755
+            if stat.S_ISLNK(st.st_mode):
+                target = os.readlink(path)
+                resolved = (path.parent / target).resolve()
+                if os.path.isabs(target) or not resolved.is_relative_to(root):
+                    raise ArchiveError(f"{path}: a symlink out of the bot's directory ({target})")
+                info.type = tarfile.SYMTYPE
+                info.linkname = target
+                tar.addfile(info)
+            elif stat.S_ISDIR(st.st_mode):
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+            elif stat.S_ISREG(st.st_mode):
+                info.size = st.st_size
+                with path.open("rb") as f:
+                    tar.addfile(info, f)
+                files += 1
+            else:
+                raise ArchiveError(f"{path}: not a regular file, folder or symlink")
+    if files == 0:
+        raise ArchiveError(f"{directory}: no files to upload")
+    return PackedArchive(buf.getvalue(), "application/gzip", files, str(directory))
+
+
+def read_archive(path: Path) -> PackedArchive:
+    """A ready-made ``.tar.gz`` / ``.tgz`` / ``.zip``, sent as it is (the server checks it)."""
+    name = path.name.lower()
+    content_type = next((t for end, t in ARCHIVE_TYPES.items() if name.endswith(end)), None)
+    if content_type is None:
+        raise ArchiveError(f"{path}: not a directory, .tar.gz, .tgz or .zip")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ArchiveError(f"{path}: {exc.strerror or exc}") from exc
+    return PackedArchive(data, content_type, 0, str(path))
+
+
+# --- requests -------------------------------------------------------------------------------
+
+
+def _verify(ca: str | None) -> ssl.SSLContext | bool:
+    if not ca:
+        return True
+    try:
+        return ssl.create_default_context(cafile=ca)
+    except (OSError, ssl.SSLError) as exc:
+        raise ClientError(f"--ca {ca}: cannot load it ({exc})") from exc
+
+
+def _error_message(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and isinstance(body.get("error"), str):
+        return str(body["error"])
+    if isinstance(body, dict) and "detail" in body:
+        return str(body["detail"])
+    text = " ".join(response.text.split())[:200]
+    return text or response.reason_phrase or "error"
+
+
+class ApiClient:
+    """Calls the ladder's HTTP API with a bearer key; every failure is a :class:`ClientError`."""
+
+    def __init__(
+        self,
+        server: str,
+        key: str | None = None,
+        *,
+        ca: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        """A client of the API at `server` using `key` (None: anonymous), trusting `ca`."""
+        self.server = normalise_server(server)
+        headers = {"User-Agent": "arena-cli"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        self._http = httpx.Client(
+            base_url=self.server,
+            headers=headers,
+            timeout=TIMEOUT_S,
+            verify=_verify(ca),
+            transport=transport,
+            follow_redirects=False,
+        )
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> ApiClient:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = None,
+        params: Mapping[str, str] | None = None,
+        content: bytes | None = None,
+        content_type: str | None = None,
+        timeout: float = TIMEOUT_S,
+    ) -> httpx.Response:
+        """One request; raises ApiError for an error status, ClientError if the server is
+        unreachable or the TLS handshake fails."""
+        headers = {"Content-Type": content_type} if content_type else None
+        try:
+            response = self._http.request(
+                method, path, json=json_body, params=params, content=content, headers=headers,
+                timeout=timeout,
+            )
+        except httpx.ConnectError as exc:
+            reason = str(exc) or type(exc).__name__
+            if "CERTIFICATE" in reason.upper() or "SSL" in reason.upper():
+                raise ClientError(
+                    f"TLS handshake with {self.server} failed ({reason}); pass --ca FILE if its "
+                    "certificate is signed by your own CA"
+                ) from exc
+            raise ClientError(f"cannot reach {self.server}: {reason}") from exc
+        except httpx.TimeoutException as exc:
+            raise ClientError(f"{self.server} did not answer in time ({type(exc).__name__})") from exc
+        except httpx.HTTPError as exc:
+            raise ClientError(f"request to {self.server} failed: {exc}") from exc
+        if response.status_code >= 400:
+            message = _error_message(response)
+            if response.status_code == 401:
+                message += " — run `arena login` with a valid API key"
+            raise ApiError(response.status_code, message)
+        return response
+
+    def get_json(self, path: str, params: Mapping[str, str] | None = None) -> Any:
+        """GET `path` and decode its JSON body."""
+        return _json(self.request("GET", path, params=params))
+
+    def post_json(self, path: str, body: Any = None, params: Mapping[str, str] | None = None) -> Any:
+        """POST `body` as JSON to `path` and decode the answer."""
+        return _json(self.request("POST", path, json_body=body if body is not None else {}, params=params))
+
+    # --- the calls the commands make ----------------------------------------------------
+
+    def me(self) -> dict[str, Any]:
+        """The account the key belongs to."""
+        return dict(self.get_json("/api/me"))
+
+    def bot_by_name(self, name: str) -> dict[str, Any]:
+        """A bot's profile by its name (404 if there is none)."""
+        return dict(self.get_json(f"/api/bots/by-name/{quote(name, safe='')}"))
+
+    def upload(
+        self, bot_id: int, archive: PackedArchive, run: str, version: str | None
+    ) -> dict[str, Any]:
+        """Send `archive` as a new version of bot `bot_id`, launched with `run`."""
+        params = {"run": run}
+        if version:
+            params["version"] = version
+        response = self.request(
+            "POST",
+            f"/api/bots/{bot_id}/versions",
+            params=params,
+            content=archive.data,
+            content_type=archive.content_type,
+            timeout=UPLOAD_TIMEOUT_S,
+        )
+        return dict(_json(response))
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError as exc:
+        raise ClientError(
+            f"{response.request.url} answered {response.status_code} with something that is not JSON"
+        ) from exc
+
+
+def read_secret(prompt: str, stdin: Any, *, interactive: bool) -> str:
+    """One line from `stdin` (or a hidden prompt when it is a terminal), stripped."""
+    if interactive:
+        import getpass
+
+        return getpass.getpass(prompt).strip()
+    line: str = stdin.readline()
+    return line.strip()
+

@@ -1,0 +1,482 @@
+"""``arena login``, ``arena account``, ``arena bot create|upload|remote|status|logs``,
+``arena ladder list|join``: the submission path, as a client of the HTTP API.
+
+Every command talks to the API only (``workers/client.py``), with the key stored by
+``arena login`` (or ``$ARENA_API_KEY``). ``--server URL`` and ``--ca FILE`` override the
+stored ones on any command; ``--json`` prints the API's answer as it is. An error is one line
+on stderr (``error: ...``) and exit status 1 — never a traceback; a usage error is status 2.
+
+:func:`register` adds the commands to the ``arena`` parser (``referee/cli.py``). ``arena bot``
+is shared with ``arena bot check`` (``referee/server/commands.py``): whoever registers first
+creates it and keeps its subparsers in ``arena_subparsers``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+__all__ = ["DEFAULT_REFEREE_PORT", "register"]
+
+#: where the referee listens when the server does not say (``arena serve referee``'s default)
+DEFAULT_REFEREE_PORT: Final = 50051
+#: how often ``--wait`` asks the server
+WAIT_POLL_S: Final = 1.0
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _guarded(command: Command) -> Command:
+    """Run `command`; a ClientError (or anything unexpected) becomes one line on stderr."""
+
+    def run(args: argparse.Namespace) -> int:
+        from workers.client import ClientError
+
+        try:
+            return command(args)
+        except ClientError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("error: interrupted", file=sys.stderr)
+            return 130
+        except Exception as exc:  # the promise is one line, never a traceback
+            print(f"error: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+
+    return run
+
+
+def _client(args: argparse.Namespace) -> Any:
+    from workers.client import ApiClient, load_credentials
+
+    creds = load_credentials(args.server, args.ca)
+    return ApiClient(creds.server, creds.key, ca=creds.ca)
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, sort_keys=True))
+
+
+def _detail(version: dict[str, Any]) -> dict[str, Any]:
+    raw = version.get("qualification_detail")
+    if isinstance(raw, str) and raw:
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return {"reason": raw}
+        return parsed if isinstance(parsed, dict) else {}
+    return raw if isinstance(raw, dict) else {}
+
+
+# --- login, accounts ---------------------------------------------------------------------------
+
+
+def _read_key(args: argparse.Namespace) -> str:
+    import os
+
+    from workers.client import ENV_API_KEY, ClientError, read_secret
+
+    if args.key_file:
+        try:
+            lines = Path(args.key_file).read_text(encoding="utf-8").split()
+        except OSError as exc:
+            raise ClientError(f"--key-file {args.key_file}: {exc.strerror or exc}") from exc
+        key = lines[0] if lines else ""
+    elif os.environ.get(ENV_API_KEY):
+        key = os.environ[ENV_API_KEY].strip()
+    else:
+        key = read_secret("API key: ", sys.stdin, interactive=sys.stdin.isatty())
+    if not key:
+        raise ClientError("no API key given (stdin, --key-file or $ARENA_API_KEY)")
+    return key
+
+
+def _cmd_login(args: argparse.Namespace) -> int:
+    from workers.client import ApiClient, Credentials, normalise_server, save_credentials
+
+    server = normalise_server(args.server)
+    key = _read_key(args)
+    ca = str(Path(args.ca).resolve()) if args.ca else None
+    with ApiClient(server, key, ca=ca) as api:
+        me = api.me()
+    path = save_credentials(Credentials(server, key, ca))
+    role = " (operator)" if me.get("is_operator") else ""
+    print(f"logged in to {server} as {me.get('name')}{role}; key stored in {path}")
+    return 0
+
+
+def _cmd_logout(_args: argparse.Namespace) -> int:
+    from workers.client import credentials_path
+
+    path = credentials_path()
+    if path.exists():
+        path.unlink()
+        print(f"removed {path}")
+    else:
+        print("not logged in")
+    return 0
+
+
+def _cmd_account_create(args: argparse.Namespace) -> int:
+    from workers.client import write_secret_file
+
+    with _client(args) as api:
+        account = api.post_json("/api/accounts", {"name": args.name})
+    if args.json:
+        _print_json(account)
+        return 0
+    if args.key_file:
+        write_secret_file(Path(args.key_file), str(account["api_key"]) + "\n")
+        print(f"created account {account['name']} (id {account['id']}); its API key is in {args.key_file}")
+    else:
+        print(f"created account {account['name']} (id {account['id']}); its API key (shown once):")
+        print(account["api_key"])
+    return 0
+
+
+# --- bots ----------------------------------------------------------------------------------------
+
+
+def _cmd_bot_create(args: argparse.Namespace) -> int:
+    with _client(args) as api:
+        bot = api.post_json("/api/bots", {"name": args.name, "game": args.game})
+    if args.json:
+        _print_json(bot)
+        return 0
+    print(f"created bot {bot['name']} (id {bot['id']}) for {bot.get('game', args.game)}")
+    print(f"its bot token (shown once; `arena bot remote` makes a new one): {bot.get('token')}")
+    print(f"next: arena bot upload {bot['name']} DIR --run \"python main.py\"")
+    return 0
+
+
+def _cmd_bot_upload(args: argparse.Namespace) -> int:
+    from workers.client import ClientError, pack_directory, read_archive
+
+    source = Path(args.path)
+    if not source.exists():
+        raise ClientError(f"{source}: no such file or directory")
+    archive = pack_directory(source) if source.is_dir() else read_archive(source)
+    with _client(args) as api:
+        bot = api.bot_by_name(args.name)
+        version = api.upload(int(bot["id"]), archive, args.run, args.version)
+    if args.json:
+        _print_json(version)
+        return 0
+    size = version.get("bytes", len(archive.data))
+    files = version.get("files", archive.files)
+    print(
+        f"uploaded {args.name} version {version.get('version')} (id {version.get('id')}): "
+        f"{files} files, {size} bytes, sha256 {str(version.get('archive_sha256', ''))[:16]}"
+    )
+    print(
+        f"qualification {version.get('qualification', 'pending')}: it plays a few games against the "
+        f"reference bot first; `arena bot status {args.name}` shows the result"
+    )
+    return 0
+
+
+def _referee_address(server: str, answer: dict[str, Any], override: str | None) -> str:
+    if override:
+        return override
+    given = answer.get("referee")
+    if isinstance(given, str) and given:
+        return given
+    host = urlsplit(server).hostname or "127.0.0.1"
+    return f"{host}:{DEFAULT_REFEREE_PORT}"
+
+
+def _cmd_bot_remote(args: argparse.Namespace) -> int:
+    from workers.client import write_secret_file
+
+    with _client(args) as api:
+        bot = api.bot_by_name(args.name)
+        params = {"version": args.version} if args.version else None
+        version = api.post_json(f"/api/bots/{int(bot['id'])}/versions/remote", {}, params=params)
+        server = api.server
+    if args.json:
+        _print_json(version)
+        return 0
+    referee = _referee_address(server, version, args.referee)
+    token = str(version["token"])
+    print(f"remote version {version.get('version')} of {args.name} (id {version.get('id')})")
+    if args.token_file:
+        write_secret_file(Path(args.token_file), token + "\n")
+        print(f"its bot token is in {args.token_file}; run your bot on your machine with:")
+        print(f'  ARENA_BOT_TOKEN="$(cat {args.token_file})" {args.command} --referee {referee}')
+    else:
+        print(f"its bot token (shown once): {token}")
+        print("run your bot on your machine with:")
+        print(f"  export ARENA_BOT_TOKEN={token}")
+        print(f"  {args.command} --referee {referee}")
+    print("it stays connected and plays its ladder matches as they come")
+    return 0
+
+
+def _rated_games(bot: dict[str, Any]) -> int:
+    ladders = bot.get("ladders") or bot.get("ratings") or []
+    return sum(int(entry.get("games", 0)) for entry in ladders if isinstance(entry, dict))
+
+
+def _newest_hosted(bot: dict[str, Any]) -> dict[str, Any] | None:
+    versions = [v for v in bot.get("versions") or [] if v.get("kind", "hosted") == "hosted"]
+    return max(versions, key=lambda v: int(v["id"])) if versions else None
+
+
+def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> list[str]:
+    lines = [f"{bot['name']} (id {bot['id']}), {bot.get('game', '?')}, owner {bot.get('owner')}"]
+    versions = sorted(bot.get("versions") or [], key=lambda v: int(v["id"]))
+    lines.append("versions:" if versions else "versions: none yet (arena bot upload / arena bot remote)")
+    for v in versions:
+        kind = v.get("kind") or ("remote" if v.get("remote") else "hosted")
+        qual = v.get("qualification") or "-"
+        created = v.get("created_at", "")
+        lines.append(f"  {v.get('version')!s:<12} id {v['id']:<6} {kind:<7} {qual:<8} {created}")
+        detail = _detail(v)
+        if detail.get("reason"):
+            lines.append(f"      {detail['reason']}")
+        for game in detail.get("games") or []:
+            faults = "; ".join(game.get("faults") or []) or "no fault"
+            lines.append(
+                f"      game {game.get('game')}: vs {game.get('opponent')}, seat {game.get('seat')}, "
+                f"{game.get('outcome')} ({game.get('decisions', '?')} decisions): {faults}"
+            )
+        excerpt = str(detail.get("log_excerpt") or "").strip()
+        if excerpt and qual == "failed":
+            lines.append("      its output (last lines):")
+            lines.extend("        " + line for line in excerpt.splitlines()[-15:])
+    ladders = bot.get("ladders") or []
+    lines.append("ladders:" if ladders else "ladders: none (arena ladder join NAME LADDER)")
+    for entry in ladders:
+        mark = " (provisional)" if entry.get("provisional") else ""
+        lines.append(
+            f"  {entry.get('ladder_name')}: rating {float(entry.get('rating', 0)):.1f}{mark}, "
+            f"{entry.get('games')} games, {entry.get('wins')} wins"
+        )
+    lines.append("recent matches:" if matches else "recent matches: none yet")
+    for m in matches[:10]:
+        seats = m.get("seats") or []
+        mine = [s["seat"] for s in seats if s.get("bot_id") == bot["id"]]
+        places = m.get("places")
+        where = ", ".join(
+            f"seat {s}" + (f" place {places[s]}" if places else "") for s in mine
+        )
+        lines.append(f"  match {m['id']}: {m.get('status')}, {where} {m.get('finished_at') or ''}".rstrip())
+    return lines
+
+
+def _fetch_status(api: Any, name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    bot = api.bot_by_name(name)
+    matches = bot.get("recent_matches") or bot.get("matches")
+    if not isinstance(matches, list):
+        matches = api.get_json(f"/api/bots/{int(bot['id'])}/matches", params={"limit": "10"})
+    return bot, list(matches)
+
+
+def _wait_done(what: str, bot: dict[str, Any]) -> tuple[bool, int]:
+    """(done, exit status) for ``--wait what``."""
+    if what == "rated":
+        return _rated_games(bot) > 0, 0
+    newest = _newest_hosted(bot)
+    if newest is None:
+        return False, 0
+    state = newest.get("qualification")
+    return state in ("passed", "failed"), 0 if state == "passed" else 1
+
+
+def _cmd_bot_status(args: argparse.Namespace) -> int:
+    from workers.client import ClientError
+
+    code = 0
+    with _client(args) as api:
+        bot, matches = _fetch_status(api, args.name)
+        if args.wait:
+            deadline = time.monotonic() + args.timeout
+            done, code = _wait_done(args.wait, bot)
+            while not done:
+                if time.monotonic() > deadline:
+                    raise ClientError(
+                        f"{args.name}: not {args.wait} after {args.timeout:.0f} s "
+                        f"(`arena bot status {args.name}` shows where it is)"
+                    )
+                time.sleep(WAIT_POLL_S)
+                bot, matches = _fetch_status(api, args.name)
+                done, code = _wait_done(args.wait, bot)
+    if args.json:
+        _print_json({**bot, "recent_matches": matches})
+    else:
+        print("\n".join(_status_lines(bot, matches)))
+    return code
+
+
+def _cmd_bot_logs(args: argparse.Namespace) -> int:
+    from workers.client import ClientError
+
+    with _client(args) as api:
+        bot = api.bot_by_name(args.name)
+        match = api.get_json(f"/api/matches/{args.match}")
+        seats = [int(s["seat"]) for s in match.get("seats") or [] if s.get("bot_id") == bot["id"]]
+        if args.seat is not None:
+            if args.seat not in seats:
+                raise ClientError(f"{args.name} did not play seat {args.seat} of match {args.match}")
+            seats = [args.seat]
+        if not seats:
+            raise ClientError(f"{args.name} did not play in match {args.match}")
+        for seat in seats:
+            text = api.request("GET", f"/api/matches/{args.match}/logs/{seat}").text
+            if len(seats) > 1:
+                print(f"== match {args.match}, seat {seat} ==")
+            sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    return 0
+
+
+# --- ladders -----------------------------------------------------------------------------------
+
+
+def _cmd_ladder_list(args: argparse.Namespace) -> int:
+    with _client(args) as api:
+        ladders = api.get_json("/api/ladders")
+    if args.json:
+        _print_json(ladders)
+        return 0
+    if not ladders:
+        print("no ladders yet")
+    for ladder in ladders:
+        tc = ladder.get("time_control") or {}
+        print(
+            f"{ladder['id']:>4}  {ladder['name']:<24} {ladder.get('game')} {ladder.get('players')} players, "
+            f"{ladder.get('kind', 'ffa')}, {tc.get('decision_ms', '?')} ms a decision"
+        )
+    return 0
+
+
+def _find_ladder(ladders: Sequence[dict[str, Any]], wanted: str) -> dict[str, Any]:
+    from workers.client import ClientError
+
+    for ladder in ladders:
+        if ladder.get("name") == wanted or str(ladder.get("id")) == wanted:
+            return ladder
+    names = ", ".join(str(ladder.get("name")) for ladder in ladders) or "none"
+    raise ClientError(f"no ladder {wanted!r} (ladders: {names})")
+
+
+def _cmd_ladder_join(args: argparse.Namespace) -> int:
+    with _client(args) as api:
+        bot = api.bot_by_name(args.name)
+        ladder = _find_ladder(api.get_json("/api/ladders"), args.ladder)
+        answer = api.post_json(f"/api/ladders/{int(ladder['id'])}/entries", {"bot_id": int(bot["id"])})
+    if args.json:
+        _print_json(answer)
+        return 0
+    print(
+        f"{args.name} is on ladder {ladder['name']} (id {ladder['id']}); it is seated once a "
+        "version has qualified"
+    )
+    return 0
+
+
+# --- registration ------------------------------------------------------------------------------
+
+
+def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
+    parser.add_argument("--server", help="the API's URL (default: the one `arena login` stored)")
+    parser.add_argument("--ca", metavar="FILE", help="CA certificate(s) to trust for https://")
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="print the API's answer as JSON")
+
+
+def _subparsers(sub: Any, name: str, help_text: str, dest: str) -> Any:
+    parser = sub.choices.get(name) or sub.add_parser(name, help=help_text)
+    nested = getattr(parser, "arena_subparsers", None)
+    if nested is None:
+        nested = parser.add_subparsers(dest=dest, required=True)
+        parser.arena_subparsers = nested
+    return nested
+
+
+def register(sub: Any) -> None:
+    """Add login, logout, account, bot create/upload/remote/status/logs, ladder list/join."""
+    login = sub.add_parser(
+        "login", help="check an API key against a server and store both (mode 0600)",
+        description="The key is read from --key-file, else $ARENA_API_KEY, else stdin (a hidden "
+        "prompt on a terminal); never from the command line.",
+    )
+    login.add_argument("--server", required=True, help="the API's URL, e.g. https://arena.example.org")
+    login.add_argument("--key-file", help="read the API key from this file")
+    login.add_argument("--ca", metavar="FILE", help="CA certificate(s) to trust for https://")
+    login.set_defaults(func=_guarded(_cmd_login))
+
+    logout = sub.add_parser("logout", help="forget the stored server and key")
+    logout.set_defaults(func=_guarded(_cmd_logout))
+
+    accounts = _subparsers(sub, "account", "accounts (operators)", "account_command")
+    create_account = accounts.add_parser("create", help="create an account and its first API key")
+    create_account.add_argument("name")
+    create_account.add_argument(
+        "--key-file", help="write the new key to this file (0600) instead of printing it"
+    )
+    _common(create_account)
+    create_account.set_defaults(func=_guarded(_cmd_account_create))
+
+    bots = _subparsers(sub, "bot", "bot tools", "bot_command")
+    create = bots.add_parser("create", help="register a bot under your account")
+    create.add_argument("name")
+    create.add_argument("--game", required=True, help="clank, alien, ...")
+    _common(create)
+    create.set_defaults(func=_guarded(_cmd_bot_create))
+
+    upload = bots.add_parser(
+        "upload", help="upload a directory or archive as a new hosted version",
+        description="A directory is packed into a tar.gz here (leaving out .git, .hg, .svn, "
+        "__pycache__, *.pyc, .DS_Store; node_modules and vendored packages are kept: the sandbox "
+        "has no network). A .tar.gz, .tgz or .zip is sent as it is.",
+    )
+    upload.add_argument("name", help="the bot's name")
+    upload.add_argument("path", help="the bot's directory, or a .tar.gz/.tgz/.zip")
+    upload.add_argument("--run", required=True, help='the command that starts it, e.g. "python main.py"')
+    upload.add_argument("--version", help="a label for the version (default: the server numbers it)")
+    _common(upload)
+    upload.set_defaults(func=_guarded(_cmd_bot_upload))
+
+    remote = bots.add_parser("remote", help="a new remote version: prints its token and how to run it")
+    remote.add_argument("name")
+    remote.add_argument("--version", help="a label for the version (default: the server numbers it)")
+    remote.add_argument("--command", default="python main.py", help="your bot's command, for the hint")
+    remote.add_argument("--referee", help="the referee's HOST:PORT, for the hint")
+    remote.add_argument("--token-file", help="write the bot token to this file (0600) instead of printing it")
+    _common(remote)
+    remote.set_defaults(func=_guarded(_cmd_bot_remote))
+
+    status = bots.add_parser("status", help="versions, qualification, ratings, recent matches")
+    status.add_argument("name")
+    status.add_argument(
+        "--wait", choices=("qualified", "rated"),
+        help="wait until the newest hosted version's qualification ends (exit 1 if it failed), "
+        "or until the bot has played a rated match",
+    )
+    status.add_argument("--timeout", type=float, default=600.0, help="seconds --wait waits (default 600)")
+    _common(status)
+    status.set_defaults(func=_guarded(_cmd_bot_status))
+
+    logs = bots.add_parser("logs", help="what your bot printed in one match (owner only)")
+    logs.add_argument("name")
+    logs.add_argument("--match", type=int, required=True)
+    logs.add_argument("--seat", type=int, help="one seat (default: every seat the bot played)")
+    _common(logs, json_flag=False)
+    logs.set_defaults(func=_guarded(_cmd_bot_logs))
+
+    ladders = _subparsers(sub, "ladder", "ladders", "ladder_command")
+    listing = ladders.add_parser("list", help="the ladders")
+    _common(listing)
+    listing.set_defaults(func=_guarded(_cmd_ladder_list))
+    join = ladders.add_parser("join", help="put a bot on a ladder (by ladder name or id)")
+    join.add_argument("name", help="the bot's name")
+    join.add_argument("ladder", help="the ladder's name or id")
+    _common(join)
+    join.set_defaults(func=_guarded(_cmd_ladder_join))
