@@ -58,7 +58,7 @@ __all__ = [
 
 REFEREE_EXECUTOR_ENV: Final = "ARENA_REFEREE_EXECUTOR"
 #: where the gRPC referee's executor factory will live once referee/server lands
-DEFAULT_REFEREE_EXECUTOR: Final = "referee.server.match_executor:create_executor"
+DEFAULT_REFEREE_EXECUTOR: Final = "workers.grpc_executor:create_executor"
 
 
 class ExecutorUnavailable(RuntimeError):

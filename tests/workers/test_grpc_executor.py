@@ -1,4 +1,4 @@
-"""The gRPC referee executor (referee/server/match_executor.py) under `run_match`, on SQLite.
+"""The gRPC referee executor (workers/grpc_executor.py) under `run_match`, on SQLite.
 
 Hosted bots are real processes (the Python SDK's example bots, or the misbehaving test bot);
 each match runs its own referee in this process on a free port. Remote bots are in
@@ -22,7 +22,7 @@ from ladder.db import create_engine
 from ladder.match_queue import enqueue_match
 from ladder.schema import matches, replays, results
 from referee.replay import loads, verify
-from referee.server.match_executor import GrpcMatchExecutor, bot_environment, create_executor
+from workers.grpc_executor import GrpcMatchExecutor, bot_environment, create_executor
 from workers.bot_commands import parse_command
 from workers.executor import REFEREE_EXECUTOR_ENV, MatchAborted, can_seat, reset_referee_executor
 from workers.match_execution import engine_for, load_spec, run_match
