@@ -1,0 +1,348 @@
+"""Uploaded bot archives: checked as hostile input, stored in one normalized form.
+
+:func:`validate_archive` takes the bytes a user uploaded (a zip, a tar, or a gzip-compressed tar)
+and returns a :class:`NormalizedArchive`: a tar.gz holding only directories and regular files,
+sorted by path, with fixed owners, modes (0644, or 0755 for executables) and modification times,
+so the same files always give the same bytes and the same SHA-256. :func:`extract_archive` writes
+a normalized archive into a directory (the lead's worker unpacks a version there for the sandbox).
+
+Refused, each with an :class:`~ladder.errors.InvalidInput` naming the entry and the reason
+(:class:`~ladder.errors.TooLarge`, HTTP 413, for every size limit):
+
+* anything over the limits below. Sizes are counted while decompressing, a chunk at a time, and
+  the work stops at the limit: the sizes an archive's headers claim are never trusted (a zip bomb
+  states small sizes; a tar's header can claim any size, and a pax header of 1 GB would otherwise
+  be read into memory whole by ``tarfile``);
+* absolute paths, ``..`` components, backslashes, and names with control characters (NUL
+  included: ``zipfile`` silently cuts a name at a NUL, so the raw name is checked);
+* every symbolic link and hard link, even one that points inside the archive. A link is the
+  classic way out of the extraction directory (a link to ``/`` or ``..``, then a file written
+  through it; a hard link to a host file), whether it escapes depends on where and in what order
+  it is extracted, and a bot needs none: ship the file itself;
+* devices, FIFOs, sparse files and any other entry type than a directory or a regular file;
+* encrypted zip entries, duplicate names, and a name that is both a file and a directory.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import stat
+import tarfile
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Final, Protocol
+
+from ladder.errors import InvalidInput, TooLarge
+
+__all__ = [
+    "MAX_COMPRESSED_BYTES",
+    "MAX_DEPTH",
+    "MAX_ENTRIES",
+    "MAX_FILE_BYTES",
+    "MAX_UNPACKED_BYTES",
+    "NormalizedArchive",
+    "extract_archive",
+    "validate_archive",
+]
+
+#: the uploaded archive itself (also the HTTP upload endpoint's body limit)
+MAX_COMPRESSED_BYTES: Final = 10 * 1024 * 1024
+#: files and directories in the archive
+MAX_ENTRIES: Final = 2_000
+#: the sum of the unpacked files' sizes
+MAX_UNPACKED_BYTES: Final = 64 * 1024 * 1024
+#: one unpacked file
+MAX_FILE_BYTES: Final = 32 * 1024 * 1024
+#: path components of one entry (``a/b/c.py`` is 3)
+MAX_DEPTH: Final = 32
+#: one path component, and a whole path (common file system limits)
+MAX_NAME_BYTES: Final = 255
+MAX_PATH_BYTES: Final = 1024
+
+#: the modification time of every normalized entry (2000-01-01T00:00:00Z)
+NORMALIZED_MTIME: Final = 946_684_800
+#: a tar stream also holds headers and padding: this much beyond the unpacked limit is allowed
+_TAR_OVERHEAD: Final = (MAX_ENTRIES + 16) * 3 * 512 + 1024 * 1024
+_CHUNK: Final = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizedArchive:
+    """An upload in normal form: the tar.gz bytes, their SHA-256, the file count, unpacked bytes."""
+
+    tar_gz: bytes
+    sha256: str
+    files: int
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    path: str  # normalized, relative, '/'-separated, no trailing '/'
+    is_dir: bool
+    executable: bool
+    data: bytes
+
+
+class _Budget:
+    """Counts unpacked bytes against the per-file and total limits."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.entries = 0
+
+    def count_entry(self) -> None:
+        self.entries += 1
+        if self.entries > MAX_ENTRIES:
+            raise TooLarge(f"archive: more than {MAX_ENTRIES} entries")
+
+    def read_file(self, name: str, source: _Readable) -> bytes:
+        """Read `source` a chunk at a time, stopping as soon as a limit is passed."""
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            chunk = source.read(_CHUNK)
+            if not chunk:
+                break
+            size += len(chunk)
+            self.total += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise TooLarge(f"archive: {name!r} unpacks to more than {MAX_FILE_BYTES} bytes")
+            if self.total > MAX_UNPACKED_BYTES:
+                raise TooLarge(f"archive: the files unpack to more than {MAX_UNPACKED_BYTES} bytes")
+            parts.append(chunk)
+        return b"".join(parts)
+
+
+class _Readable(Protocol):
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
+class _StreamTooLarge(Exception):
+    """Raised inside ``tarfile``'s reads; not a ValueError, so ``tarfile`` cannot mistake it for a
+    bad header and go on."""
+
+
+class _CountingReader(io.RawIOBase):
+    """A read-only stream over `source` that fails once more than `limit` bytes were read.
+
+    It sits between the gzip decompressor and ``tarfile``, so no header, however large the size
+    it claims, can make ``tarfile`` inflate or buffer more than `limit` bytes.
+    """
+
+    def __init__(self, source: _Readable, limit: int) -> None:
+        self._source = source
+        self._limit = limit
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        want = min(len(buffer), self._limit - self.count + 1)
+        data = self._source.read(want) if want > 0 else b""
+        self.count += len(data)
+        if self.count > self._limit:
+            raise _StreamTooLarge()
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _has_control(name: str) -> bool:
+    return any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in name)
+
+
+def _normal_path(raw: str) -> str:
+    """`raw` as a safe relative path, or InvalidInput saying why it is not one."""
+    if _has_control(raw):
+        raise InvalidInput(f"archive: entry name {raw!r} contains a control character")
+    if "\\" in raw:
+        raise InvalidInput(f"archive: entry name {raw!r} contains a backslash (use '/')")
+    if raw.startswith("/"):
+        raise InvalidInput(f"archive: entry {raw!r} has an absolute path")
+    parts = [p for p in raw.split("/") if p not in ("", ".")]
+    if any(p == ".." for p in parts):
+        raise InvalidInput(f"archive: entry {raw!r} has a '..' component")
+    if not parts:
+        raise InvalidInput(f"archive: entry {raw!r} has an empty path")
+    if len(parts) > MAX_DEPTH:
+        raise InvalidInput(f"archive: entry {raw!r} is nested deeper than {MAX_DEPTH} levels")
+    path = "/".join(parts)
+    if len(path.encode()) > MAX_PATH_BYTES or any(len(p.encode()) > MAX_NAME_BYTES for p in parts):
+        raise InvalidInput(f"archive: entry {raw[:80]!r}... has too long a name")
+    return path
+
+
+def _tar_entries(fileobj: IO[bytes], budget: _Budget) -> Iterator[_Entry]:
+    try:
+        with tarfile.open(fileobj=fileobj, mode="r|") as tar:
+            for member in tar:
+                budget.count_entry()
+                path = _normal_path(member.name)
+                if member.issym() or member.islnk():
+                    kind = "symbolic" if member.issym() else "hard"
+                    raise InvalidInput(f"archive: {member.name!r} is a {kind} link (links are not allowed)")
+                if member.isdir():
+                    yield _Entry(path, True, False, b"")
+                    continue
+                if member.issparse() or not member.isreg():
+                    raise InvalidInput(
+                        f"archive: {member.name!r} is not a regular file or directory "
+                        "(devices, FIFOs and sparse files are not allowed)"
+                    )
+                source = tar.extractfile(member)
+                if source is None:  # pragma: no cover - a regular member always has a reader
+                    raise InvalidInput(f"archive: {member.name!r} cannot be read")
+                data = budget.read_file(member.name, source)
+                yield _Entry(path, False, bool(member.mode & 0o111), data)
+    except (tarfile.TarError, EOFError, OSError, UnicodeError) as exc:
+        raise InvalidInput(f"archive: not a readable tar archive ({exc})") from exc
+
+
+def _zip_entries(data: bytes, budget: _Budget) -> Iterator[_Entry]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_ENTRIES:
+                raise TooLarge(f"archive: more than {MAX_ENTRIES} entries")
+            for info in infos:
+                budget.count_entry()
+                # zipfile cuts a name at a NUL byte; the original name shows it
+                if _has_control(info.orig_filename):
+                    raise InvalidInput(
+                        f"archive: entry name {info.orig_filename!r} contains a control character"
+                    )
+                path = _normal_path(info.filename)
+                mode = info.external_attr >> 16 if info.create_system == 3 else 0
+                file_type = stat.S_IFMT(mode)
+                if stat.S_ISLNK(mode):
+                    raise InvalidInput(
+                        f"archive: {info.filename!r} is a symbolic link (links are not allowed)"
+                    )
+                if info.flag_bits & 0x1:
+                    raise InvalidInput(f"archive: {info.filename!r} is encrypted")
+                if info.is_dir():
+                    if file_type not in (0, stat.S_IFDIR):
+                        raise InvalidInput(f"archive: {info.filename!r} is not a directory")
+                    yield _Entry(path, True, False, b"")
+                    continue
+                if file_type not in (0, stat.S_IFREG):
+                    raise InvalidInput(
+                        f"archive: {info.filename!r} is not a regular file or directory "
+                        "(devices and FIFOs are not allowed)"
+                    )
+                with zf.open(info) as source:
+                    content = budget.read_file(info.filename, source)
+                yield _Entry(path, False, bool(mode & 0o111), content)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError,
+            RuntimeError, UnicodeError) as exc:
+        raise InvalidInput(f"archive: not a readable zip archive ({exc})") from exc
+
+
+def _entries(data: bytes) -> list[_Entry]:
+    """Every entry of the archive `data`, checked, in archive order."""
+    if len(data) > MAX_COMPRESSED_BYTES:
+        raise TooLarge(f"archive: larger than {MAX_COMPRESSED_BYTES} bytes")
+    budget = _Budget()
+    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        return list(_zip_entries(data, budget))
+    limit = MAX_UNPACKED_BYTES + _TAR_OVERHEAD
+    if data[:2] == b"\x1f\x8b":
+        gz = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")
+        stream: IO[bytes] = io.BufferedReader(_CountingReader(gz, limit), _CHUNK)
+        try:
+            return list(_tar_entries(stream, budget))
+        except _StreamTooLarge:
+            raise TooLarge(f"archive: the tar stream unpacks to more than {limit} bytes") from None
+    if data[257:262] == b"ustar":
+        return list(_tar_entries(io.BytesIO(data), budget))
+    raise InvalidInput("archive: not a zip, tar or tar.gz archive")
+
+
+def _check_tree(entries: list[_Entry]) -> tuple[list[str], dict[str, _Entry]]:
+    """The directories (explicit and implied) and the files; InvalidInput on any clash."""
+    files: dict[str, _Entry] = {}
+    dirs: set[str] = set()
+    explicit_dirs: set[str] = set()
+    for entry in entries:
+        if entry.is_dir:
+            if entry.path in explicit_dirs:
+                raise InvalidInput(f"archive: duplicate entry {entry.path!r}")
+            explicit_dirs.add(entry.path)
+            dirs.add(entry.path)
+        else:
+            if entry.path in files:
+                raise InvalidInput(f"archive: duplicate entry {entry.path!r}")
+            files[entry.path] = entry
+        parts = entry.path.split("/")
+        dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    clash = dirs & files.keys()
+    if clash:
+        raise InvalidInput(f"archive: {sorted(clash)[0]!r} is both a file and a directory")
+    return sorted(dirs), files
+
+
+def _normalized_tar_gz(dirs: list[str], files: dict[str, _Entry]) -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for path in sorted([*dirs, *files]):
+            info = tarfile.TarInfo(path)
+            info.mtime = NORMALIZED_MTIME
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            entry = files.get(path)
+            if entry is None:
+                info.type = tarfile.DIRTYPE
+                info.mode = 0o755
+                tar.addfile(info)
+            else:
+                info.mode = 0o755 if entry.executable else 0o644
+                info.size = len(entry.data)
+                tar.addfile(info, io.BytesIO(entry.data))
+    out = io.BytesIO()
+    # no file name and a fixed mtime in the gzip header: same files, same bytes
+    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0, compresslevel=6) as gz:
+        gz.write(raw.getvalue())
+    return out.getvalue()
+
+
+def validate_archive(data: bytes) -> NormalizedArchive:
+    """Check an uploaded zip, tar or tar.gz (see the module doc) and return it normalized.
+
+    Raises InvalidInput (TooLarge for a size limit) saying which entry is refused and why.
+    """
+    dirs, files = _check_tree(_entries(data))
+    if not files:
+        raise InvalidInput("archive: holds no files")
+    tar_gz = _normalized_tar_gz(dirs, files)
+    return NormalizedArchive(
+        tar_gz=tar_gz,
+        sha256=hashlib.sha256(tar_gz).hexdigest(),
+        files=len(files),
+        bytes=sum(len(e.data) for e in files.values()),
+    )
+
+
+def extract_archive(tar_gz: bytes, dest: Path) -> None:
+    """Unpack a (normalized) archive into `dest`, creating it if needed.
+
+    The archive is checked again exactly as an upload is, so a tampered database row cannot
+    write outside `dest`; files are created with ``O_EXCL | O_NOFOLLOW`` (never through a link,
+    never over an existing file).
+    """
+    dirs, files = _check_tree(_entries(tar_gz))
+    dest.mkdir(parents=True, exist_ok=True)
+    root = dest.resolve()
+    for path in dirs:
+        (root / path).mkdir(mode=0o755, exist_ok=True)
+    for path, entry in sorted(files.items()):
+        target = root / path
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                     0o755 if entry.executable else 0o644)
+        with os.fdopen(fd, "wb") as out:
+            out.write(entry.data)
