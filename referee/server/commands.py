@@ -17,13 +17,22 @@ __all__ = ["register"]
 
 def _time_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--decision-ms", type=int, default=None, help="per-decision allowance (default 1000)")
-    parser.add_argument("--bank-ms", type=int, default=None, help="per-seat time bank (default 30000)")
+    parser.add_argument(
+        "--bank-ms", type=int, default=None, help="per-seat time bank (default 30000; 0: no bank)"
+    )
     parser.add_argument(
         "--max-strikes", type=int, default=None, help="strikes that forfeit a seat (default 3)"
     )
     parser.add_argument(
         "--connect-ms", type=int, default=None, help="wait for bots to connect (default 15000)"
     )
+    parser.add_argument(
+        "--cpu-decision-ms",
+        type=int,
+        default=None,
+        help="per-decision CPU allowance, for bots whose CPU time is measured (--sandbox); default 0: off",
+    )
+    parser.add_argument("--cpu-bank-ms", type=int, default=None, help="per-seat CPU bank (default 0)")
 
 
 def _time_control(args: argparse.Namespace) -> Any:
@@ -31,7 +40,7 @@ def _time_control(args: argparse.Namespace) -> Any:
 
     given = {
         k: getattr(args, k)
-        for k in ("decision_ms", "bank_ms", "max_strikes", "connect_ms")
+        for k in ("decision_ms", "bank_ms", "max_strikes", "connect_ms", "cpu_decision_ms", "cpu_bank_ms")
         if getattr(args, k) is not None
     }
     return TimeControl(**given)
