@@ -1,4 +1,5 @@
-"""The Celery app: tasks ``arena.play_match``, ``arena.matchmake``, ``arena.sweep``.
+"""The Celery app: tasks ``arena.play_match``, ``arena.qualify_version``, ``arena.matchmake``,
+``arena.sweep``.
 
 Configured from the environment when this module is imported:
 
@@ -23,6 +24,11 @@ Dispatching also sets a marker key in Redis (``arena:<queue>:sent:<id>``, 10 min
 sweep task re-dispatches matches queued for a while whose marker is gone: after a broker restart
 both the messages and the markers are lost, and those matches would otherwise wait forever (a
 duplicate message is harmless: the claim lets one run through).
+
+Qualification (``workers.qualification``): the sweep task also sends ``arena.qualify_version``
+(on the match queue: its games are matches) for every version due — pending, or running with a
+lease its worker stopped renewing — at most once per :data:`QUALIFY_MARKER_TTL_S` (a marker key
+``arena:<queue>:qualify:<id>``); a duplicate finds the version claimed and does nothing.
 
 Database outages (``ladder.db.is_outage``): a match task that cannot reach the database is
 retried by Celery (:data:`PLAY_RETRY_MAX` times, countdown 1, 2, 4, 8, then every
@@ -55,6 +61,7 @@ from ladder.db import database_url, is_outage
 from workers import metrics
 from workers.match_execution import MAX_MATCH_SECONDS, engine_for, reset_after_fork, run_match
 from workers.matchmaker import fill_queues
+from workers.qualification import dispatch_due, qualify_version
 from workers.sweeper import queued_before, sweep
 
 __all__ = [
@@ -75,6 +82,7 @@ __all__ = [
     "make_app",
     "match_queue",
     "play_match",
+    "qualify",
     "retry_countdown",
 ]
 
@@ -93,6 +101,9 @@ PLAY_RETRY_MAX: Final = 20
 PLAY_RETRY_CAP_S: Final = 10.0
 #: a retried match's marker lives the retry's countdown plus this
 RETRY_MARKER_MARGIN_S: Final = 10
+#: a version due for qualification is sent again after this long if still due (its task was
+#: lost, or its worker died: the lease, 30 s, has run out by then)
+QUALIFY_MARKER_TTL_S: Final = 90
 
 
 def broker_url() -> str:
@@ -193,6 +204,15 @@ class CeleryDispatcher:
         if self._markers is not None:
             self._markers.delete(self._marker(match_id))
 
+    def dispatch_qualification(self, version_id: int) -> None:
+        """Send ``arena.qualify_version`` unless it was sent in the last
+        :data:`QUALIFY_MARKER_TTL_S` seconds."""
+        if self._markers is not None and not self._markers.set(
+            f"arena:{self.queue}:qualify:{version_id}", 1, ex=QUALIFY_MARKER_TTL_S, nx=True
+        ):
+            return
+        self.celery.send_task("arena.qualify_version", args=[version_id], queue=self.queue)
+
     def ensure_dispatched(self, match_id: int) -> None:
         """Re-send a queued match if its marker is gone (lost with a restarted broker)."""
         if self._markers is None or not self._markers.exists(self._marker(match_id)):
@@ -277,6 +297,22 @@ def _play_match_task(task: Any, match_id: int) -> dict[str, Any]:
         raise task.retry(exc=exc, countdown=countdown, max_retries=PLAY_RETRY_MAX) from exc
 
 
+def qualify(version_id: int) -> dict[str, Any]:
+    """Task ``arena.qualify_version``: play a version's qualification games (idempotent: the
+    claim lets one worker through). While the database is away it gives up; the version stays
+    due and the sweep sends it again."""
+    try:
+        run = qualify_version(database_url(), version_id)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        log.warning("version %s: the database is unreachable (%s); the sweep sends it again",
+                    version_id, type(exc).__name__)
+        return {"version_id": version_id, "status": "db_unavailable"}
+    log.info("version %s: qualification %s %s", version_id, run.status, run.reason)
+    return {"version_id": version_id, "status": run.status, "reason": run.reason}
+
+
 def matchmake() -> list[int]:
     """Task ``arena.matchmake``: top up every ladder's queue (nothing while the database is away)."""
     try:
@@ -296,6 +332,7 @@ def sweep_leases() -> dict[str, list[int]]:
         result = sweep(engine, dispatch)
         for match_id in queued_before(engine, STALE_S):
             ensure_dispatched(match_id)
+        dispatch_due(engine, dispatcher().dispatch_qualification)
     except Exception as exc:
         if not is_outage(exc):
             raise
@@ -305,6 +342,7 @@ def sweep_leases() -> dict[str, list[int]]:
 
 
 play_match_task = app.task(name="arena.play_match", bind=True)(_play_match_task)
+qualify_task = app.task(name="arena.qualify_version")(qualify)
 matchmake_task = app.task(name="arena.matchmake", acks_late=False)(matchmake)
 sweep_task = app.task(name="arena.sweep", acks_late=False)(sweep_leases)
 

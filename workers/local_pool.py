@@ -17,6 +17,7 @@ from typing import Final
 
 from ladder.db import is_outage
 from workers.match_execution import MatchRun, run_match
+from workers.qualification import QualificationRun, qualify_version
 
 __all__ = ["DEFAULT_POOL_SIZE", "LocalPool"]
 
@@ -30,6 +31,10 @@ def _play(db_url: str, match_id: int, lease: float | None) -> MatchRun:
     return run_match(db_url, match_id, lease=lease)
 
 
+def _qualify(db_url: str, version_id: int) -> QualificationRun:
+    return qualify_version(db_url, version_id)
+
+
 class LocalPool:
     """Runs matches in local worker processes; a dispatcher for ``workers.season``."""
 
@@ -40,7 +45,9 @@ class LocalPool:
         self.lease = lease
         self._pool = self._new_pool()
         self._in_flight: dict[int, Future[MatchRun]] = {}
+        self._qualifying: dict[int, Future[QualificationRun]] = {}
         self.runs: list[MatchRun] = []
+        self.qualifications: list[QualificationRun] = []
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
@@ -55,6 +62,17 @@ class LocalPool:
             self._restart()
             future = self._pool.submit(_play, self.db_url, match_id, self.lease)
         self._in_flight[match_id] = future
+
+    def dispatch_qualification(self, version_id: int) -> None:
+        """Qualify bot version `version_id` in a pool process (no-op if in flight here)."""
+        if version_id in self._qualifying:
+            return
+        try:
+            future = self._pool.submit(_qualify, self.db_url, version_id)
+        except BrokenProcessPool:
+            self._restart()
+            future = self._pool.submit(_qualify, self.db_url, version_id)
+        self._qualifying[version_id] = future
 
     def ensure_dispatched(self, match_id: int) -> None:
         """Dispatch a queued match unless it is in flight here (after a pool restart)."""
@@ -83,6 +101,16 @@ class LocalPool:
                                 match_id, type(exc).__name__)
                 else:
                     log.exception("match %s: run_match raised", match_id)
+        for version_id, pending in list(self._qualifying.items()):
+            if not pending.done():
+                continue
+            del self._qualifying[version_id]
+            try:
+                self.qualifications.append(pending.result())
+            except BrokenProcessPool:
+                broken = True
+            except Exception:  # the version stays due: the next sweep sends it again
+                log.warning("version %s: qualify_version raised", version_id, exc_info=True)
         if broken:
             self._restart()
         self.runs.extend(finished)

@@ -16,7 +16,8 @@
 
 :func:`fill_queues` does the I/O: reads each ladder's entrants and recent matches, plans enough
 matches to bring the ladder's queue to `target_depth`, enqueues them and hands each id to
-`dispatch` (the Celery task or the local pool). A bot version is seated only if
+`dispatch` (the Celery task or the local pool). A bot version is seated only if it passed its
+qualification (``workers.qualification``; versions from before uploads count as passed) and
 ``workers.executor.can_seat`` says so (built-in bots always; hosted and remote bots once the
 gRPC referee executor is there, remote ones only while connected), and each bot plays its
 newest seatable version.
@@ -238,11 +239,18 @@ def load_ladder_views(
             ).all()
             bot_ids = [e.bot_id for e in entries]
             version_rows = conn.execute(
-                sa.select(bot_versions.c.id, bot_versions.c.bot_id, bot_versions.c.command).where(
-                    bot_versions.c.bot_id.in_(bot_ids)
-                )
+                sa.select(
+                    bot_versions.c.id,
+                    bot_versions.c.bot_id,
+                    bot_versions.c.command,
+                    bot_versions.c.qualification,
+                ).where(bot_versions.c.bot_id.in_(bot_ids))
             ).all()
-            newest = _seatable_versions(version_rows, ladder.game, seatable)
+            # only qualified versions play (workers.qualification): a pending or failed upload
+            # leaves its bot on the newest version that passed, or out of the pairings
+            newest = _seatable_versions(
+                [row for row in version_rows if row.qualification == "passed"], ladder.game, seatable
+            )
             bot_of_version = {row.id: row.bot_id for row in version_rows}
             recent = conn.execute(
                 sa.select(matches.c.seats, matches.c.status)

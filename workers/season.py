@@ -27,6 +27,7 @@ from sqlalchemy import Engine
 from ladder.db import is_outage
 from ladder.schema import matches
 from workers.matchmaker import fill_queues
+from workers.qualification import dispatch_due
 from workers.sweeper import queued_before, sweep
 
 __all__ = [
@@ -152,6 +153,9 @@ def play_season(
             now = time.monotonic()
             if now - last_sweep >= sweep_seconds:
                 sweep(engine, dispatcher.dispatch)
+                qualify = getattr(dispatcher, "dispatch_qualification", None)
+                if qualify is not None:  # new uploads qualify before the matchmaker seats them
+                    dispatch_due(engine, qualify)
                 ours = set(created)
                 for match_id in queued_before(engine, stale_seconds):
                     if match_id in ours:

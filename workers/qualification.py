@@ -1,0 +1,513 @@
+"""Qualification: a new hosted bot version plays a few games before it is rated.
+
+An uploaded version starts ``pending`` (``bot_versions.qualification``). :func:`qualify_version`
+claims it (``running``), plays :func:`qualification_games` games (``$ARENA_QUALIFICATION_GAMES``,
+default 2) against the game's reference bot (:data:`REFERENCE_BOTS`: ``random`` then ``greedy``
+for Clank!, ``coop`` for Alien), two seats, the candidate alternating between seat 0 and seat 1,
+through the same executor as a ladder match (``workers.executor.executor_for``: the gRPC
+referee, with the hosted bot launched as ladder matches launch it — in the sandbox), under
+:data:`TIME_CONTROL`. Then it writes ``passed`` or ``failed`` and the detail (JSON text in
+``qualification_detail``: every game's seat, outcome, decisions and faults, the reason, the end
+of the bot's output), which the owner sees in ``arena bot status`` and ``GET /api/bots/{id}``.
+The matchmaker seats only versions that passed (``workers.matchmaker``).
+
+**What fails a version** — a protocol fault of the candidate's seat in any game, read from the
+replay's seat record (``referee/server/PROTOCOL.md``, "Misbehaviour"):
+
+* a forfeit, whatever its reason: crashed, exited early, disconnected, never connected, strikes,
+  flood, not reading, message too large;
+* any strike: a timeout (no answer within the deadline *and* the time bank is empty — with
+  :data:`TIME_CONTROL`'s 30 s bank that is a bot far too slow, not a busy machine), an answer to
+  an unknown decision, an index out of range;
+* any other incident the referee noted (a message that does not parse, a second hello).
+
+Losing is no fault: a bot that plays badly but correctly qualifies. The first faulty game ends
+the qualification (failed); the remaining games are not played.
+
+**When the platform fails** (no executor, the sandbox cannot start, the referee errs): that is
+not the bot's fault. The version goes back to ``pending`` with ``retry_after`` (30 s, then
+doubling) and is tried again, up to :data:`MAX_ATTEMPTS` attempts in all; then it is ``failed``
+with a reason that says so.
+
+**Where it runs** — like a match: :func:`due_versions` lists the versions to qualify (pending
+ones whose ``retry_after`` has passed, and running ones whose lease ran out: their worker died);
+:func:`dispatch_due` hands them to a dispatcher. In production the beat task ``arena.sweep``
+dispatches the Celery task ``arena.qualify_version`` (match queue; a Redis marker keeps a pending
+version from being sent twice within ``MARKER_TTL_S``); embedded, the season loop does it with
+the local pool. A claim is a conditional UPDATE (``pending`` -> ``running``, or a ``running``
+one whose detail — holding the lease — is unchanged since it was read), so exactly one worker
+plays a version at a time; the claimer renews its lease (``lease_expires_at`` in the detail)
+every third of :data:`LEASE_SECONDS`, and writes its result only while it still holds it.
+
+Versions that need no games: a ``remote`` version (it plays from its author's machine, where
+no sandbox can watch it; its faults are ladder outcomes) and a built-in bot pass at once, with
+a reason saying why.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final, Literal
+
+import sqlalchemy as sa
+from sqlalchemy import Engine
+
+from ladder.db import write_transaction
+from ladder.schema import bot_versions, bots, ladder_entries, ladders
+from referee.games import game_class
+from workers.bot_commands import BotCommandError, parse_command
+from workers.executor import (
+    Execution,
+    ExecutorUnavailable,
+    MatchAborted,
+    MatchSpec,
+    SeatSpec,
+    TimeControl,
+    executor_for,
+)
+from workers.match_execution import default_worker_id, engine_for, seat_specs
+
+__all__ = [
+    "GAMES_ENV",
+    "LEASE_SECONDS",
+    "MAX_ATTEMPTS",
+    "REFERENCE_BOTS",
+    "TIME_CONTROL",
+    "QualificationRun",
+    "dispatch_due",
+    "due_versions",
+    "game_faults",
+    "qualification_games",
+    "qualify_version",
+]
+
+log = logging.getLogger(__name__)
+
+GAMES_ENV: Final = "ARENA_QUALIFICATION_GAMES"
+DEFAULT_GAMES: Final = 2
+#: the reference bots a candidate plays, in turn (game -> built-in bot names)
+REFERENCE_BOTS: Final[Mapping[str, tuple[str, ...]]] = {"clank": ("random", "greedy"), "alien": ("coop",)}
+#: the time control of qualification games: a generous bank, so only a bot far too slow strikes
+TIME_CONTROL: Final = TimeControl(decision_ms=1000, bank_ms=30_000, max_strikes=3)
+#: a running qualification's lease, renewed every third of it
+LEASE_SECONDS: Final = 30.0
+#: attempts before a qualification the platform could not finish is failed
+MAX_ATTEMPTS: Final = 3
+RETRY_SECONDS: Final = 30.0
+#: the hardest time limit of one qualification (all its games)
+MAX_SECONDS: Final = 1200.0
+#: lines and characters of the bot's output kept in the detail
+EXCERPT_LINES: Final = 40
+EXCERPT_CHARS: Final = 4000
+
+Status = Literal["passed", "failed", "pending", "not_claimed"]
+
+
+@dataclass(frozen=True, slots=True)
+class QualificationRun:
+    """What one :func:`qualify_version` call did: ``passed``/``failed`` (it wrote that),
+    ``pending`` (the platform failed; tried again later), ``not_claimed`` (nothing to do)."""
+
+    version_id: int
+    status: Status
+    reason: str = ""
+
+
+def qualification_games() -> int:
+    """Games a version plays: ``$ARENA_QUALIFICATION_GAMES`` or 2 (at least 1)."""
+    return max(1, int(os.environ.get(GAMES_ENV) or DEFAULT_GAMES))
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def _parse_detail(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _moment(detail: Mapping[str, Any], key: str) -> datetime | None:
+    value = detail.get(key)
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+# --- finding and dispatching -------------------------------------------------------------------
+
+
+def due_versions(engine: Engine, now: datetime | None = None, *, limit: int = 100) -> list[int]:
+    """Versions to qualify now: pending (past their ``retry_after``), and running ones whose
+    lease ran out (their worker died). Oldest first."""
+    now = now or _now()
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(bot_versions.c.id, bot_versions.c.qualification, bot_versions.c.qualification_detail)
+            .where(bot_versions.c.qualification.in_(("pending", "running")))
+            .order_by(bot_versions.c.id)
+        ).all()
+    due = []
+    for row in rows:
+        detail = _parse_detail(row.qualification_detail)
+        if row.qualification == "pending":
+            retry_after = _moment(detail, "retry_after")
+            if retry_after is None or retry_after <= now:
+                due.append(int(row.id))
+        else:
+            expires = _moment(detail, "lease_expires_at")
+            if expires is None or expires <= now:
+                due.append(int(row.id))
+        if len(due) >= limit:
+            break
+    return due
+
+
+def dispatch_due(engine: Engine, dispatch: Callable[[int], object], now: datetime | None = None) -> list[int]:
+    """Hand every due version (:func:`due_versions`) to `dispatch`; returns their ids.
+
+    A duplicate dispatch is harmless: the claim lets one through."""
+    due = due_versions(engine, now)
+    for version_id in due:
+        dispatch(version_id)
+    return due
+
+
+# --- claiming and the lease --------------------------------------------------------------------
+
+
+def _claim(
+    engine: Engine, version_id: int, worker_id: str, now: datetime
+) -> tuple[dict[str, Any], str] | None:
+    """Take the version (pending, or running with an expired lease); the detail written, as a
+    dict and as the exact text stored (the lease is held while that text is unchanged)."""
+    with write_transaction(engine) as conn:
+        row = conn.execute(
+            sa.select(bot_versions.c.qualification, bot_versions.c.qualification_detail).where(
+                bot_versions.c.id == version_id
+            )
+        ).one_or_none()
+    if row is None:
+        return None
+    old = _parse_detail(row.qualification_detail)
+    if row.qualification == "running":
+        expires = _moment(old, "lease_expires_at")
+        if expires is not None and expires > now:
+            return None
+    elif row.qualification != "pending":
+        return None
+    attempt = int(old.get("attempt", 0)) + 1
+    detail: dict[str, Any] = {
+        "attempt": attempt,
+        "worker": worker_id,
+        "started_at": _iso(now),
+        "lease_expires_at": _iso(now + timedelta(seconds=LEASE_SECONDS)),
+        "games_required": qualification_games(),
+        "games": [],
+    }
+    if old.get("platform_errors"):
+        detail["platform_errors"] = old["platform_errors"]
+    if row.qualification == "running":
+        detail["previous_attempt"] = "its worker stopped renewing the lease (it died or hung)"
+    text = json.dumps(detail, sort_keys=True)
+    condition = bot_versions.c.qualification == row.qualification
+    if row.qualification_detail is None:
+        condition = condition & bot_versions.c.qualification_detail.is_(None)
+    else:
+        condition = condition & (bot_versions.c.qualification_detail == row.qualification_detail)
+    with write_transaction(engine) as conn:
+        changed = conn.execute(
+            sa.update(bot_versions)
+            .where(bot_versions.c.id == version_id, condition)
+            .values(qualification="running", qualification_detail=text)
+        ).rowcount
+    return (detail, text) if changed == 1 else None
+
+
+class _Lease:
+    """Holds a running qualification: renews its lease in a thread, swaps the detail under it.
+
+    Also the executor's stop signal: ``lease lost`` once someone else holds it, ``time limit``
+    after :data:`MAX_SECONDS`."""
+
+    def __init__(self, engine: Engine, version_id: int, detail: dict[str, Any], text: str) -> None:
+        self._engine = engine
+        self.version_id = version_id
+        self.detail = detail
+        self._finished = False
+        self._text = text
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._lost = False
+        self._deadline = time.monotonic() + MAX_SECONDS
+        self._thread = threading.Thread(target=self._run, name=f"qualify-{version_id}", daemon=True)
+
+    def __enter__(self) -> _Lease:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    @property
+    def lost(self) -> bool:
+        """True once the lease is gone."""
+        return self._lost
+
+    def stop_reason(self) -> str | None:
+        """The executor's stop signal."""
+        if self._lost:
+            return "lease lost"
+        if time.monotonic() > self._deadline:
+            return "time limit"
+        return None
+
+    def write(self, status: str | None = None, **changes: Any) -> bool:
+        """Update the detail (and the status, if given) while the lease is held; False if lost."""
+        with self._lock:
+            if self._lost:
+                return False
+            detail = {**self.detail, **changes}
+            text = json.dumps(detail, sort_keys=True)
+            values: dict[str, Any] = {"qualification_detail": text}
+            if status is not None:
+                values["qualification"] = status
+            try:
+                with write_transaction(self._engine) as conn:
+                    changed = conn.execute(
+                        sa.update(bot_versions)
+                        .where(
+                            bot_versions.c.id == self.version_id,
+                            bot_versions.c.qualification == "running",
+                            bot_versions.c.qualification_detail == self._text,
+                        )
+                        .values(**values)
+                    ).rowcount
+            except Exception:
+                log.warning("version %s: updating its qualification failed", self.version_id, exc_info=True)
+                return False
+            if changed != 1:
+                self._lost = True
+                return False
+            self.detail, self._text = detail, text
+            self._finished = status is not None
+            return True
+
+    def _run(self) -> None:
+        while not self._done.wait(LEASE_SECONDS / 3) and not self._finished:
+            expires = _iso(_now() + timedelta(seconds=LEASE_SECONDS))
+            if not self.write(lease_expires_at=expires) and self._lost:
+                log.warning("version %s: lost its qualification lease", self.version_id)
+                return
+
+
+# --- playing -----------------------------------------------------------------------------------
+
+
+def game_faults(execution: Execution, seat: int) -> list[str]:
+    """The protocol faults of `seat` in a played game (empty: none), from its replay record."""
+    seats = execution.replay.get("seats") or []
+    record: Mapping[str, Any] = seats[seat] if seat < len(seats) else {}
+    faults = []
+    if record.get("forfeit"):
+        faults.append(f"forfeited: {record['forfeit']}")
+    else:
+        faults.extend(f"forfeited: {why}" for s, why in execution.forfeits if s == seat)
+    strikes = int(record.get("strikes") or 0)
+    if strikes:
+        faults.append(f"{strikes} strike{'s' if strikes != 1 else ''}")
+    for incident in (record.get("incidents") or [])[:5]:
+        kind = incident.get("kind", "incident") if isinstance(incident, Mapping) else "incident"
+        what = incident.get("detail", "") if isinstance(incident, Mapping) else str(incident)
+        faults.append(f"{kind}: {what}".rstrip(": ")[:300])
+    omitted = int(record.get("incidents_omitted") or 0)
+    if omitted:
+        faults.append(f"{omitted} more incidents")
+    return faults
+
+
+def _excerpt(execution: Execution, seat: int) -> str:
+    data, truncated = execution.logs.get(seat, (b"", False))
+    text = data.decode("utf-8", errors="replace")
+    lines = text.splitlines()[-EXCERPT_LINES:]
+    excerpt = "\n".join(lines)[-EXCERPT_CHARS:]
+    cut = truncated or len(lines) < len(text.splitlines()) or len(excerpt) < len("\n".join(lines))
+    return ("[...]\n" if cut and excerpt else "") + excerpt
+
+
+def _game_of(engine: Engine, bot_id: int) -> str:
+    with engine.connect() as conn:
+        game = conn.execute(sa.select(bots.c.game).where(bots.c.id == bot_id)).scalar_one_or_none()
+        if not game:  # a bot from before accounts: the game of a ladder it is on
+            game = conn.execute(
+                sa.select(ladders.c.game)
+                .join(ladder_entries, ladder_entries.c.ladder_id == ladders.c.id)
+                .where(ladder_entries.c.bot_id == bot_id)
+                .limit(1)
+            ).scalar_one_or_none()
+    return str(game or "clank")
+
+
+def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[MatchSpec, int, str]]:
+    """The qualification games: (spec, the candidate's seat, the reference bot's name)."""
+    with engine.connect() as conn:
+        (candidate,) = seat_specs(conn, [version_id])
+    game = _game_of(engine, candidate.bot_id)
+    references = REFERENCE_BOTS.get(game, ("random",))
+    config = game_class(game).default_config(2)
+    planned = []
+    for i in range(games):
+        seat = i % 2
+        reference = references[i % len(references)]
+        other = SeatSpec(
+            seat=1 - seat,
+            bot_id=0,
+            bot_name=f"reference-{reference}",
+            version_id=0,
+            version="builtin",
+            command=parse_command(f"builtin:{reference}"),
+        )
+        seats = sorted((dataclasses.replace(candidate, seat=seat), other), key=lambda s: s.seat)
+        spec = MatchSpec(
+            # not a ladder match: a negative id names it in logs without meeting a real one
+            match_id=-(version_id * 100 + i + 1),
+            ladder_id=0,
+            game=game,
+            config=config,
+            seed=version_id * 7919 + i,
+            time_control=TIME_CONTROL,
+            seats=tuple(seats),
+        )
+        planned.append((spec, seat, reference))
+    return planned
+
+
+def _instant_pass(engine: Engine, version_id: int) -> str | None:
+    """Why a version passes without games (remote, built-in), or None if it must play."""
+    with engine.connect() as conn:
+        command = conn.execute(
+            sa.select(bot_versions.c.command).where(bot_versions.c.id == version_id)
+        ).scalar_one_or_none()
+    try:
+        kind = parse_command(command or "").kind
+    except BotCommandError:
+        return None
+    if kind == "remote":
+        return (
+            "a remote bot plays from its author's machine: no qualification games "
+            "(its faults are ladder outcomes)"
+        )
+    if kind == "builtin":
+        return "a built-in reference bot: no qualification games"
+    return None
+
+
+def qualify_version(
+    db_url: str, version_id: int, worker_id: str | None = None, *, games: int | None = None
+) -> QualificationRun:
+    """Claim version `version_id` and qualify it (see the module docstring); at most one
+    worker at a time. Nothing the bot does makes it raise; a database error does."""
+    worker_id = worker_id or default_worker_id()
+    engine = engine_for(db_url)
+    claimed = _claim(engine, version_id, worker_id, _now())
+    if claimed is None:
+        return QualificationRun(version_id, "not_claimed")
+    detail, text = claimed
+    games = games or qualification_games()
+    with _Lease(engine, version_id, detail, text) as lease:
+        if int(detail["attempt"]) > MAX_ATTEMPTS:
+            reason = (
+                f"qualification did not finish in {MAX_ATTEMPTS} attempts: their workers stopped "
+                "(killed, or hung past their lease)"
+            )
+            lease.write("failed", reason=reason, finished_at=_iso(_now()), lease_expires_at=None)
+            return QualificationRun(version_id, "failed", reason)
+        instant = _instant_pass(engine, version_id)
+        if instant is not None:
+            lease.write("passed", reason=instant, finished_at=_iso(_now()), lease_expires_at=None)
+            return QualificationRun(version_id, "passed", instant)
+        played: list[dict[str, Any]] = []
+        try:
+            planned = _specs(engine, version_id, games)
+            for number, (spec, seat, reference) in enumerate(planned, start=1):
+                started = time.monotonic()
+                execution = executor_for(spec).execute(spec, lease)
+                faults = game_faults(execution, seat)
+                played.append(
+                    {
+                        "game": number,
+                        "opponent": f"builtin:{reference}",
+                        "seat": seat,
+                        "seed": spec.seed,
+                        "outcome": execution.result.outcomes[seat],
+                        "place": execution.result.places[seat],
+                        "decisions": execution.decisions,
+                        "seconds": round(time.monotonic() - started, 2),
+                        "faults": faults,
+                    }
+                )
+                if faults:
+                    reason = f"game {number} of {games}: {'; '.join(faults)}"
+                    lease.write(
+                        "failed", games=played, reason=reason, log_excerpt=_excerpt(execution, seat),
+                        finished_at=_iso(_now()), lease_expires_at=None,
+                    )
+                    return QualificationRun(version_id, "failed", reason)
+                lease.write(games=played)
+            plural = "s" if games != 1 else ""
+            reason = f"played {games} game{plural} against the reference bot without a fault"
+            lease.write(
+                "passed", games=played, reason=reason, log_excerpt=_excerpt(execution, seat),
+                finished_at=_iso(_now()), lease_expires_at=None,
+            )
+            return QualificationRun(version_id, "passed", reason)
+        except MatchAborted as exc:
+            if lease.lost:
+                return QualificationRun(version_id, "not_claimed", f"lease lost: {exc}")
+            return _platform_failure(lease, played, f"stopped: {exc}")
+        except (ExecutorUnavailable, LookupError, ValueError, BotCommandError) as exc:
+            return _platform_failure(lease, played, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:
+            log.exception("version %s: qualification failed on the platform's side", version_id)
+            return _platform_failure(lease, played, f"{type(exc).__name__}: {exc}")
+
+
+def _platform_failure(lease: _Lease, played: Sequence[dict[str, Any]], error: str) -> QualificationRun:
+    """Not the bot's fault: back to pending for a later attempt, or failed after MAX_ATTEMPTS."""
+    attempt = int(lease.detail.get("attempt", 1))
+    errors = [*lease.detail.get("platform_errors", []), error[:500]][-MAX_ATTEMPTS:]
+    if attempt >= MAX_ATTEMPTS:
+        reason = (
+            f"the platform could not play the qualification games in {attempt} attempts "
+            f"(last: {error[:300]}); this is not your bot's fault: upload it again later"
+        )
+        lease.write("failed", games=list(played), reason=reason, platform_errors=errors,
+                    finished_at=_iso(_now()), lease_expires_at=None)
+        return QualificationRun(lease.version_id, "failed", reason)
+    retry_after = _now() + timedelta(seconds=RETRY_SECONDS * 2 ** (attempt - 1))
+    reason = f"attempt {attempt} could not be played ({error[:300]}); retrying after {_iso(retry_after)}"
+    lease.write("pending", games=list(played), reason=reason, platform_errors=errors,
+                retry_after=_iso(retry_after), lease_expires_at=None)
+    return QualificationRun(lease.version_id, "pending", reason)
+
