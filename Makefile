@@ -17,8 +17,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install Arena with its dev tools
 
-services:  ## start PostgreSQL and Redis if they are not running
+services:  ## start PostgreSQL and Redis if they are not running; install the sandbox's tools
 	bash deploy/ensure-services.sh
+	bash deploy/ensure-sandbox.sh
 
 test: $(STAMP) services  ## run the whole test suite (what CI runs)
 	$(PY) -m pytest -q

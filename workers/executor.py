@@ -88,6 +88,8 @@ class SeatSpec:
     version_id: int
     version: str
     command: BotCommand
+    #: a hosted bot's files (its unpacked upload), shown read-only at /bot in its sandbox
+    files_dir: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,7 +55,7 @@ from bots.python.arena_bot.wire import admin_calls, bearer
 from referee.core.game import Action, Result, canonical_json
 from referee.replay import loads
 from referee.server.config import TimeControl
-from referee.server.launcher import BotRun, follow_match, launch_bot, stop_bots
+from referee.server.launcher import BotProcess, BotRun, BotSandbox, follow_match, launch_bot, stop_bots
 from referee.server.server import RunningReferee, start
 from workers.bot_commands import BotCommand
 from workers.executor import Execution, ExecutorUnavailable, MatchAborted, MatchSpec, StopSignal
@@ -64,11 +64,13 @@ __all__ = [
     "ENV_ADMIN_TOKEN",
     "ENV_BOT_LOG_DIR",
     "ENV_REFEREE_ADDR",
+    "ENV_UNSAFE_NO_SANDBOX",
     "GrpcMatchExecutor",
     "bot_environment",
     "create_executor",
     "forfeit_kind",
     "read_log",
+    "unix_to_tcp_proxy",
 ]
 
 log = logging.getLogger("arena.executor")
@@ -76,6 +78,7 @@ log = logging.getLogger("arena.executor")
 ENV_REFEREE_ADDR: Final = "ARENA_REFEREE_ADDR"
 ENV_ADMIN_TOKEN: Final = "ARENA_ADMIN_TOKEN"
 ENV_BOT_LOG_DIR: Final = "ARENA_BOT_LOG_DIR"
+ENV_UNSAFE_NO_SANDBOX: Final = "ARENA_UNSAFE_NO_SANDBOX"
 #: how often the stop signal is asked while a match runs
 POLL_S: Final = 0.2
 #: how long a ListBots answer is trusted by can_seat
@@ -153,10 +156,23 @@ def _result(msg: Any) -> Result:
 class GrpcMatchExecutor:
     """`workers.executor.MatchExecutor` for matches with hosted and/or remote seats."""
 
-    def __init__(self, referee_addr: str | None = None, admin_token: str | None = None) -> None:
+    def __init__(
+        self,
+        referee_addr: str | None = None,
+        admin_token: str | None = None,
+        *,
+        sandbox: BotSandbox | None = None,
+        unsafe_no_sandbox: bool = False,
+    ) -> None:
+        """`sandbox`: where hosted bots run (default: `workers.sandbox.Sandbox`, made and checked
+        at the first hosted match). `unsafe_no_sandbox`: run them as plain processes instead;
+        an operator's explicit choice (``arena worker --unsafe-no-sandbox``), logged for every
+        seat and recorded in the replay."""
         #: None: read $ARENA_REFEREE_ADDR / $ARENA_ADMIN_TOKEN at each use
         self._referee_addr = referee_addr
         self._admin_token = admin_token
+        self._sandbox_given = sandbox
+        self.unsafe_no_sandbox = unsafe_no_sandbox
         self._lock = threading.Lock()
         self._channel: grpc.Channel | None = None
         self._channel_key: tuple[int, str] | None = None
@@ -212,6 +228,25 @@ class GrpcMatchExecutor:
 
     # --- playing ---------------------------------------------------------------------------
 
+    def _sandbox(self) -> BotSandbox | None:
+        """The sandbox for hosted seats; None only when the operator said --unsafe-no-sandbox.
+        Raises ExecutorUnavailable (the match fails as ``unavailable``) where it can't run."""
+        if self.unsafe_no_sandbox:
+            return None
+        if self._sandbox_given is None:
+            from workers.sandbox import Sandbox, SandboxUnavailable
+
+            made = Sandbox()
+            try:
+                made.check()
+            except SandboxUnavailable as exc:
+                raise ExecutorUnavailable(
+                    f"hosted bots run only in the sandbox, and it cannot run here: {exc} "
+                    "(an operator may start the worker with --unsafe-no-sandbox)"
+                ) from exc
+            self._sandbox_given = made
+        return self._sandbox_given
+
     def execute(self, spec: MatchSpec, stop: StopSignal) -> Execution:
         """Play `spec` over gRPC; raises MatchAborted when `stop` says so."""
         reason = stop.stop_reason()
@@ -221,7 +256,17 @@ class GrpcMatchExecutor:
 
     async def _execute(self, spec: MatchSpec, stop: StopSignal) -> Execution:
         remote = any(s.command.kind == "remote" for s in spec.seats)
+        hosted = any(s.command.kind == "hosted" for s in spec.seats)
+        sandbox = self._sandbox() if hosted else None
+        # sandboxed bots have no network: they reach the referee through a Unix socket in a
+        # folder of this match (the local referee listens on it; for the long-lived referee a
+        # proxy forwards it)
+        socket_dir = Path(tempfile.mkdtemp(prefix=f"arena-referee-{spec.match_id}-")) if sandbox else None
+        socket_path = socket_dir / "referee.sock" if socket_dir is not None else None
+        if socket_dir is not None:
+            socket_dir.chmod(0o755)
         local: RunningReferee | None = None
+        proxy: asyncio.Server | None = None
         if remote:
             address = self.referee_addr
             if address is None:
@@ -230,9 +275,16 @@ class GrpcMatchExecutor:
                     "they connect to (`arena serve referee --db URL`)"
                 )
             admin_token = self.admin_token
+            if socket_path is not None:
+                proxy = await unix_to_tcp_proxy(socket_path, address)
         else:
             admin_token = secrets.token_urlsafe(16)
-            local = await start("127.0.0.1", 0, admin_token=admin_token)
+            local = await start(
+                "127.0.0.1",
+                0,
+                admin_token=admin_token,
+                unix_socket=str(socket_path) if socket_path is not None else None,
+            )
             address = local.address
         log_root = os.environ.get(ENV_BOT_LOG_DIR)
         logs = (
@@ -240,7 +292,7 @@ class GrpcMatchExecutor:
             if log_root
             else Path(tempfile.mkdtemp(prefix=f"arena-match-{spec.match_id}-"))
         )
-        procs: list[asyncio.subprocess.Process] = []
+        procs: list[BotProcess] = []
         runs: list[BotRun] = []
         watchers: list[asyncio.Task[None]] = []
         threads: list[threading.Thread] = []
@@ -268,10 +320,15 @@ class GrpcMatchExecutor:
                 session = local.referee.get(match_id) if local is not None else None
                 if session is not None:
                     session.processes_watched = True
-                if any(s.command.kind == "hosted" for s in spec.seats):
+                if hosted:
                     logs.mkdir(parents=True, exist_ok=True)
                 for seat, token in zip(spec.seats, created.seat_tokens, strict=True):
                     if seat.command.kind == "hosted":
+                        if sandbox is None:
+                            log.warning(
+                                "UNSANDBOXED: match %s seat %d runs %r without the sandbox "
+                                "(--unsafe-no-sandbox)", spec.match_id, seat.seat, seat.command.raw,
+                            )
                         proc, run, watcher = await launch_bot(
                             seat.seat,
                             seat.command.raw,
@@ -284,7 +341,12 @@ class GrpcMatchExecutor:
                                 if session is not None
                                 else None
                             ),
+                            sandbox=sandbox,
+                            files_dir=Path(seat.files_dir) if seat.files_dir else None,
+                            referee_socket=socket_path,
                         )
+                        if session is not None and sandbox is not None:
+                            session.set_cpu_meter(seat.seat, proc.cpu_seconds)
                         procs.append(proc)
                         runs.append(run)
                         watchers.append(watcher)
@@ -332,16 +394,41 @@ class GrpcMatchExecutor:
                         run.exit_code,
                         run.log_tail(),
                     )
+            sandbox_figures = {run.seat: _sandbox_figures(run) for run in runs}
         finally:
             await stop_bots(procs, watchers)
             if local is not None:
                 await local.stop(grace=0.2)
+            if proxy is not None:
+                proxy.close()
+                await proxy.wait_closed()
+            if socket_dir is not None:
+                shutil.rmtree(socket_dir, ignore_errors=True)
             deadline = time.monotonic() + EXIT_WAIT_S
             for thread in threads:
                 await asyncio.to_thread(thread.join, max(0.0, deadline - time.monotonic()))
             if not log_root:
                 shutil.rmtree(logs, ignore_errors=True)
-        return _execution(spec, status, replay_bytes, events, seat_logs)
+        return _execution(spec, status, replay_bytes, events, seat_logs, sandbox_figures)
+
+
+def _sandbox_figures(run: BotRun) -> dict[str, Any]:
+    """What the sandbox measured of a hosted seat (kept in the replay's seat record)."""
+    proc = run.process
+    if not run.sandbox or proc is None:
+        return {"kind": "none", "unsafe_no_sandbox": True}
+    figures: dict[str, Any] = {"kind": run.sandbox}
+    cpu = proc.cpu_seconds()
+    if cpu is not None:
+        figures["cpu_ms"] = round(cpu * 1000)
+    for name in ("memory_peak_bytes", "output_bytes", "output_truncated", "killed_for"):
+        value = getattr(proc, name, None)
+        value = value() if callable(value) else value
+        if value is not None:
+            figures[name] = value
+    if getattr(proc, "oom_killed", lambda: False)():
+        figures["killed_for"] = "memory limit"
+    return figures
 
 
 def read_log(path: Path, limit: int = LOG_LIMIT_BYTES) -> tuple[bytes, bool]:
@@ -361,6 +448,7 @@ def _execution(
     replay_bytes: bytes,
     events: Sequence[admin_pb2.MatchEvent],
     logs: Mapping[int, tuple[bytes, bool]] | None = None,
+    sandboxes: Mapping[int, dict[str, Any]] | None = None,
 ) -> Execution:
     if not status.HasField("result"):
         raise RuntimeError(f"match {status.match_id} ended without a result ({status.ended_by})")
@@ -376,6 +464,8 @@ def _execution(
             "bot_version_id": s.version_id,
             "version": s.version,
             "kind": s.command.kind,
+            # hosted seats: how the bot was run (the match page shows an unsandboxed seat)
+            **({"sandbox": (sandboxes or {}).get(s.seat, {})} if s.command.kind == "hosted" else {}),
         }
         for recorded, s in zip(replay["seats"], spec.seats, strict=True)
     ]
@@ -402,5 +492,42 @@ def _execution(
 
 
 def create_executor() -> GrpcMatchExecutor:
-    """The factory `workers.executor` loads (``$ARENA_REFEREE_EXECUTOR``'s default)."""
-    return GrpcMatchExecutor()
+    """The factory `workers.executor` loads (``$ARENA_REFEREE_EXECUTOR``'s default).
+
+    ``$ARENA_UNSAFE_NO_SANDBOX=1`` (what ``arena worker --unsafe-no-sandbox`` sets) runs hosted
+    bots without the sandbox."""
+    unsafe = os.environ.get(ENV_UNSAFE_NO_SANDBOX, "") == "1"
+    if unsafe:
+        log.warning("UNSAFE: hosted bots run WITHOUT the sandbox (%s=1)", ENV_UNSAFE_NO_SANDBOX)
+    return GrpcMatchExecutor(unsafe_no_sandbox=unsafe)
+
+
+async def unix_to_tcp_proxy(socket_path: Path, address: str) -> asyncio.Server:
+    """Listen on `socket_path` and forward every connection to the referee at HOST:PORT.
+
+    Sandboxed bots have no network; in a match on the long-lived referee (one with a remote bot)
+    this is their way to it. It forwards bytes to that one address and nothing else.
+    """
+    host, _, port = address.rpartition(":")
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while chunk := await reader.read(65536):
+                writer.write(chunk)
+                await writer.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            writer.close()
+
+    async def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(host.strip("[]"), int(port))
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    server = await asyncio.start_unix_server(connect, path=str(socket_path))
+    socket_path.chmod(0o666)
+    return server

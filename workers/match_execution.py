@@ -51,6 +51,7 @@ from referee.core.game import canonical_json
 from referee.games import game_class
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
+from workers.bot_files import files_dir_for
 from workers.executor import (
     ExecutorUnavailable,
     MatchAborted,
@@ -217,6 +218,7 @@ def seat_specs(conn: Connection, version_ids: Sequence[int]) -> tuple[SeatSpec, 
                 bot_versions.c.id,
                 bot_versions.c.version,
                 bot_versions.c.command,
+                bot_versions.c.archive_sha256,
                 bots.c.id.label("bot_id"),
                 bots.c.name,
             )
@@ -235,6 +237,7 @@ def seat_specs(conn: Connection, version_ids: Sequence[int]) -> tuple[SeatSpec, 
             version_id=v,
             version=versions[v].version,
             command=parse_command(versions[v].command),
+            files_dir=files_dir_for(conn, v, versions[v].archive_sha256),
         )
         for i, v in enumerate(version_ids)
     )
@@ -404,7 +407,9 @@ def run_match(
         recording = _retry_db(
             match_id,
             "recording its result",
-            lambda: record_result(engine, match_id, execution.result, replay, execution.reason),
+            lambda: record_result(
+                engine, match_id, execution.result, replay, execution.reason, logs=execution.logs
+            ),
             time.monotonic() + retry_for,
         )
     seconds = time.monotonic() - started

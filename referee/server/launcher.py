@@ -7,7 +7,7 @@ WatchMatch, and fetches the replay. A bot process that exits before the match en
 to the referee as a crash.
 
 `launch_bot`, `stop_bots` and `follow_match` are the pieces; the ladder's executor
-(`referee.server.match_executor`) uses them too.
+(`workers.grpc_executor`) uses them too.
 """
 
 from __future__ import annotations
@@ -70,6 +70,11 @@ class BotProcess(Protocol):
         """End every process of the bot, now."""
         ...
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the bot has used so far, all its processes together (None: not measured).
+        The referee's CPU clock reads it (`MatchSession.set_cpu_meter`)."""
+        ...
+
 
 class BotSandbox(Protocol):
     """Runs a bot command in a sandbox (``workers.sandbox.Sandbox`` is the one we ship).
@@ -110,6 +115,9 @@ class _ProcessGroup:
 
     async def wait(self) -> int:
         return await self.process.wait()
+
+    def cpu_seconds(self) -> float | None:
+        return None  # no cgroup of its own: only the sandbox measures a bot's CPU time
 
     async def kill(self) -> None:
         # the whole group, whether or not its leader still lives: children it forked keep the

@@ -7,10 +7,12 @@ where each test run uses its own queue names. If either is unreachable the tests
 
 from __future__ import annotations
 
+import io
 import os
 import secrets
 import subprocess
-from collections.abc import Iterator, Sequence
+import tarfile
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,12 +21,17 @@ import redis
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
+from ladder.archives import NormalizedArchive, validate_archive
 from ladder.bots import add_bot_version, register_bot
 from ladder.ladders import create_ladder, join_ladder
+from ladder.schema import bot_versions
 from workers.worker_processes import start_worker, stop_worker
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379"
 REPO = Path(__file__).resolve().parents[2]
+#: hosted test bots, as uploads: {name in the archive: file}; run with `python main.py`
+RANDOM_BOT_FILES = {"main.py": REPO / "bots" / "python" / "examples" / "random_bot.py"}
+BUGGY_BOT_FILES = {"main.py": REPO / "tests" / "referee" / "bots" / "buggy_bot.py"}
 
 
 @dataclass(frozen=True)
@@ -42,16 +49,49 @@ def make_ladder(
     *,
     players: int = 2,
     name: str = "clank-2p",
+    files: Sequence[Mapping[str, Path] | None] | None = None,
 ) -> Ladder:
-    """A Clank! ladder for `players` with one bot per command (bots b0, b1, ...)."""
+    """A Clank! ladder for `players` with one bot per command (bots b0, b1, ...).
+
+    `files[i]`: bot i's uploaded files ({name in the archive: file to copy}): its version is an
+    upload, run in the sandbox with those files at /bot (as `arena bot upload` makes it)."""
     ladder_id = create_ladder(engine, name, "clank", players, decision_ms=1000, bank_ms=30000, max_strikes=3)
     bot_ids, version_ids = [], []
     for i, command in enumerate(commands):
         reg = register_bot(engine, f"{name}-b{i}", "tests")
         bot_ids.append(reg.bot_id)
-        version_ids.append(add_bot_version(engine, reg.bot_id, "1", command))
+        version_id = add_bot_version(engine, reg.bot_id, "1", command)
+        bot_files = files[i] if files is not None and i < len(files) else None
+        if bot_files is not None:
+            attach_files(engine, version_id, bot_files)
+        version_ids.append(version_id)
         join_ladder(engine, ladder_id, reg.bot_id)
     return Ladder(ladder_id, tuple(bot_ids), tuple(version_ids))
+
+
+def pack_files(files: Mapping[str, Path]) -> NormalizedArchive:
+    """An upload holding `files` ({name in the archive: file to copy}), checked as the API checks it."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, source in files.items():
+            tar.add(source, arcname=name)
+    return validate_archive(buffer.getvalue())
+
+
+def attach_files(engine: Engine, version_id: int, files: Mapping[str, Path]) -> None:
+    """Make version `version_id` an uploaded one with `files`."""
+    archive = pack_files(files)
+    with engine.begin() as conn:
+        conn.execute(
+            sa.update(bot_versions)
+            .where(bot_versions.c.id == version_id)
+            .values(
+                archive=archive.tar_gz,
+                archive_sha256=archive.sha256,
+                archive_files=archive.files,
+                archive_bytes=archive.bytes,
+            )
+        )
 
 
 @dataclass(frozen=True)

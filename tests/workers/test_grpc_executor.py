@@ -8,7 +8,6 @@ tests/referee/test_remote.py.
 from __future__ import annotations
 
 import gzip
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,15 +21,16 @@ from ladder.db import create_engine
 from ladder.match_queue import enqueue_match
 from ladder.schema import matches, replays, results
 from referee.replay import loads, verify
-from workers.grpc_executor import GrpcMatchExecutor, bot_environment, create_executor
 from workers.bot_commands import parse_command
 from workers.executor import REFEREE_EXECUTOR_ENV, MatchAborted, can_seat, reset_referee_executor
+from workers.grpc_executor import GrpcMatchExecutor, bot_environment, create_executor
 from workers.match_execution import engine_for, load_spec, run_match
 
-from .conftest import REPO, assert_ladder_consistent, make_ladder
+from .conftest import BUGGY_BOT_FILES, RANDOM_BOT_FILES, assert_ladder_consistent, make_ladder
 
-RANDOM_BOT = f"{sys.executable} {REPO / 'bots' / 'python' / 'examples' / 'random_bot.py'}"
-BUGGY_BOT = f"{sys.executable} {REPO / 'tests' / 'referee' / 'bots' / 'buggy_bot.py'}"
+#: hosted bots run in the sandbox, from their uploaded files (RANDOM_BOT_FILES, BUGGY_BOT_FILES)
+RANDOM_BOT = "python main.py"
+BUGGY_BOT = "python main.py"
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def _sample(name: str, **labels: str) -> float:
 def test_two_hosted_sdk_bots_play_a_recorded_ladder_match(
     sqlite_url: str, sqlite_engine: Engine, tmp_path: Path
 ) -> None:
-    ladder = make_ladder(sqlite_engine, [RANDOM_BOT, RANDOM_BOT])
+    ladder = make_ladder(sqlite_engine, [RANDOM_BOT, RANDOM_BOT], files=[RANDOM_BOT_FILES, RANDOM_BOT_FILES])
     match_id = enqueue_match(sqlite_engine, ladder.ladder_id, ladder.version_ids, seed=11)
     decisions_before = _sample("arena_decision_seconds_count", game="clank")
     run = run_match(sqlite_url, match_id, "w1")
@@ -79,6 +79,7 @@ def test_two_hosted_sdk_bots_play_a_recorded_ladder_match(
     seats = replay["seats"]
     assert isinstance(seats, list)
     assert [s["kind"] for s in seats] == ["hosted", "hosted"]
+    assert all(s["sandbox"]["kind"] == "bubblewrap" and s["sandbox"]["cpu_ms"] > 0 for s in seats)
     assert [s["bot_id"] for s in seats] == list(ladder.bot_ids)
     assert all(s["client_name"] == "random" and s["sdk"].startswith("arena-bot-python") for s in seats)
     assert _result(sqlite_engine, match_id).reason == "finished"
@@ -93,7 +94,9 @@ def test_two_hosted_sdk_bots_play_a_recorded_ladder_match(
 def test_a_crashing_hosted_bot_forfeits_and_the_match_records(
     sqlite_url: str, sqlite_engine: Engine
 ) -> None:
-    ladder = make_ladder(sqlite_engine, [f"{BUGGY_BOT} --mode crash", "builtin:greedy"])
+    ladder = make_ladder(
+        sqlite_engine, [f"{BUGGY_BOT} --mode crash", "builtin:greedy"], files=[BUGGY_BOT_FILES]
+    )
     match_id = enqueue_match(sqlite_engine, ladder.ladder_id, ladder.version_ids, seed=4)
     forfeits_before = _sample("arena_forfeits_total", game="clank", reason="crashed")
     run = run_match(sqlite_url, match_id, "w1")
@@ -113,7 +116,11 @@ def test_a_crashing_hosted_bot_forfeits_and_the_match_records(
 
 @pytest.mark.slow
 def test_timeouts_are_counted(sqlite_url: str, sqlite_engine: Engine) -> None:
-    ladder = make_ladder(sqlite_engine, [f"{BUGGY_BOT} --mode slow-once", RANDOM_BOT])
+    ladder = make_ladder(
+        sqlite_engine,
+        [f"{BUGGY_BOT} --mode slow-once", RANDOM_BOT],
+        files=[BUGGY_BOT_FILES, RANDOM_BOT_FILES],
+    )
     # The slow bot sleeps its whole allowance plus 1 s on its first decision; a 2 s decision time
     # leaves the next decision (asked while it sleeps, with an empty bank) time to be answered.
     with sqlite_engine.begin() as conn:
@@ -132,7 +139,7 @@ def test_timeouts_are_counted(sqlite_url: str, sqlite_engine: Engine) -> None:
 
 @pytest.mark.slow
 def test_a_stop_between_decisions_aborts_and_cleans_up(sqlite_url: str, sqlite_engine: Engine) -> None:
-    ladder = make_ladder(sqlite_engine, [RANDOM_BOT, "builtin:random?think_ms=50"])
+    ladder = make_ladder(sqlite_engine, [RANDOM_BOT, "builtin:random?think_ms=50"], files=[RANDOM_BOT_FILES])
     match_id = enqueue_match(sqlite_engine, ladder.ladder_id, ladder.version_ids, seed=5)
     spec = load_spec(engine_for(sqlite_url), match_id)
 

@@ -45,6 +45,7 @@ __all__ = [
     "SandboxUnavailable",
     "SandboxedBot",
     "sandbox_status",
+    "unreachable_reason",
 ]
 
 log = logging.getLogger("arena.sandbox")
@@ -245,6 +246,11 @@ class Sandbox:
         stray = sorted(k for k in env if not k.startswith("ARENA_"))
         if stray:
             raise ValueError(f"a sandboxed bot gets only ARENA_* variables, not {stray}")
+        if os.geteuid() == 0:  # the bot's own uid mounts these: it must be able to reach them
+            for path in (files_dir, referee_socket.parent, *(m.source for m in self.runtime.mounts)):
+                why = None if path is None else unreachable_reason(path)
+                if why is not None:
+                    raise SandboxUnavailable(f"the sandbox user cannot reach {path}: {why}")
         limits = self.limits
         group_name = f"{name}-{os.getpid()}-{secrets.token_hex(4)}"
         cgroup = await asyncio.to_thread(BotCgroup.create, group_name, limits.memory_bytes, limits.pids)
@@ -362,6 +368,8 @@ class Sandbox:
             fd = _memory_file(text.encode())
             fds.append(fd)
             args += ["--ro-bind-data", str(fd), target]
+        # bwrap mounts these as the bot's own user: every folder on the way must be reachable
+        # by others (`reachable` said so before launch)
         if files_dir is not None:
             args += ["--ro-bind", str(files_dir), BOT_DIR]
         else:
@@ -376,6 +384,19 @@ class Sandbox:
             args += ["--setenv", key, value]
         args += ["--seccomp", str(seccomp_fd)]
         return args
+
+
+def unreachable_reason(path: Path) -> str | None:
+    """Why a user other than the owner can't reach `path` (a folder on the way without o+x,
+    or the path itself without o+r), or None when it can."""
+    path = path.resolve()
+    for folder in reversed(path.parents):
+        if not folder.stat().st_mode & 0o001:
+            return f"{folder} is not searchable by other users (mode {folder.stat().st_mode & 0o777:o})"
+    mode = path.stat().st_mode
+    if not mode & 0o004:
+        return f"{path} is not readable by other users (mode {mode & 0o777:o})"
+    return None
 
 
 def _memory_file(data: bytes) -> int:

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# inside this repository; with the SDK installed on its own (pip install ./bots/python) write
-# `from arena_bot import Action, Bot, run` instead
-from bots.python.arena_bot import Action, Bot, run
+if TYPE_CHECKING:
+    from bots.python.arena_bot import Action, Bot, run
+else:
+    try:  # the SDK on its own: installed (pip install ./bots/python), or in Arena's sandbox
+        from arena_bot import Action, Bot, run
+    except ImportError:  # inside this repository
+        from bots.python.arena_bot import Action, Bot, run
 
 
 class RandomBot(Bot):
