@@ -35,6 +35,7 @@ from ladder.errors import InvalidInput, NotFound
 from ladder.ladders import ensure_entries
 from ladder.scenarios import ScenarioInfo, match_scenario
 from ladder.schema import (
+    bot_logs,
     bot_versions,
     ladder_entries,
     ladders,
@@ -126,13 +127,16 @@ def record_result(
     reason: str,
     *,
     now: datetime | None = None,
+    logs: Mapping[int, tuple[bytes, bool]] | None = None,
 ) -> Recording:
     """Record match `match_id`'s result, its replay and the rating changes, atomically.
 
     `replay` is the replay as the referee wrote it (stored gzip-compressed, with the SHA-256
     of these bytes); `reason` says why the match ended ("finished", "forfeit: seat 2 timed
     out", ...). The match may be queued, running or failed (a late result is still a result);
-    if it is already done, nothing changes and the returned Recording says so.
+    if it is already done, nothing changes and the returned Recording says so. `logs` holds the
+    hosted seats' captured output (seat -> (bytes, truncated)); each is stored gzip-compressed in
+    ``bot_logs`` with the same transaction, for the bot's owner.
 
     On a cooperative ladder the result must also have ``team_won`` (a bool): the team is rated
     against the match's scenario instead of by places.
@@ -191,6 +195,22 @@ def record_result(
                 sha256=hashlib.sha256(replay).hexdigest(),
             )
         )
+        if logs:
+            conn.execute(
+                sa.insert(bot_logs),
+                [
+                    {
+                        "match_id": match_id,
+                        "seat": seat,
+                        "bot_id": seat_bots[seat],
+                        "data": gzip.compress(data, mtime=0),
+                        "bytes": len(data),
+                        "truncated": truncated,
+                    }
+                    for seat, (data, truncated) in sorted(logs.items())
+                    if 0 <= seat < len(seat_bots)
+                ],
+            )
         conn.execute(
             sa.update(matches)
             .where(matches.c.id == match_id)
