@@ -96,6 +96,25 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     env = _multiproc_env()
     if args.metrics_port:
         env["ARENA_METRICS_PORT"] = str(args.metrics_port)
+    if args.unsafe_no_sandbox:
+        env["ARENA_UNSAFE_NO_SANDBOX"] = "1"
+        print(
+            "warning: --unsafe-no-sandbox: hosted bots run as plain processes of this worker, "
+            "with its user and files in reach; never on a public ladder",
+            file=sys.stderr,
+        )
+    else:
+        env.pop("ARENA_UNSAFE_NO_SANDBOX", None)  # only the flag turns the sandbox off
+        from workers.sandbox import Sandbox, SandboxUnavailable
+
+        try:
+            Sandbox().check()
+        except SandboxUnavailable as exc:
+            print(
+                f"warning: the sandbox cannot run here ({exc}): matches with hosted bots will "
+                "fail as 'unavailable' (see workers/SANDBOX.md)",
+                file=sys.stderr,
+            )
     cmd = celery_worker_command(
         match_queue(), name=args.name, concurrency=args.concurrency, loglevel=args.loglevel
     )
@@ -164,6 +183,12 @@ def register(sub: Any) -> None:
     worker.add_argument("--metrics-port", type=int, default=None,
                         help="serve the worker's Prometheus metrics on this port")
     worker.add_argument("--loglevel", default="INFO")
+    worker.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run hosted bots WITHOUT the sandbox (logged, and marked in every replay); "
+        "for trusted bots on a private machine only (workers/SANDBOX.md)",
+    )
     worker.set_defaults(func=_cmd_worker)
 
     beat = sub.add_parser("beat", help="Celery beat: runs the matchmaker and the sweeper")
