@@ -90,6 +90,7 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
+    from referee.server.auth import FAILED_AUTH_WINDOW_S, FailedAuthLimiter
     from referee.server.config import ServerLimits
     from referee.server.lobby import Authenticator, ladder_authenticator
     from referee.server.server import serve_forever
@@ -118,6 +119,7 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
             authenticator=authenticator,
             insecure=admin_token is None,
             tls=tls,
+            auth_limiter=FailedAuthLimiter(args.auth_failure_limit, FAILED_AUTH_WINDOW_S),
         )
     )
     return 0
@@ -323,6 +325,13 @@ def register(sub: Any) -> None:
     )
     ref.add_argument("--tls-cert", metavar="FILE", help="serve TLS with this PEM certificate chain")
     ref.add_argument("--tls-key", metavar="FILE", help="... and this PEM private key")
+    ref.add_argument(
+        "--auth-failure-limit",
+        type=int,
+        default=20,
+        metavar="N",
+        help="failed authentications per client address per minute before it is refused (default 20)",
+    )
     ref.add_argument(
         "--db",
         default=None,

@@ -141,11 +141,12 @@ async def serve_forever(
     authenticator: Authenticator | None = None,
     insecure: bool = False,
     tls: tuple[bytes, bytes] | None = None,
+    auth_limiter: FailedAuthLimiter | None = None,
 ) -> None:
     """`arena serve referee`: serve until SIGINT / SIGTERM."""
     running = await start(
         host, port, limits=limits, admin_token=admin_token, authenticator=authenticator,
-        insecure=insecure, tls=tls,
+        insecure=insecure, tls=tls, auth_limiter=auth_limiter,
     )
     print(f"referee listening on {running.address}", flush=True)
     stop = asyncio.Event()

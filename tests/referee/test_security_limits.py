@@ -1,0 +1,137 @@
+"""Failed authentications are limited per peer address: an attacker guessing admin, seat and bot
+tokens at a real `arena serve referee` process is cut off after 20 failures a minute, right
+guesses included, while another address is unaffected."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import grpc
+import pytest
+
+from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
+from bots.python.arena_bot.wire import ADMIN_SERVICE, bearer, channel_options, play_call
+from ladder.db import upgrade
+from referee.server.auth import (
+    FAILED_AUTH_LIMIT,
+    CredentialError,
+    FailedAuthLimiter,
+    peer_address,
+    read_admin_token,
+)
+
+from .test_security import serve_referee
+
+pytestmark = pytest.mark.integration
+
+
+def _attempt(address: str, kind: str, token: str) -> tuple[grpc.StatusCode, str]:
+    """One authentication attempt of `kind` (admin, seat, bot) with `token`: status and details."""
+    with grpc.insecure_channel(address, options=channel_options()) as ch:
+        try:
+            if kind == "admin":
+                ch.unary_unary(
+                    f"/{ADMIN_SERVICE}/ListBots",
+                    request_serializer=admin_pb2.ListBotsRequest.SerializeToString,
+                    response_deserializer=admin_pb2.ListBotsResponse.FromString,
+                )(admin_pb2.ListBotsRequest(), metadata=bearer(token), timeout=10)
+            else:
+                hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="guesser", protocol=1))
+                list(play_call(ch)(iter([hello]), metadata=bearer(token), timeout=10))
+        except grpc.RpcError as exc:
+            return exc.code(), str(exc.details())
+    return grpc.StatusCode.OK, ""
+
+
+def _code(address: str, kind: str, token: str) -> grpc.StatusCode:
+    return _attempt(address, kind, token)[0]
+
+
+def test_a_token_guesser_is_cut_off_after_20_failures(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'ladder.db'}"
+    upgrade(db_url)  # bot tokens are checked against it
+    token = secrets.token_urlsafe(24)
+    ref = serve_referee(
+        tmp_path / "ref", "--host", "localhost", "--db", db_url, env={"ARENA_ADMIN_TOKEN": token}
+    )
+    port = ref.address.rsplit(":", 1)[1]
+    attacker, other = f"127.0.0.1:{port}", f"[::1]:{port}"
+    try:
+        assert _code(attacker, "admin", token) is grpc.StatusCode.OK
+        kinds = ["admin", "seat", "bot"]
+        failures = 0
+        codes: list[grpc.StatusCode] = []
+        details = ""
+        while len(codes) < 40:
+            kind = kinds[len(codes) % 3]
+            guess = ("arena_" if kind == "bot" else "") + secrets.token_urlsafe(16)
+            code, details = _attempt(attacker, kind, guess)
+            codes.append(code)
+            if code is grpc.StatusCode.UNAUTHENTICATED:
+                failures += 1
+            else:
+                break
+        assert failures == FAILED_AUTH_LIMIT == 20, codes
+        assert codes[-1] is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "too many failed authentications from your address (20 in 60 s)" in details
+        # refused before the token is looked at: the right admin token gets no answer either,
+        # so a guesser cannot tell a right guess from a wrong one
+        assert _code(attacker, "admin", token) is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert _code(attacker, "seat", secrets.token_urlsafe(16)) is grpc.StatusCode.RESOURCE_EXHAUSTED
+        # another address is not affected, and has its own count
+        assert _code(other, "admin", token) is grpc.StatusCode.OK
+        assert _code(other, "admin", "wrong-" + token) is grpc.StatusCode.UNAUTHENTICATED
+        assert _code(other, "admin", token) is grpc.StatusCode.OK
+    finally:
+        ref.stop()
+    assert "failed authentication from 127.0.0.1" in ref.log.read_text()
+
+
+def test_the_limit_is_a_sliding_window_per_address() -> None:
+    now = [1000.0]
+    limiter = FailedAuthLimiter(3, 60.0, max_peers=2, clock=lambda: now[0])
+    for _ in range(3):
+        assert limiter.retry_after("a") is None
+        limiter.failed("a")
+        now[0] += 10
+    wait = limiter.retry_after("a")
+    assert wait is not None and wait == pytest.approx(30.0)  # the first failure leaves at 1060
+    assert limiter.retry_after("b") is None
+    now[0] = 1060.0
+    assert limiter.retry_after("a") is None  # one failure slid out of the window
+    limiter.failed("a")
+    assert limiter.retry_after("a") is not None
+    # memory is bounded: a third address pushes out the least recently failing one
+    limiter.failed("b")
+    limiter.failed("c")
+    assert set(limiter._failures) == {"b", "c"}
+
+
+@pytest.mark.parametrize(
+    ("peer", "address"),
+    [
+        ("ipv4:127.0.0.1:5555", "127.0.0.1"),
+        ("ipv6:[::1]:5555", "::1"),
+        ("ipv6:[fe80::1%eth0]:80", "fe80::1"),
+        ("unix:/tmp/referee.sock", "unix:/tmp/referee.sock"),
+        ("", "unknown"),
+    ],
+)
+def test_peer_addresses_drop_the_port(peer: str, address: str) -> None:
+    assert peer_address(peer) == address
+
+
+def test_admin_token_sources(tmp_path: Path) -> None:
+    good = secrets.token_urlsafe(24)
+    path = tmp_path / "token"
+    path.write_text(f"  {good}  \nsecond line ignored\n")
+    assert read_admin_token(str(path), {}) == good
+    assert read_admin_token(None, {"ARENA_ADMIN_TOKEN": good}) == good
+    assert read_admin_token(str(path), {"ARENA_ADMIN_TOKEN": "other" * 5}) == good  # the file wins
+    assert read_admin_token(None, {}) is None
+    path.write_text("\n")
+    with pytest.raises(CredentialError, match="0 characters"):
+        read_admin_token(str(path), {})
+    with pytest.raises(CredentialError, match="at least 16"):
+        read_admin_token(None, {"ARENA_ADMIN_TOKEN": "short"})
