@@ -1,50 +1,188 @@
 """The ladder's HTTP API and home page (FastAPI).
 
-Routes (all JSON unless said otherwise)::
+Routes (JSON unless said otherwise; "key" = needs ``Authorization: Bearer <API key>``)::
 
-    GET  /                                 HTML: every ladder and its standings
-    GET  /api/ladders                      ladders
-    GET  /api/ladders/{ladder_id}/standings   (cooperative ladders: wins are team wins)
-    GET  /api/ladders/{ladder_id}/scenarios   a cooperative ladder's scenario ratings
-    GET  /api/bots/{bot_id}                a bot's profile, versions and ratings
-    GET  /api/bots/{bot_id}/matches        its latest matches (?limit=, at most 200)
-    POST /api/bots                         register {"name", "owner"}; 201 with the token, once
-    GET  /api/matches/{match_id}           seats, result, rating changes, replay link
-    GET  /api/matches/{match_id}/replay    the gzip replay, as an application/gzip download
-    GET  /metrics                          Prometheus text format
+    GET    /                                    HTML: every ladder and its standings
+    GET    /api/ladders                         ladders
+    GET    /api/ladders/{ladder_id}/standings   (cooperative ladders: wins are team wins)
+    GET    /api/ladders/{ladder_id}/scenarios   a cooperative ladder's scenario ratings
+    POST   /api/ladders/{ladder_id}/entries     key: put your bot on the ladder {"bot_id"}
+    POST   /api/accounts                        operator key (or open sign-up): {"name"} -> api_key
+    GET    /api/me                              key: your account and its keys
+    POST   /api/keys                            key: a new key {"scopes"?} -> api_key, once
+    DELETE /api/keys/{key_id}                   key: revoke one of your keys
+    POST   /api/bots                            key: a bot {"name", "game"} -> its token, once
+    GET    /api/bots/{bot_id}                   a bot's profile, versions, ratings, recent matches
+    GET    /api/bots/by-name/{name}             the same, by name
+    GET    /api/bots/{bot_id}/matches           its latest matches (?limit=, at most 200)
+    POST   /api/bots/{bot_id}/versions          key: upload an archive (?run=, ?version=)
+    POST   /api/bots/{bot_id}/versions/remote   key: a remote version and a new bot token
+    GET    /api/matches/{match_id}              seats, result, rating changes, replay link
+    GET    /api/matches/{match_id}/replay       the gzip replay, as an application/gzip download
+    GET    /api/matches/{match_id}/logs/{seat}  key (owner or operator): a seat's captured output
+    GET    /metrics                             Prometheus text format
 
-Every error is ``{"error": "<message>", "status": <code>}`` with that HTTP status: 404 for an
-unknown id or route, 409 for a taken name, 422 for a malformed request, 500 otherwise. An id
-outside the id columns' range (``queries.MAX_ID``; negative, or any number of digits) is an
-unknown id, 404 on SQLite and PostgreSQL alike: the database is never asked about it.
+Every error is ``{"error": "<message>", "status": <code>}`` with that HTTP status: 401 (with
+``WWW-Authenticate: Bearer``) without a valid key, 403 for a key lacking the scope or another
+account's bot, 404 for an unknown id or route, 405 (with ``Allow``) for a wrong method, 408 for a
+body that arrives too slowly, 409 for a taken name, 413 for a body over its limit, 415 for an
+upload that is not gzip/zip, 422 for a malformed request, 429 (with ``Retry-After``) over a rate
+limit, 500 otherwise. An id outside the id columns' range (``queries.MAX_ID``) is an unknown id,
+404 on SQLite and PostgreSQL alike: the database is never asked about it. Every string field
+refuses control characters (NUL included) by its schema pattern, so they never reach a database.
+
+Limits (``ladder.api_limits``): bodies 1 MiB (10 MiB for an upload), counted as they arrive;
+30 s for a body to arrive; per key ``rate_per_minute`` (default 60) calls to the endpoints that
+need a key; 20 failed authentications a minute per client address; 5 open sign-ups a minute per
+client address. The buckets live in the API process (see README).
 """
 
-from __future__ import annotations
+# no `from __future__ import annotations`: FastAPI reads the route functions' annotations, which
+# name dependencies local to create_app (Key, bearer)
+import os
+from typing import Annotated, Any, Final
 
-from typing import Annotated
-
-from fastapi import FastAPI, Query, Request
+from fastapi import Depends, FastAPI, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
 from sqlalchemy import Engine
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ladder import queries
-from ladder.bots import register_bot
-from ladder.errors import Conflict, InvalidInput, LadderError, NotFound
+from ladder import accounts, archives, queries
+from ladder.accounts import NAME_PATTERN, Identity
+from ladder.api_limits import ApiLimits, BodyLimits, RateLimiter
+from ladder.bots import (
+    add_remote_version,
+    add_uploaded_version,
+    authorize_bot,
+    create_bot,
+    enter_ladder,
+    read_bot_log,
+)
+from ladder.elo import INITIAL_RATING
+from ladder.errors import (
+    Conflict,
+    Forbidden,
+    InvalidInput,
+    LadderError,
+    NotFound,
+    RateLimited,
+    TooLarge,
+    Unauthorized,
+)
 from ladder.metrics import RequestMetrics, exposed_registry
 from ladder.web_page import render_home
+from referee.games import GAMES
 
-__all__ = ["NewBot", "NewBotToken", "create_app"]
+__all__ = [
+    "OPEN_SIGNUP_ENV",
+    "ApiLimits",
+    "ErrorBody",
+    "NewAccountRequest",
+    "NewBot",
+    "NewBotToken",
+    "create_app",
+]
+
+#: set to 1 to let anyone create an account (POST /api/accounts without a key)
+OPEN_SIGNUP_ENV: Final = "ARENA_OPEN_SIGNUP"
+#: printable text: no control characters (C0, DEL), NUL included
+TEXT_PATTERN: Final = r"^[^\x00-\x1f\x7f]*$"
+#: a run line: printable, with at least one non-blank character
+RUN_PATTERN: Final = r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$"
+SCOPES_PATTERN: Final = r"^(bots|operator)( (bots|operator))*$"
+UPLOAD_TYPES: Final = ("application/gzip", "application/x-gzip", "application/zip")
+_UPLOAD_PATH: Final = r"/api/bots/[^/]+/versions"
 
 
-class NewBot(BaseModel):
-    """A bot registration request."""
+class ErrorBody(BaseModel):
+    """Every error response."""
 
-    name: str = Field(min_length=1, max_length=64)
-    owner: str = Field(min_length=1, max_length=128)
+    error: str
+    status: int
+
+
+_ERROR_TEXT: Final = {
+    401: "No API key, or an unknown or revoked one (WWW-Authenticate: Bearer)",
+    403: "The key lacks the scope, or the bot belongs to another account",
+    404: "No such thing (or an id outside the id range)",
+    408: "The request body did not arrive in time",
+    409: "Conflict with what exists (a taken name, already on the ladder, another game)",
+    413: "The request body (or the unpacked archive) is over its limit",
+    415: "The upload is not application/gzip or application/zip",
+    422: "Malformed request: a field, parameter or archive fails its constraints",
+    429: "Over a rate limit; wait Retry-After seconds",
+}
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for these error statuses (413 is possible on every route)."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for code in sorted({*codes, 413}):
+        entry: dict[str, Any] = {"model": ErrorBody, "description": _ERROR_TEXT[code]}
+        if code == 401:
+            entry["headers"] = {
+                "WWW-Authenticate": {"schema": {"type": "string"}, "description": "Bearer"}
+            }
+        if code == 429:
+            entry["headers"] = {
+                "Retry-After": {"schema": {"type": "integer"}, "description": "seconds to wait"}
+            }
+        out[code] = entry
+    return out
+
+
+_KEYED: Final = (401, 403, 422, 429)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewAccountRequest(_Strict):
+    """An account to create."""
+
+    name: str = Field(pattern=NAME_PATTERN, min_length=1, max_length=64)
+
+
+class NewAccountResponse(BaseModel):
+    """A new account and its first key: store the key now, it is never shown again."""
+
+    id: int
+    name: str
+    api_key: str
+
+
+class NewKeyRequest(_Strict):
+    """A new key's scopes (space-separated; at most the scopes of the key asking)."""
+
+    scopes: str = Field("bots", pattern=SCOPES_PATTERN, max_length=255)
+
+
+class NewKeyResponse(BaseModel):
+    """A new key: store it now, it is never shown again."""
+
+    id: int
+    api_key: str
+
+
+class NewBot(_Strict):
+    """A bot to register for the authenticated account."""
+
+    name: str = Field(pattern=NAME_PATTERN, min_length=1, max_length=64)
+    # the registry's games, stated in the schema as an enum
+    game: str = Field(json_schema_extra={"enum": list[JsonValue](sorted(GAMES))})
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, value: str) -> str:
+        if value not in GAMES:
+            raise ValueError(f"one of {', '.join(sorted(GAMES))}")
+        return value
 
 
 class NewBotToken(BaseModel):
@@ -53,11 +191,46 @@ class NewBotToken(BaseModel):
     id: int
     name: str
     owner: str
+    game: str | None
     token: str
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message, "status": status}, status_code=status)
+class NewVersionResponse(BaseModel):
+    """An uploaded version, waiting for its qualification games."""
+
+    id: int
+    version: str
+    qualification: str
+    archive_sha256: str
+    files: int
+    bytes: int
+
+
+class RemoteVersionResponse(BaseModel):
+    """A remote version and the bot's new token (the old token no longer works)."""
+
+    id: int
+    version: str
+    qualification: str
+    token: str
+
+
+class JoinLadder(_Strict):
+    """The bot to put on the ladder."""
+
+    bot_id: int
+
+
+class LadderEntry(BaseModel):
+    """A bot on a ladder."""
+
+    ladder_id: int
+    bot_id: int
+    rating: float
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message, "status": status}, status_code=status, headers=headers)
 
 
 def _status_of(exc: LadderError) -> int:
@@ -65,8 +238,16 @@ def _status_of(exc: LadderError) -> int:
         return 404
     if isinstance(exc, Conflict):
         return 409
+    if isinstance(exc, TooLarge):
+        return 413
     if isinstance(exc, InvalidInput):
         return 422
+    if isinstance(exc, Unauthorized):
+        return 401
+    if isinstance(exc, Forbidden):
+        return 403
+    if isinstance(exc, RateLimited):
+        return 429
     return 400
 
 
@@ -78,15 +259,39 @@ def _describe(exc: RequestValidationError) -> str:
     return "invalid request: " + "; ".join(parts)
 
 
-def create_app(engine: Engine) -> FastAPI:
-    """The API and web app over the ladder database behind `engine` (owned by the caller)."""
-    app = FastAPI(title="Arena ladder", version="1")
+def _client(request: Request) -> str:
+    # the peer address: X-Forwarded-For is not trusted (anyone can send it)
+    return request.client.host if request.client else "unknown"
+
+
+def create_app(
+    engine: Engine, *, open_signup: bool | None = None, limits: ApiLimits | None = None
+) -> FastAPI:
+    """The API and web app over the ladder database behind `engine` (owned by the caller).
+
+    `open_signup` lets anyone create an account (default: ``$ARENA_OPEN_SIGNUP`` is 1);
+    `limits` overrides the default :class:`ApiLimits`.
+    """
+    if open_signup is None:
+        open_signup = os.environ.get(OPEN_SIGNUP_ENV, "") == "1"
+    limits = limits or ApiLimits()
+    app = FastAPI(
+        title="Arena ladder",
+        version="2",
+        description="Reads are public; writes need an API key (Authorization: Bearer arena_...).",
+    )
     app.state.engine = engine
+    app.state.open_signup = open_signup
+    app.add_middleware(BodyLimits, limits=limits, upload_path=_UPLOAD_PATH)
     app.add_middleware(RequestMetrics)
+    key_buckets = RateLimiter()
+    failure_buckets = RateLimiter()
+    signup_buckets = RateLimiter()
+    bearer = HTTPBearer(auto_error=False, description="an API key: arena_...")
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail))
+        return _error(exc.status_code, str(exc.detail), getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -94,11 +299,40 @@ def create_app(engine: Engine) -> FastAPI:
 
     @app.exception_handler(LadderError)
     async def ladder_error(_request: Request, exc: LadderError) -> JSONResponse:
-        return _error(_status_of(exc), str(exc))
+        headers = None
+        if isinstance(exc, Unauthorized):
+            headers = {"WWW-Authenticate": "Bearer"}
+        elif isinstance(exc, RateLimited):
+            headers = {"Retry-After": str(exc.retry_after)}
+        return _error(_status_of(exc), str(exc), headers)
 
     @app.exception_handler(Exception)
     async def internal_error(_request: Request, _exc: Exception) -> JSONResponse:
         return _error(500, "internal server error")
+
+    def _authenticate(request: Request, credentials: HTTPAuthorizationCredentials | None) -> Identity:
+        if credentials is None:
+            raise Unauthorized("an API key is required: Authorization: Bearer <key>")
+        address = _client(request)
+        wait = failure_buckets.blocked(address, limits.auth_failures_per_minute)
+        if wait is not None:
+            raise RateLimited("too many failed authentications from this address", wait)
+        identity = accounts.authenticate_key(engine, credentials.credentials)
+        if identity is None:
+            failure_buckets.take(address, limits.auth_failures_per_minute)
+            raise Unauthorized("unknown or revoked API key")
+        wait = key_buckets.take(f"key:{identity.key_id}", identity.rate_per_minute)
+        if wait is not None:
+            raise RateLimited(f"this key's limit is {identity.rate_per_minute} requests a minute", wait)
+        return identity
+
+    def require_key(
+        request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+    ) -> Identity:
+        """The caller's identity; 401 without a valid key, 429 over a limit."""
+        return _authenticate(request, credentials)
+
+    Key = Annotated[Identity, Depends(require_key)]
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def home() -> HTMLResponse:
@@ -111,12 +345,12 @@ def create_app(engine: Engine) -> FastAPI:
         scenario_tables = {p["ladder"]["id"]: p["scenarios"] for p in scenario_pages if p is not None}
         return HTMLResponse(render_home([p for p in pages if p is not None], scenario_tables))
 
-    @app.get("/api/ladders")
+    @app.get("/api/ladders", responses=_errors())
     def ladders() -> list[queries.LadderInfo]:
         with engine.connect() as conn:
             return queries.list_ladders(conn)
 
-    @app.get("/api/ladders/{ladder_id}/standings")
+    @app.get("/api/ladders/{ladder_id}/standings", responses=_errors(404, 422))
     def standings(ladder_id: int) -> queries.StandingsPage:
         with engine.connect() as conn:
             page = queries.standings(conn, ladder_id)
@@ -124,7 +358,7 @@ def create_app(engine: Engine) -> FastAPI:
             raise NotFound(f"no ladder {ladder_id}")
         return page
 
-    @app.get("/api/ladders/{ladder_id}/scenarios")
+    @app.get("/api/ladders/{ladder_id}/scenarios", responses=_errors(404, 422))
     def ladder_scenarios(ladder_id: int) -> queries.ScenariosPage:
         with engine.connect() as conn:
             page = queries.scenario_ratings(conn, ladder_id)
@@ -132,15 +366,100 @@ def create_app(engine: Engine) -> FastAPI:
             raise NotFound(f"no ladder {ladder_id}")
         return page
 
-    @app.get("/api/bots/{bot_id}")
-    def bot(bot_id: int) -> queries.BotInfo:
+    @app.post(
+        "/api/ladders/{ladder_id}/entries",
+        status_code=201,
+        responses=_errors(*_KEYED, 404, 408, 409),
+    )
+    def join(ladder_id: int, body: JoinLadder, who: Key) -> LadderEntry:
+        """Put your bot on a ladder (it must play the ladder's game; 409 if it is on it)."""
+        enter_ladder(engine, who, ladder_id, body.bot_id)
+        return LadderEntry(ladder_id=ladder_id, bot_id=body.bot_id, rating=INITIAL_RATING)
+
+    @app.post(
+        "/api/accounts",
+        status_code=201,
+        responses=_errors(*_KEYED, 408, 409),
+        description="Needs an operator key, unless the server runs with open sign-up "
+        f"({OPEN_SIGNUP_ENV}=1): then anyone may, a few times a minute per address.",
+    )
+    def new_account(
+        request: Request,
+        body: NewAccountRequest,
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> NewAccountResponse:
+        if open_signup and credentials is None:
+            wait = signup_buckets.take(_client(request), limits.signups_per_minute)
+            if wait is not None:
+                raise RateLimited("too many sign-ups from this address", wait)
+        else:
+            who = _authenticate(request, credentials)
+            if not who.has("operator"):
+                raise Forbidden("creating accounts needs an operator key")
+        made = accounts.create_account(engine, body.name)
+        return NewAccountResponse(id=made.account_id, name=made.name, api_key=made.api_key)
+
+    @app.get("/api/me", responses=_errors(401, 429))
+    def me(who: Key) -> accounts.AccountInfo:
+        """Your account and its live keys (prefixes only)."""
+        return accounts.account_info(engine, who.account_id)
+
+    @app.post("/api/keys", status_code=201, responses=_errors(*_KEYED, 408))
+    def new_key(body: NewKeyRequest, who: Key) -> NewKeyResponse:
+        """A new key for your account, with at most the scopes of the key you call with."""
+        wanted = set(body.scopes.split())
+        if not wanted <= who.scopes:
+            raise Forbidden("a key can only make keys with scopes it has itself")
+        made = accounts.create_key(engine, who.account_id, body.scopes)
+        return NewKeyResponse(id=made.key_id, api_key=made.api_key)
+
+    @app.delete(
+        "/api/keys/{key_id}",
+        status_code=204,
+        response_class=Response,
+        responses=_errors(401, 404, 422, 429),
+    )
+    def revoke(key_id: int, who: Key) -> Response:
+        """Revoke one of your keys (it stops working at once)."""
+        if not queries.storable_id(key_id):
+            raise NotFound(f"no key {key_id} on this account")
+        accounts.revoke_key(engine, who.account_id, key_id)
+        return Response(status_code=204)
+
+    @app.post("/api/bots", status_code=201, responses=_errors(*_KEYED, 408, 409))
+    def new_bot(body: NewBot, who: Key) -> NewBotToken:
+        """Register a bot for your account; the bot token (for remote play) is shown once."""
+        reg = create_bot(engine, who, body.name, body.game)
+        return NewBotToken(id=reg.bot_id, name=reg.name, owner=reg.owner, game=body.game, token=reg.token)
+
+    def _authorize(bot_id: int, who: Identity) -> None:
+        with engine.connect() as conn:
+            authorize_bot(conn, bot_id, who)
+
+    def _bot(bot_id: int) -> queries.BotInfo:
         with engine.connect() as conn:
             info = queries.bot_info(conn, bot_id)
         if info is None:
             raise NotFound(f"no bot {bot_id}")
         return info
 
-    @app.get("/api/bots/{bot_id}/matches")
+    @app.get("/api/bots/by-name/{name}", responses=_errors(404, 422))
+    def bot_by_name(
+        name: Annotated[str, Path(pattern=NAME_PATTERN, min_length=1, max_length=64)],
+    ) -> queries.BotInfo:
+        """A bot's profile, by its name."""
+        with engine.connect() as conn:
+            bot_id = queries.bot_id_by_name(conn, name)
+        if bot_id is None:
+            raise NotFound(f"no bot named {name!r}")
+        return _bot(bot_id)
+
+    @app.get("/api/bots/{bot_id}", responses=_errors(404, 422))
+    def bot(bot_id: int) -> queries.BotInfo:
+        """A bot's profile: owner, game, versions with qualification, ratings, recent matches."""
+        return _bot(bot_id)
+
+    @app.get("/api/bots/{bot_id}/matches", responses=_errors(404, 422))
     def bot_matches(
         bot_id: int, limit: Annotated[int, Query(ge=1, le=200)] = 50
     ) -> list[queries.MatchSummary]:
@@ -150,12 +469,80 @@ def create_app(engine: Engine) -> FastAPI:
             raise NotFound(f"no bot {bot_id}")
         return found
 
-    @app.post("/api/bots", status_code=201)
-    def new_bot(body: NewBot) -> NewBotToken:
-        reg = register_bot(engine, body.name, body.owner)
-        return NewBotToken(id=reg.bot_id, name=reg.name, owner=reg.owner, token=reg.token)
+    upload_body = {
+        "requestBody": {
+            "required": True,
+            "description": "a zip, or a tar.gz, of the bot's files "
+            f"(at most {archives.MAX_COMPRESSED_BYTES} bytes, {archives.MAX_ENTRIES} entries, "
+            f"{archives.MAX_UNPACKED_BYTES} bytes unpacked; no links, devices or '..')",
+            "content": {
+                "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+                "application/zip": {"schema": {"type": "string", "format": "binary"}},
+            },
+        }
+    }
 
-    @app.get("/api/matches/{match_id}")
+    @app.post(
+        "/api/bots/{bot_id}/versions",
+        status_code=201,
+        responses=_errors(*_KEYED, 404, 408, 409, 415),
+        openapi_extra=upload_body,
+    )
+    async def upload_version(
+        request: Request,
+        bot_id: int,
+        run: Annotated[str, Query(min_length=1, max_length=1024, pattern=RUN_PATTERN,
+                                  description="the command that starts the bot, e.g. python main.py")],
+        who: Key,
+        version: Annotated[str | None, Query(min_length=1, max_length=64, pattern=NAME_PATTERN,
+                                             description="a label (default v<N>)")] = None,
+    ) -> NewVersionResponse:
+        """Upload a new hosted version: it qualifies (plays the reference bot) before it is rated."""
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if content_type not in UPLOAD_TYPES:
+            raise StarletteHTTPException(
+                415, "send the archive as application/gzip (tar.gz) or application/zip"
+            )
+        # ownership before reading 10 MiB: a stranger's upload is refused unread
+        await run_in_threadpool(_authorize, bot_id, who)
+        chunks = []
+        async for chunk in request.stream():
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        normal = await run_in_threadpool(archives.validate_archive, data)
+        made = await run_in_threadpool(add_uploaded_version, engine, who, bot_id, normal, run, version)
+        return NewVersionResponse(
+            id=made.version_id,
+            version=made.version,
+            qualification=made.qualification,
+            archive_sha256=normal.sha256,
+            files=normal.files,
+            bytes=normal.bytes,
+        )
+
+    @app.post(
+        "/api/bots/{bot_id}/versions/remote",
+        status_code=201,
+        responses=_errors(*_KEYED, 404, 409),
+    )
+    def remote_version(
+        bot_id: int,
+        who: Key,
+        version: Annotated[str | None, Query(min_length=1, max_length=64, pattern=NAME_PATTERN,
+                                             description="a label (default v<N>)")] = None,
+    ) -> RemoteVersionResponse:
+        """A remote version (the bot connects from your machine) and a NEW bot token, shown once.
+
+        The previous token stops working. Remote versions are "passed" at once: the referee
+        checks a remote bot when it connects.
+        """
+        made = add_remote_version(engine, who, bot_id, version)
+        assert made.token is not None
+        return RemoteVersionResponse(
+            id=made.version_id, version=made.version, qualification=made.qualification, token=made.token
+        )
+
+    @app.get("/api/matches/{match_id}", responses=_errors(404, 422))
     def match(match_id: int) -> queries.MatchInfo:
         with engine.connect() as conn:
             info = queries.match_info(conn, match_id)
@@ -166,7 +553,7 @@ def create_app(engine: Engine) -> FastAPI:
     @app.get(
         "/api/matches/{match_id}/replay",
         response_class=Response,
-        responses={200: {"content": {"application/gzip": {}}}},
+        responses={200: {"content": {"application/gzip": {}}}, **_errors(404, 422)},
     )
     def replay(match_id: int) -> Response:
         with engine.connect() as conn:
@@ -180,6 +567,24 @@ def create_app(engine: Engine) -> FastAPI:
             "X-Replay-SHA256": sha256,
         }
         return Response(content=data, media_type="application/gzip", headers=headers)
+
+    @app.get(
+        "/api/matches/{match_id}/logs/{seat}",
+        response_class=PlainTextResponse,
+        responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}},
+                   **_errors(401, 403, 404, 422, 429)},
+    )
+    def bot_log(match_id: int, seat: int, who: Key) -> PlainTextResponse:
+        """A seat's captured stdout/stderr: for the bot's owner or an operator only."""
+        found = read_bot_log(engine, match_id, seat)
+        if found is None:
+            raise NotFound(f"no log for seat {seat} of match {match_id}")
+        if not who.has("operator") and (
+            not who.has("bots") or found.account_id is None or found.account_id != who.account_id
+        ):
+            raise Forbidden("logs are shown to the bot's owner only")
+        headers = {"X-Log-Truncated": "true" if found.truncated else "false"}
+        return PlainTextResponse(found.text, headers=headers)
 
     @app.get("/metrics", include_in_schema=False)
     def metrics() -> Response:

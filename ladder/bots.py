@@ -1,34 +1,67 @@
-"""Bot accounts: registration, bot tokens, versions.
+"""Bots: registration, bot tokens, versions (uploaded, remote), ladder entry, captured logs.
 
-A bot's token is shown once, at registration; only its SHA-256 is stored. The token carries 256
-random bits, so looking it up by hash needs no salt or slow hash: nothing about it can be
-guessed from the hash, and a leaked database does not let anyone connect as the bot.
+A bot's token is shown once, at registration (and again when a remote version replaces it);
+only its SHA-256 is stored. The token carries 256 random bits, so looking it up by hash needs no
+salt or slow hash: nothing about it can be guessed from the hash, and a leaked database does not
+let anyone connect as the bot.
+
+Bots made through the API belong to an account (``bots.account_id``; ``owner`` is the account's
+name) and play one game. :func:`authorize_bot` is the ownership rule every write goes through:
+the owning account's key with the "bots" scope, or any key with the "operator" scope. Bots
+registered before accounts existed have no account: only operators act on them.
+
+A version is ``hosted`` (an uploaded archive, run with its ``command`` in the sandbox),
+``remote`` (the bot runs on its author's machine and connects with the bot token) or
+``builtin`` (``builtin:<strategy>``, the bundled bots). An uploaded version starts
+``pending`` and is rated only once it has qualified (``passed``): the worker plays its
+qualification games and calls :func:`set_qualification`. Remote versions are ``passed`` at
+once: they are checked when they connect instead.
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import json
 import re
 import secrets
+import zlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Final
+from typing import Any, Final
 
 import sqlalchemy as sa
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
-from ladder.errors import Conflict, InvalidInput, NotFound
-from ladder.schema import bot_versions, bots
+from ladder.accounts import Identity
+from ladder.archives import NormalizedArchive
+from ladder.errors import Conflict, Forbidden, InvalidInput, NotFound
+from ladder.ladders import ensure_entries
+from ladder.schema import QUALIFICATIONS, bot_logs, bot_versions, bots, ladder_entries, ladders
+from referee.games import GAMES
 
 __all__ = [
+    "MAX_LOG_BYTES",
     "REMOTE",
     "BotIdentity",
+    "BotLog",
+    "NewVersion",
     "Registration",
     "add_bot_version",
+    "add_remote_version",
+    "add_uploaded_version",
     "authenticate_bot",
+    "authorize_bot",
+    "create_bot",
+    "enter_ladder",
     "hash_token",
+    "read_bot_log",
     "register_bot",
+    "set_qualification",
+    "store_bot_log",
+    "version_archive",
+    "version_kind",
 ]
 
 #: the `command` of a bot version that runs on its author's machine and connects by itself
@@ -36,6 +69,9 @@ REMOTE: Final = "remote"
 TOKEN_PREFIX: Final = "arena_"
 TOKEN_BYTES: Final = 32
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: a hosted bot's captured output kept per match seat (the rest is cut, ``truncated``)
+MAX_LOG_BYTES: Final = 1024 * 1024
+BUILTIN_PREFIX: Final = "builtin:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +99,19 @@ def hash_token(token: str) -> str:
 
 
 def register_bot(
-    engine: Engine, name: str, owner: str, *, now: datetime | None = None
+    engine: Engine,
+    name: str,
+    owner: str,
+    *,
+    account_id: int | None = None,
+    game: str | None = None,
+    now: datetime | None = None,
 ) -> Registration:
     """Create bot `name` owned by `owner` and return it with a fresh random token.
 
     Names are 1-64 characters of letters, digits, '_', '.', '-' (starting with a letter or
-    digit). Raises InvalidInput for a bad name or empty owner, Conflict if the name is taken.
+    digit). `account_id` and `game` are set for bots made through the API (:func:`create_bot`).
+    Raises InvalidInput for a bad name, empty owner or unknown game, Conflict if the name is taken.
     """
     if not _NAME.fullmatch(name):
         raise InvalidInput(
@@ -77,12 +120,16 @@ def register_bot(
     owner = owner.strip()
     if not owner or len(owner) > 128:
         raise InvalidInput("owner: 1-128 characters")
+    if game is not None and game not in GAMES:
+        raise InvalidInput(f"game: one of {', '.join(sorted(GAMES))}")
     token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
     row = {
         "name": name,
         "owner": owner,
         "token_hash": hash_token(token),
         "created_at": now or datetime.now(UTC),
+        "account_id": account_id,
+        "game": game,
     }
     try:
         with engine.begin() as conn:
@@ -113,7 +160,7 @@ def add_bot_version(
     *,
     now: datetime | None = None,
 ) -> int:
-    """Add `version` of bot `bot_id` and return its id.
+    """Add `version` of bot `bot_id` and return its id (qualification "passed": operator use).
 
     `command` launches a hosted bot; :data:`REMOTE` marks a bot that connects by itself.
     Raises NotFound for an unknown bot, Conflict if the version exists.
@@ -135,3 +182,249 @@ def add_bot_version(
     except IntegrityError as exc:
         raise Conflict(f"bot {bot_id} already has a version {version!r}") from exc
     return version_id
+
+
+def create_bot(engine: Engine, identity: Identity, name: str, game: str) -> Registration:
+    """Bot `name` for `game`, owned by the account of `identity` (needs the "bots" scope)."""
+    if not identity.has("bots") and not identity.has("operator"):
+        raise Forbidden("this key lacks the 'bots' scope")
+    return register_bot(
+        engine, name, identity.account_name, account_id=identity.account_id, game=game
+    )
+
+
+def version_kind(command: str) -> str:
+    """"remote", "builtin" or "hosted": how a version with this `command` is run."""
+    if command == REMOTE:
+        return "remote"
+    if command.startswith(BUILTIN_PREFIX):
+        return "builtin"
+    return "hosted"
+
+
+def authorize_bot(conn: Connection, bot_id: int, identity: Identity) -> Any:
+    """The bot's row if `identity` may change it: NotFound for no bot, Forbidden otherwise.
+
+    Operators (the "operator" scope) may act on any bot; anyone else needs the "bots" scope and
+    the bot must belong to their account (a bot from before accounts belongs to nobody).
+    """
+    row = conn.execute(sa.select(bots).where(bots.c.id == bot_id)).one_or_none() if (
+        1 <= bot_id <= 2**31 - 1
+    ) else None
+    if row is None:
+        raise NotFound(f"no bot {bot_id}")
+    if identity.has("operator"):
+        return row
+    if not identity.has("bots"):
+        raise Forbidden("this key lacks the 'bots' scope")
+    if row.account_id is None or row.account_id != identity.account_id:
+        raise Forbidden(f"bot {bot_id} belongs to another account")
+    return row
+
+
+@dataclass(frozen=True, slots=True)
+class NewVersion:
+    """A version just added; `token` is the bot's new token for a remote version (else None)."""
+
+    version_id: int
+    version: str
+    qualification: str
+    token: str | None = None
+
+
+def _label(conn: Connection, bot_id: int, version: str | None) -> str:
+    if version is not None:
+        if not version or len(version) > 64:
+            raise InvalidInput("version: 1-64 characters")
+        return version
+    taken = set(
+        conn.execute(sa.select(bot_versions.c.version).where(bot_versions.c.bot_id == bot_id)).scalars()
+    )
+    n = len(taken) + 1
+    while f"v{n}" in taken:
+        n += 1
+    return f"v{n}"
+
+
+def _insert_version(conn: Connection, row: dict[str, Any]) -> int:
+    # on failure the caller's transaction is rolled back as the Conflict leaves it
+    try:
+        version_id: int = conn.execute(
+            sa.insert(bot_versions).values(row).returning(bot_versions.c.id)
+        ).scalar_one()
+    except IntegrityError as exc:
+        raise Conflict(f"bot {row['bot_id']} already has a version {row['version']!r}") from exc
+    return version_id
+
+
+def add_uploaded_version(
+    engine: Engine,
+    identity: Identity,
+    bot_id: int,
+    archive: NormalizedArchive,
+    command: str,
+    version: str | None = None,
+    *,
+    now: datetime | None = None,
+) -> NewVersion:
+    """A hosted version of bot `bot_id` from an upload checked by :func:`ladder.archives.validate_archive`.
+
+    `command` is the run line (run in the unpacked archive's folder, in the sandbox); `version`
+    defaults to ``v<N>``. The version starts "pending" qualification. Raises NotFound, Forbidden
+    (see :func:`authorize_bot`), InvalidInput, Conflict for a version label already used.
+    """
+    if not command.strip() or command.strip() == REMOTE or command.startswith(BUILTIN_PREFIX):
+        raise InvalidInput("run: the command that starts the bot, e.g. 'python main.py'")
+    with engine.begin() as conn:
+        authorize_bot(conn, bot_id, identity)
+        label = _label(conn, bot_id, version)
+        version_id = _insert_version(
+            conn,
+            {
+                "bot_id": bot_id,
+                "version": label,
+                "command": command,
+                "created_at": now or datetime.now(UTC),
+                "archive": archive.tar_gz,
+                "archive_sha256": archive.sha256,
+                "archive_files": archive.files,
+                "archive_bytes": archive.bytes,
+                "qualification": "pending",
+            },
+        )
+    return NewVersion(version_id, label, "pending")
+
+
+def add_remote_version(
+    engine: Engine,
+    identity: Identity,
+    bot_id: int,
+    version: str | None = None,
+    *,
+    now: datetime | None = None,
+) -> NewVersion:
+    """A remote version of bot `bot_id` and a NEW bot token (the old one stops working).
+
+    Remote versions are "passed" at once: the referee checks a remote bot when it connects.
+    """
+    token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+    with engine.begin() as conn:
+        authorize_bot(conn, bot_id, identity)
+        label = _label(conn, bot_id, version)
+        version_id = _insert_version(
+            conn,
+            {
+                "bot_id": bot_id,
+                "version": label,
+                "command": REMOTE,
+                "created_at": now or datetime.now(UTC),
+                "qualification": "passed",
+            },
+        )
+        conn.execute(sa.update(bots).where(bots.c.id == bot_id).values(token_hash=hash_token(token)))
+    return NewVersion(version_id, label, "passed", token)
+
+
+def set_qualification(
+    engine: Engine, version_id: int, state: str, detail: dict[str, Any] | None = None
+) -> None:
+    """Record a version's qualification `state` (see schema.QUALIFICATIONS) and its JSON `detail`."""
+    if state not in QUALIFICATIONS:
+        raise InvalidInput(f"qualification: one of {', '.join(QUALIFICATIONS)}")
+    values: dict[str, Any] = {"qualification": state}
+    if detail is not None:
+        values["qualification_detail"] = json.dumps(detail, sort_keys=True)
+    with engine.begin() as conn:
+        done = conn.execute(sa.update(bot_versions).where(bot_versions.c.id == version_id).values(values))
+    if done.rowcount != 1:
+        raise NotFound(f"no bot version {version_id}")
+
+
+def version_archive(engine: Engine, version_id: int) -> bytes | None:
+    """The normalized tar.gz of an uploaded version (for ladder.archives.extract_archive), or None."""
+    with engine.connect() as conn:
+        data = conn.execute(
+            sa.select(bot_versions.c.archive).where(bot_versions.c.id == version_id)
+        ).scalar_one_or_none()
+    return None if data is None else bytes(data)
+
+
+def enter_ladder(
+    engine: Engine, identity: Identity, ladder_id: int, bot_id: int, *, now: datetime | None = None
+) -> None:
+    """Put the caller's bot on a ladder: the bot's game must be the ladder's.
+
+    Raises NotFound (ladder or bot), Forbidden (not the caller's bot), Conflict (the bot plays
+    another game, or is on the ladder already).
+    """
+    now = now or datetime.now(UTC)
+    with engine.begin() as conn:
+        bot = authorize_bot(conn, bot_id, identity)
+        ladder = conn.execute(
+            sa.select(ladders.c.id, ladders.c.game).where(ladders.c.id == ladder_id)
+        ).one_or_none() if 1 <= ladder_id <= 2**31 - 1 else None
+        if ladder is None:
+            raise NotFound(f"no ladder {ladder_id}")
+        if bot.game is not None and bot.game != ladder.game:
+            raise Conflict(f"bot {bot.name!r} plays {bot.game}, ladder {ladder_id} is {ladder.game}")
+        joined = conn.execute(
+            sa.select(ladder_entries.c.bot_id).where(
+                ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id == bot_id
+            )
+        ).first()
+        if joined is not None:
+            raise Conflict(f"bot {bot_id} is already on ladder {ladder_id}")
+        ensure_entries(conn, ladder_id, [bot_id], now)
+
+
+@dataclass(frozen=True, slots=True)
+class BotLog:
+    """A seat's captured output and whose bot it was."""
+
+    bot_id: int
+    account_id: int | None
+    text: str
+    bytes: int
+    truncated: bool
+
+
+def store_bot_log(
+    engine: Engine, match_id: int, seat: int, bot_id: int, output: bytes, *, truncated: bool = False
+) -> None:
+    """Keep a hosted bot's captured stdout/stderr for one match seat (gzip; at most MAX_LOG_BYTES).
+
+    Storing again for the same seat replaces it (a retried match task records its own run).
+    """
+    if len(output) > MAX_LOG_BYTES:
+        output, truncated = output[:MAX_LOG_BYTES], True
+    row = {
+        "match_id": match_id,
+        "seat": seat,
+        "bot_id": bot_id,
+        "data": gzip.compress(output),
+        "bytes": len(output),
+        "truncated": truncated,
+    }
+    with engine.begin() as conn:
+        conn.execute(
+            sa.delete(bot_logs).where(bot_logs.c.match_id == match_id, bot_logs.c.seat == seat)
+        )
+        conn.execute(sa.insert(bot_logs).values(row))
+
+
+def read_bot_log(engine: Engine, match_id: int, seat: int) -> BotLog | None:
+    """The captured output of a match seat, with the owning bot and account, or None."""
+    if not (1 <= match_id <= 2**31 - 1 and 0 <= seat <= 2**31 - 1):
+        return None
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(bot_logs, bots.c.account_id)
+            .join(bots, bots.c.id == bot_logs.c.bot_id)
+            .where(bot_logs.c.match_id == match_id, bot_logs.c.seat == seat)
+        ).one_or_none()
+    if row is None:
+        return None
+    # inflate at most MAX_LOG_BYTES, whatever the row holds
+    raw = zlib.decompressobj(wbits=31).decompress(bytes(row.data), MAX_LOG_BYTES)
+    text = raw.decode("utf-8", errors="replace")
+    return BotLog(row.bot_id, row.account_id, text, row.bytes, bool(row.truncated))

@@ -8,6 +8,7 @@ asked about it (PostgreSQL would refuse it with "integer out of range", SQLite b
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Final
@@ -19,7 +20,7 @@ from sqlalchemy import Connection
 from typing_extensions import TypedDict
 
 from ladder import coop_rating, elo
-from ladder.bots import REMOTE
+from ladder.bots import REMOTE, version_kind
 from ladder.schema import (
     bot_versions,
     bots,
@@ -42,6 +43,7 @@ __all__ = [
     "ScenarioRating",
     "ScenariosPage",
     "StandingsPage",
+    "bot_id_by_name",
     "bot_info",
     "bot_matches",
     "ladder_info",
@@ -55,6 +57,8 @@ __all__ = [
 
 #: the id columns are 32-bit INTEGERs (``ladder.schema``): no id is outside 1..MAX_ID
 MAX_ID: Final = 2**31 - 1
+#: matches listed in a bot's profile
+RECENT_MATCHES: Final = 10
 
 
 class TimeControlInfo(TypedDict):
@@ -123,7 +127,15 @@ class BotVersionInfo(TypedDict):
 
     id: int
     version: str
+    #: "hosted" (an uploaded archive run in the sandbox), "remote" or "builtin"
+    kind: str
     remote: bool
+    #: "pending", "running", "passed" or "failed": only a passed version is rated
+    qualification: str
+    #: the qualification games' outcome (JSON object), once known
+    qualification_detail: dict[str, Any] | None
+    #: SHA-256 of the stored normalized archive (hosted versions)
+    archive_sha256: str | None
     created_at: str
 
 
@@ -139,14 +151,20 @@ class BotLadderInfo(TypedDict):
 
 
 class BotInfo(TypedDict):
-    """A bot's public profile (never its token hash)."""
+    """A bot's public profile (never its token hash): versions, ratings, recent matches."""
 
     id: int
     name: str
+    #: the owning account's name
     owner: str
+    #: the game it plays (null for bots registered before accounts)
+    game: str | None
     created_at: str
     versions: list[BotVersionInfo]
+    #: its rating on each ladder it is on
     ladders: list[BotLadderInfo]
+    #: its latest matches, newest first (at most RECENT_MATCHES)
+    recent_matches: list[MatchSummary]
 
 
 class SeatInfo(TypedDict):
@@ -331,7 +349,7 @@ def bot_info(conn: Connection, bot_id: int) -> BotInfo | None:
     if not storable_id(bot_id):
         return None
     bot = conn.execute(
-        sa.select(bots.c.id, bots.c.name, bots.c.owner, bots.c.created_at).where(
+        sa.select(bots.c.id, bots.c.name, bots.c.owner, bots.c.game, bots.c.created_at).where(
             bots.c.id == bot_id
         )
     ).one_or_none()
@@ -341,11 +359,16 @@ def bot_info(conn: Connection, bot_id: int) -> BotInfo | None:
         {
             "id": row.id,
             "version": row.version,
+            "kind": version_kind(row.command),
             "remote": row.command == REMOTE,
+            "qualification": row.qualification,
+            "qualification_detail": _json_object(row.qualification_detail),
+            "archive_sha256": row.archive_sha256,
             "created_at": row.created_at.isoformat(),
         }
         for row in conn.execute(
-            sa.select(bot_versions)
+            # every column but the archive itself
+            sa.select(*(c for c in bot_versions.c if c.name != "archive"))
             .where(bot_versions.c.bot_id == bot_id)
             .order_by(bot_versions.c.id)
         )
@@ -376,10 +399,30 @@ def bot_info(conn: Connection, bot_id: int) -> BotInfo | None:
         "id": bot.id,
         "name": bot.name,
         "owner": bot.owner,
+        "game": bot.game,
         "created_at": bot.created_at.isoformat(),
         "versions": versions,
         "ladders": entries,
+        "recent_matches": bot_matches(conn, bot_id, RECENT_MATCHES) or [],
     }
+
+
+def bot_id_by_name(conn: Connection, name: str) -> int | None:
+    """The id of the bot called `name`, or None."""
+    if len(name) > 64:
+        return None
+    found: int | None = conn.execute(sa.select(bots.c.id).where(bots.c.name == name)).scalar_one_or_none()
+    return found
+
+
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"raw": text}
+    return value if isinstance(value, dict) else {"value": value}
 
 
 def _seat_infos(conn: Connection, seat_lists: Iterable[Sequence[int]]) -> dict[int, SeatInfo]:

@@ -127,6 +127,10 @@ def _cmd_logout(_args: argparse.Namespace) -> int:
 def _cmd_account_create(args: argparse.Namespace) -> int:
     from workers.client import write_secret_file
 
+    if args.db is not None or args.operator:  # straight into the database (ladder/account_commands.py)
+        from ladder.account_commands import create_account_locally
+
+        return create_account_locally(args)
     with _client(args) as api:
         account = api.post_json("/api/accounts", {"name": args.name})
     if args.json:
@@ -421,6 +425,11 @@ def register(sub: Any) -> None:
     create_account.add_argument(
         "--key-file", help="write the new key to this file (0600) instead of printing it"
     )
+    create_account.add_argument(
+        "--db", help="create it directly in this database, not through the API (on the server "
+        "host; with --operator alone, $DATABASE_URL)")
+    create_account.add_argument("--operator", action="store_true",
+                                help="an operator account (implies the database route)")
     _common(create_account)
     create_account.set_defaults(func=_guarded(_cmd_account_create))
 
