@@ -71,12 +71,28 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
     from ladder.api import create_app
     from ladder.db import create_engine, upgrade
 
+    if bool(args.tls_cert) != bool(args.tls_key):
+        print("error: give both --tls-cert and --tls-key", file=sys.stderr)
+        return 2
+    tls = bool(args.tls_cert)
+    if not tls and args.host not in ("127.0.0.1", "::1", "localhost") and not args.insecure:
+        print(f"error: serving {args.host} without TLS: give --tls-cert and --tls-key "
+              "(or --insecure for plaintext beyond this host)", file=sys.stderr)
+        return 2
+    for path in (args.tls_cert, args.tls_key) if tls else ():
+        if not os.access(path, os.R_OK):
+            print(f"error: cannot read {path}", file=sys.stderr)
+            return 2
     if args.upgrade:
         upgrade(args.db)
     engine = create_engine(args.db)
-    print(f"Serving the ladder at http://{args.host}:{args.port}/ (Ctrl-C stops)")
+    scheme = "https" if tls else "http"
+    print(f"Serving the ladder at {scheme}://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
     try:
-        uvicorn.run(create_app(engine), host=args.host, port=args.port, log_level=args.log_level)
+        uvicorn.run(
+            create_app(engine), host=args.host, port=args.port, log_level=args.log_level,
+            ssl_certfile=args.tls_cert, ssl_keyfile=args.tls_key,
+        )
     finally:
         engine.dispose()
     return 0
@@ -175,6 +191,10 @@ def register(sub: Any) -> None:
     api.add_argument("--port", type=int, default=8000)
     api.add_argument("--upgrade", action="store_true", help="migrate the database first")
     api.add_argument("--log-level", default="info")
+    api.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this PEM certificate chain")
+    api.add_argument("--tls-key", metavar="FILE", help="... and this PEM private key")
+    api.add_argument("--insecure", action="store_true",
+                     help="allow plaintext HTTP on a non-loopback --host")
     api.set_defaults(func=_cmd_serve_api)
 
     worker = sub.add_parser("worker", help="a Celery worker playing ladder matches ($BROKER_URL)")
