@@ -69,6 +69,7 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ladder.api import create_app
+    from ladder.api_server import uvicorn_limits
     from ladder.db import create_engine, upgrade
 
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -92,6 +93,7 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
         uvicorn.run(
             create_app(engine), host=args.host, port=args.port, log_level=args.log_level,
             ssl_certfile=args.tls_cert, ssl_keyfile=args.tls_key,
+            **uvicorn_limits(),  # header timeout, JSON 400s, header size, keep-alive (ladder/api_server.py)
         )
     finally:
         engine.dispose()
