@@ -356,6 +356,12 @@ class Sandbox:
             "--ro-bind-try", "/etc/localtime", "/etc/localtime",
             "--proc", "/proc",
             "--dev", "/dev",
+            # --dev's /dev is a writable tmpfs of no size (its /dev/shm a plain folder in it): a
+            # way around the scratch limit and "read-only but /scratch". POSIX shared memory
+            # (Python's multiprocessing locks) gets a tmpfs of the scratch size; /dev goes read-only
+            "--size", str(limits.scratch_mb * 1024 * 1024),
+            "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev",
             "--size", str(limits.scratch_mb * 1024 * 1024),
             "--perms", "0700",
             "--tmpfs", SCRATCH_DIR,
