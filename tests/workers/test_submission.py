@@ -1,0 +1,307 @@
+"""The submission path on the worker side: qualification, the matchmaker's filter, bot logs —
+and the README's "Submit your bot" walk-through, followed verbatim against real processes.
+
+Qualification games are real: the candidate is an upload run in the sandbox, the reference bot
+an in-process SDK client, both over the gRPC referee (``workers.qualification``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy import Engine
+
+from ladder.bots import REMOTE, add_bot_version, register_bot
+from ladder.db import create_engine
+from ladder.ladders import create_ladder, join_ladder
+from ladder.match_queue import enqueue_match
+from ladder.schema import bot_logs, bot_versions
+from workers import qualification
+from workers.bot_commands import builtin_command
+from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
+from workers.local_pool import LocalPool
+from workers.match_execution import run_match
+from workers.matchmaker import load_ladder_views
+from workers.qualification import due_versions, qualify_version
+from workers.season import play_season
+
+from .conftest import BUGGY_BOT_FILES, RANDOM_BOT_FILES, attach_files
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_executor(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv(REFEREE_EXECUTOR_ENV, raising=False)
+    monkeypatch.delenv("ARENA_REFEREE_ADDR", raising=False)
+    monkeypatch.delenv(qualification.GAMES_ENV, raising=False)
+    reset_referee_executor()
+    yield
+    reset_referee_executor()
+
+
+@pytest.fixture
+def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
+    eng = create_engine(sqlite_url)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def pg_engine(pg_url: str) -> Iterator[Engine]:
+    eng = create_engine(pg_url)
+    yield eng
+    eng.dispose()
+
+
+def _ladder_with_reference_bots(engine: Engine, name: str = "clank-2p") -> int:
+    ladder_id = create_ladder(engine, name, "clank", 2, decision_ms=1000, bank_ms=30000, max_strikes=3)
+    for strategy in ("random", "greedy"):
+        reg = register_bot(engine, f"ref-{strategy}", "operator")
+        add_bot_version(engine, reg.bot_id, "1", builtin_command(strategy))
+        join_ladder(engine, ladder_id, reg.bot_id)
+    return ladder_id
+
+
+def _upload(
+    engine: Engine, bot_id: int, version: str, command: str = "python main.py",
+    files: dict[str, Path] | None = None,
+) -> int:
+    """A version as the upload endpoint makes it: files attached, qualification pending."""
+    version_id = add_bot_version(engine, bot_id, version, command)
+    if command != REMOTE:
+        attach_files(engine, version_id, files or RANDOM_BOT_FILES)
+    with engine.begin() as conn:
+        conn.execute(
+            sa.update(bot_versions).where(bot_versions.c.id == version_id).values(qualification="pending")
+        )
+    return version_id
+
+
+def _qualification(engine: Engine, version_id: int) -> tuple[str, dict[str, Any]]:
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(bot_versions.c.qualification, bot_versions.c.qualification_detail).where(
+                bot_versions.c.id == version_id
+            )
+        ).one()
+    return row.qualification, json.loads(row.qualification_detail or "{}")
+
+
+def _seated_version(engine: Engine, ladder_id: int, bot_id: int) -> int | None:
+    (view,) = load_ladder_views(engine, [ladder_id])
+    return next((e.version_id for e in view.entrants if e.bot_id == bot_id), None)
+
+
+# --- qualification ------------------------------------------------------------------------------
+
+
+def test_a_good_upload_qualifies_and_only_then_is_seated(pg_url: str, pg_engine: Engine) -> None:
+    ladder_id = _ladder_with_reference_bots(pg_engine)
+    bot = register_bot(pg_engine, "newcomer", "alice")
+    join_ladder(pg_engine, ladder_id, bot.bot_id)
+    version_id = _upload(pg_engine, bot.bot_id, "1")
+
+    assert _seated_version(pg_engine, ladder_id, bot.bot_id) is None  # pending: not seated
+    assert due_versions(pg_engine) == [version_id]
+
+    run = qualify_version(pg_url, version_id)
+
+    assert run.status == "passed", run
+    status, detail = _qualification(pg_engine, version_id)
+    assert status == "passed"
+    assert [g["opponent"] for g in detail["games"]] == ["builtin:random", "builtin:greedy"]
+    assert [g["seat"] for g in detail["games"]] == [0, 1]
+    assert all(g["faults"] == [] and g["decisions"] > 0 for g in detail["games"])
+    assert detail["lease_expires_at"] is None and "finished_at" in detail
+    assert due_versions(pg_engine) == []
+    assert _seated_version(pg_engine, ladder_id, bot.bot_id) == version_id
+
+
+@pytest.mark.parametrize(
+    ("mode", "fault", "printed"),
+    [
+        ("crash", "forfeited: crashed: exit code 3", "crashing"),
+        ("out-of-range", "index_out_of_range", "notice REJECTED"),
+    ],
+)
+def test_a_faulty_upload_fails_with_its_reason_and_output_and_the_last_passed_version_plays_on(
+    sqlite_url: str, sqlite_engine: Engine, mode: str, fault: str, printed: str
+) -> None:
+    ladder_id = _ladder_with_reference_bots(sqlite_engine)
+    bot = register_bot(sqlite_engine, "wobbly", "alice")
+    join_ladder(sqlite_engine, ladder_id, bot.bot_id)
+    good = _upload(sqlite_engine, bot.bot_id, "1")
+    assert qualify_version(sqlite_url, good).status == "passed"
+    bad = _upload(sqlite_engine, bot.bot_id, "2", f"python main.py --mode {mode}", BUGGY_BOT_FILES)
+
+    run = qualify_version(sqlite_url, bad)
+
+    assert run.status == "failed"
+    status, detail = _qualification(sqlite_engine, bad)
+    assert status == "failed"
+    assert fault in detail["reason"] and detail["reason"].startswith("game 1 of 2")
+    assert len(detail["games"]) == 1  # the first faulty game ends it
+    assert any(fault in f for f in detail["games"][0]["faults"])
+    assert printed in detail["log_excerpt"]
+    # the newest version that passed is the one the matchmaker seats
+    assert _seated_version(sqlite_engine, ladder_id, bot.bot_id) == good
+    assert due_versions(sqlite_engine) == []
+
+
+def test_a_version_is_qualified_by_one_worker_at_a_time(sqlite_url: str, sqlite_engine: Engine) -> None:
+    bot = register_bot(sqlite_engine, "racer", "alice")
+    version_id = _upload(sqlite_engine, bot.bot_id, "1")
+    barrier = threading.Barrier(3)
+    runs: list[qualification.QualificationRun] = []
+
+    def contender(worker: str) -> None:
+        barrier.wait()
+        runs.append(qualify_version(sqlite_url, version_id, worker, games=1))
+
+    threads = [threading.Thread(target=contender, args=(f"w{i}",)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert sorted(r.status for r in runs) == ["not_claimed", "not_claimed", "passed"]
+    assert _qualification(sqlite_engine, version_id)[1]["attempt"] == 1
+
+
+def test_a_dead_workers_qualification_is_retried_once_its_lease_runs_out(
+    db_url: str, engine: Engine
+) -> None:
+    bot = register_bot(engine, "orphan", "alice")
+    version_id = _upload(engine, bot.bot_id, "1")
+    now = datetime.now(UTC)
+    # a worker claims it and dies at once: it never renews the lease
+    assert qualification._claim(engine, version_id, "dead-worker", now) is not None
+    assert _qualification(engine, version_id)[0] == "running"
+    assert due_versions(engine, now) == []  # its lease still runs
+    assert qualify_version(db_url, version_id, "eager", games=1).status == "not_claimed"
+
+    later = now + timedelta(seconds=qualification.LEASE_SECONDS + 1)
+    assert due_versions(engine, later) == [version_id]
+    # backdate the dead worker's lease instead of waiting for it
+    with engine.begin() as conn:
+        text = conn.execute(
+            sa.select(bot_versions.c.qualification_detail).where(bot_versions.c.id == version_id)
+        ).scalar_one()
+        detail = json.loads(text)
+        detail["lease_expires_at"] = (now - timedelta(seconds=1)).isoformat()
+        conn.execute(
+            sa.update(bot_versions)
+            .where(bot_versions.c.id == version_id)
+            .values(qualification_detail=json.dumps(detail))
+        )
+
+    run = qualify_version(db_url, version_id, "rescuer", games=1)
+
+    assert run.status == "passed"
+    status, final = _qualification(engine, version_id)
+    assert status == "passed" and final["attempt"] == 2 and final["worker"] == "rescuer"
+    assert "lease" in final["previous_attempt"]
+
+
+def test_a_version_whose_workers_keep_dying_fails_after_the_last_attempt(
+    sqlite_url: str, sqlite_engine: Engine
+) -> None:
+    bot = register_bot(sqlite_engine, "cursed", "alice")
+    version_id = _upload(sqlite_engine, bot.bot_id, "1")
+    past = datetime.now(UTC) - timedelta(hours=1)
+    for attempt in range(qualification.MAX_ATTEMPTS):  # each claim, then its worker dies
+        moment = past + attempt * timedelta(seconds=qualification.LEASE_SECONDS + 1)
+        assert qualification._claim(sqlite_engine, version_id, f"dies-{attempt}", moment) is not None
+    run = qualify_version(sqlite_url, version_id, games=1)
+    assert run.status == "failed"
+    status, detail = _qualification(sqlite_engine, version_id)
+    assert status == "failed" and "did not finish in 3 attempts" in detail["reason"]
+    assert detail["games"] == []  # no game was played for it
+
+
+def test_when_the_platform_cannot_play_the_version_waits_and_is_tried_again(
+    sqlite_url: str, sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bot = register_bot(sqlite_engine, "patient", "alice")
+    version_id = _upload(sqlite_engine, bot.bot_id, "1")
+    monkeypatch.setenv(REFEREE_EXECUTOR_ENV, "no_such_module_for_arena:create")
+    reset_referee_executor()
+
+    run = qualify_version(sqlite_url, version_id, games=1)
+
+    assert run.status == "pending"
+    status, detail = _qualification(sqlite_engine, version_id)
+    assert status == "pending" and "not your" not in detail["reason"]
+    assert "ExecutorUnavailable" in detail["platform_errors"][0]
+    retry_after = datetime.fromisoformat(detail["retry_after"])
+    assert due_versions(sqlite_engine) == []  # not before retry_after
+    assert due_versions(sqlite_engine, retry_after + timedelta(seconds=1)) == [version_id]
+
+    # the platform is back: the next attempt plays
+    monkeypatch.delenv(REFEREE_EXECUTOR_ENV)
+    reset_referee_executor()
+    with sqlite_engine.begin() as conn:
+        detail["retry_after"] = (datetime.now(UTC) - timedelta(seconds=1)).isoformat()
+        conn.execute(
+            sa.update(bot_versions)
+            .where(bot_versions.c.id == version_id)
+            .values(qualification_detail=json.dumps(detail))
+        )
+    assert qualify_version(sqlite_url, version_id, games=1).status == "passed"
+    assert _qualification(sqlite_engine, version_id)[1]["attempt"] == 2
+
+
+def test_a_remote_version_passes_without_games(sqlite_url: str, sqlite_engine: Engine) -> None:
+    bot = register_bot(sqlite_engine, "faraway", "alice")
+    version_id = _upload(sqlite_engine, bot.bot_id, "1", REMOTE)
+    assert qualify_version(sqlite_url, version_id).status == "passed"
+    status, detail = _qualification(sqlite_engine, version_id)
+    assert status == "passed" and "remote" in detail["reason"] and detail["games"] == []
+
+
+def test_the_embedded_season_qualifies_pending_uploads(sqlite_url: str, sqlite_engine: Engine) -> None:
+    ladder_id = _ladder_with_reference_bots(sqlite_engine)
+    bot = register_bot(sqlite_engine, "embedded", "alice")
+    join_ladder(sqlite_engine, ladder_id, bot.bot_id)
+    version_id = _upload(sqlite_engine, bot.bot_id, "1")
+    with LocalPool(sqlite_url, 2) as pool:
+        play_season(sqlite_engine, pool, [ladder_id], 2, sweep_seconds=0.5, timeout=120)
+    assert [q.version_id for q in pool.qualifications] == [version_id]
+    assert _qualification(sqlite_engine, version_id)[0] == "passed"
+
+
+# --- bot logs ------------------------------------------------------------------------------------
+
+
+def test_a_hosted_seats_output_is_stored_for_its_owner(sqlite_url: str, sqlite_engine: Engine) -> None:
+    ladder_id = _ladder_with_reference_bots(sqlite_engine)
+    bot = register_bot(sqlite_engine, "talker", "alice")
+    hosted = _upload(sqlite_engine, bot.bot_id, "1", "python main.py --mode ok", BUGGY_BOT_FILES)
+    with sqlite_engine.connect() as conn:
+        builtin_version = conn.execute(
+            sa.select(bot_versions.c.id).where(bot_versions.c.command == builtin_command("random"))
+        ).scalar_one()
+    match_id = enqueue_match(sqlite_engine, ladder_id, [builtin_version, hosted], random.randrange(2**31))
+
+    assert run_match(sqlite_url, match_id).status == "recorded"
+
+    with sqlite_engine.connect() as conn:
+        rows = conn.execute(sa.select(bot_logs).where(bot_logs.c.match_id == match_id)).all()
+    assert [(r.seat, r.bot_id) for r in rows] == [(1, bot.bot_id)]  # the built-in seat has none
+    text = gzip.decompress(rows[0].data).decode()
+    assert rows[0].bytes == len(text.encode()) and not rows[0].truncated
+    assert "game_end" in text  # buggy_bot prints what the referee told it
+    # recording again (a retried task) stores nothing twice
+    assert run_match(sqlite_url, match_id).status == "already_recorded"
+    with sqlite_engine.connect() as conn:
+        count = conn.execute(sa.select(sa.func.count()).select_from(bot_logs)).scalar_one()
+    assert count == 1
