@@ -138,6 +138,12 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if not args.bot:
         print('error: give one --bot "CMD" per seat', file=sys.stderr)
         return 2
+    if tc.cpu_clock and not args.sandbox:
+        # only a sandbox measures a bot's CPU time (its cgroup): say so rather than ignore it
+        print(
+            "note: the CPU clock applies to sandboxed bots (--sandbox); these are on the wall clock only",
+            file=sys.stderr,
+        )
     from referee.server.launcher import run_match
 
     def progress(event: Any) -> None:

@@ -316,6 +316,8 @@ async def run_match(
                     files_dir=files_dir,
                     referee_socket=socket_path,
                 )
+                if sandbox is not None:  # its cgroup measures its CPU time (PROTOCOL.md, "CPU time")
+                    session.set_cpu_meter(seat, proc.cpu_seconds)
                 procs.append(proc)
                 runs.append(run)
                 watchers.append(watcher)

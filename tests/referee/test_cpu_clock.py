@@ -9,6 +9,7 @@ seat is an unmetered random bot: it is on the wall clock only.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import os
 import re
@@ -27,9 +28,10 @@ from prometheus_client import REGISTRY
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, common_pb2
 from referee.replay import loads
-from referee.server.commands import _time_args, _time_control
+from referee.server.commands import _load_sandbox, _time_args, _time_control
 from referee.server.config import DEFAULT_BANK_MS, TimeControl
 from referee.server.cpu_clock import cgroup_cpu_meter, cgroup_cpu_seconds
+from referee.server.launcher import run_match
 from referee.server.session import CPU_TIME
 
 from .conftest import BOTS, RANDOM_BOT, PlayedOn, ThreadedReferee, python_bot, start_bot
@@ -386,3 +388,27 @@ def test_the_cpu_clock_does_not_depend_on_how_loaded_the_machine_is(
     for step in loaded:
         assert step["ms"] > 150, step  # slowed in wall time past what a 150 ms wall clock allows
         assert 30 <= step["cpu_ms"] < 150, step  # charged its own CPU time only
+
+
+def test_sandboxed_bots_are_on_the_cpu_clock(tmp_path: Path) -> None:
+    """`arena match --sandbox` (the launcher with the ladder's sandbox): the sandbox's cgroup
+    is each bot's CPU meter, so the spinning bot is cut on the CPU clock there too."""
+    clock = TimeControl(
+        decision_ms=30_000, bank_ms=0, max_strikes=3, connect_ms=30_000, cpu_decision_ms=200, cpu_bank_ms=300
+    )
+    launched = asyncio.run(
+        run_match(
+            "clank",
+            ["python3 cpu_bot.py --mode spin", "python3 cpu_bot.py --mode plain"],
+            time_control=clock,
+            sandbox=_load_sandbox(),
+            files_dir=BOTS,
+            log_dir=tmp_path / "logs",
+        )
+    )
+    replay = loads(launched.replay)
+    first = steps_of(replay, 0)[0]
+    assert first["reason"] == CPU_TIME and first["cpu_ms"] > 500, first
+    assert [s.cpu_metered for s in launched.status.seats] == [True, True]
+    assert all("cpu_ms" in s for s in steps_of(replay, 1))
+    assert replay["seats"][0]["strikes"] == 1 and replay["seats"][1]["strikes"] == 0

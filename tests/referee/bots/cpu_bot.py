@@ -5,6 +5,7 @@ think "until the referee says stop". It prints one line per event for the tests 
 `decision N cpu_deadline_ms B cpu_bank_ms K wall_deadline_ms W`, notices, and how the game ended.
 
 modes:
+  plain         answer every decision at once
   spin          on its 1st decision: spin on the CPU until a notice comes (the referee must cut
                 it on the CPU clock), then answer that decision late and play on at once
   fork-spin     on every decision: fork a child that spins on the CPU (the "thinking", moved
@@ -30,11 +31,20 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import grpc
 
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2
-from bots.python.arena_bot.wire import bearer, channel_options, play_call
+if TYPE_CHECKING:
+    from bots.python.arena_bot._proto.arena.v1 import bot_pb2
+    from bots.python.arena_bot.wire import bearer, channel_options, play_call
+else:
+    try:  # in Arena's sandbox (the SDK is `arena_bot` there), as the ladder runs hosted bots
+        from arena_bot._proto.arena.v1 import bot_pb2
+        from arena_bot.wire import bearer, channel_options, play_call
+    except ImportError:  # run from this repository
+        from bots.python.arena_bot._proto.arena.v1 import bot_pb2
+        from bots.python.arena_bot.wire import bearer, channel_options, play_call
 
 
 def say(*parts: object) -> None:
