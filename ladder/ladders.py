@@ -34,6 +34,8 @@ def create_ladder(
     bank_ms: int,
     max_strikes: int,
     kind: str = "ffa",
+    cpu_decision_ms: int = 0,
+    cpu_bank_ms: int = 0,
     now: datetime | None = None,
 ) -> int:
     """Create a ladder and return its id.
@@ -41,6 +43,8 @@ def create_ladder(
     `decision_ms` is the per-decision deadline, `bank_ms` the per-match time bank and
     `max_strikes` the missed deadlines a seat may have before it forfeits. `kind` is "ffa"
     (free-for-all) or "coop" (a team ladder of a cooperative game, e.g. "alien").
+    `cpu_decision_ms` / `cpu_bank_ms` turn on the CPU clock for hosted (sandboxed) bots: each
+    decision's CPU time against that allowance, then the CPU bank (0: off).
     Raises InvalidInput for impossible values, Conflict if the name is taken.
     """
     if kind not in LADDER_KINDS:
@@ -54,6 +58,8 @@ def create_ladder(
         raise InvalidInput(f"kind: {game} is cooperative, its ladders are kind 'coop'")
     if decision_ms <= 0 or bank_ms < 0 or max_strikes < 0:
         raise InvalidInput("time control: decision_ms > 0, bank_ms >= 0, max_strikes >= 0")
+    if cpu_decision_ms < 0 or cpu_bank_ms < 0 or (cpu_bank_ms and not cpu_decision_ms):
+        raise InvalidInput("CPU clock: cpu_decision_ms >= 0, cpu_bank_ms >= 0 (a bank needs an allowance)")
     row = {
         "name": name,
         "game": game,
@@ -61,6 +67,8 @@ def create_ladder(
         "decision_ms": decision_ms,
         "bank_ms": bank_ms,
         "max_strikes": max_strikes,
+        "cpu_decision_ms": cpu_decision_ms,
+        "cpu_bank_ms": cpu_bank_ms,
         "kind": kind,
         "created_at": now or datetime.now(UTC),
     }

@@ -194,6 +194,10 @@ ladders = Table(
     Column("bank_ms", Integer, nullable=False),
     Column("max_strikes", Integer, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
+    # the CPU clock for hosted bots (migration 0004): per-decision CPU allowance and CPU bank, ms;
+    # 0: off (PROTOCOL.md, "CPU time")
+    Column("cpu_decision_ms", Integer, nullable=False, server_default="0"),
+    Column("cpu_bank_ms", Integer, nullable=False, server_default="0"),
     # how results are rated: see LADDER_KINDS (added in migration 0002)
     Column(
         "kind",

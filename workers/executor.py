@@ -71,11 +71,14 @@ class MatchAborted(Exception):
 
 @dataclass(frozen=True, slots=True)
 class TimeControl:
-    """A ladder's time control: deadline per decision, time bank per match, strikes allowed."""
+    """A ladder's time control: deadline per decision, time bank per match, strikes allowed,
+    and the optional CPU clock for sandboxed bots (0: off)."""
 
     decision_ms: int
     bank_ms: int
     max_strikes: int
+    cpu_decision_ms: int = 0
+    cpu_bank_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -311,7 +311,13 @@ class GrpcMatchExecutor:
                     ],
                     seed=spec.seed,
                     config_json=canonical_json(dict(spec.config)),
-                    time_control=TimeControl(tc.decision_ms, tc.bank_ms, tc.max_strikes).to_proto(),
+                    time_control=TimeControl(
+                        decision_ms=tc.decision_ms,
+                        bank_ms=tc.bank_ms,
+                        max_strikes=tc.max_strikes,
+                        cpu_decision_ms=tc.cpu_decision_ms,
+                        cpu_bank_ms=tc.cpu_bank_ms,
+                    ).to_proto(),
                     # unique per attempt: a requeued match is created afresh
                     match_id=f"ladder-{spec.match_id}-{secrets.token_hex(4)}",
                 )

@@ -257,6 +257,8 @@ def load_spec(engine: Engine, match_id: int) -> MatchSpec:
                 ladders.c.decision_ms,
                 ladders.c.bank_ms,
                 ladders.c.max_strikes,
+                ladders.c.cpu_decision_ms,
+                ladders.c.cpu_bank_ms,
             )
             .join(ladders, ladders.c.id == matches.c.ladder_id)
             .where(matches.c.id == match_id)
@@ -276,7 +278,9 @@ def load_spec(engine: Engine, match_id: int) -> MatchSpec:
         game=row.game,
         config=config,
         seed=int(row.seed),
-        time_control=TimeControl(row.decision_ms, row.bank_ms, row.max_strikes),
+        time_control=TimeControl(
+            row.decision_ms, row.bank_ms, row.max_strikes, row.cpu_decision_ms, row.cpu_bank_ms
+        ),
         seats=seats,
     )
 
