@@ -47,6 +47,8 @@ def render(replay: Mapping[str, Any], seat: int | None) -> Iterator[str]:
                 extra.append(f"note {step['note']!r}")
             if "ms" in step:
                 extra.append(f"{step['ms']} ms")
+            if "cpu_ms" in step:
+                extra.append(f"{step['cpu_ms']} ms CPU")
             if "reason" in step:
                 extra.append(f"default action: {step['reason']}")
             suffix = f"  ({'; '.join(extra)})" if extra else ""

@@ -28,6 +28,7 @@ from prometheus_client import REGISTRY
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, common_pb2
 from referee.replay import loads
+from referee.replay_view import render
 from referee.server.commands import _load_sandbox, _time_args, _time_control
 from referee.server.config import DEFAULT_BANK_MS, TimeControl
 from referee.server.cpu_clock import cgroup_cpu_meter, cgroup_cpu_seconds
@@ -339,6 +340,9 @@ def test_the_cpu_bank_pays_the_excess_and_sleeping_costs_no_cpu(
     assert asked[2][2] == asked[1][2]  # the sleep cost nothing
     # the wall clock never needed its bank
     assert played.status.seats[0].bank_ms == 10_000
+    # `arena replay show` prints each decision's CPU time beside its wall time
+    shown = "\n".join(render(played.replay, 0))
+    assert f"({burnt['ms']} ms; {burnt['cpu_ms']} ms CPU)" in shown
 
 
 def test_the_cpu_clock_does_not_depend_on_how_loaded_the_machine_is(
