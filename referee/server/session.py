@@ -1,7 +1,8 @@
 """One match played against connected bots: the referee's loop, its clock and its rulings.
 
 The loop mirrors `referee.runner.play_local`: ask the engine whose decision it is, send that seat
-its observation and the legal actions, wait (deadline + time bank), apply the chosen action,
+its observation and the legal actions, wait (deadline + time bank; and, for a seat whose CPU time
+is measured, its CPU allowance + CPU bank: PROTOCOL.md "CPU time"), apply the chosen action,
 record it. Only this loop changes the game, so forfeits (a disconnect noticed while another
 seat is thinking, too many strikes) are applied between two actions and the replay re-simulates.
 
