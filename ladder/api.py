@@ -81,7 +81,6 @@ from referee.games import GAMES
 __all__ = [
     "OPEN_SIGNUP_ENV",
     "ApiLimits",
-    "ErrorBody",
     "NewAccountRequest",
     "NewBot",
     "NewBotToken",
@@ -95,27 +94,33 @@ TEXT_PATTERN: Final = r"^[^\x00-\x1f\x7f]*$"
 #: a run line: printable, with at least one non-blank character
 RUN_PATTERN: Final = r"^[^\x00-\x1f\x7f]*[^\x00-\x20\x7f][^\x00-\x1f\x7f]*$"
 SCOPES_PATTERN: Final = r"^(bots|operator)( (bots|operator))*$"
-UPLOAD_TYPES: Final = ("application/gzip", "application/x-gzip", "application/zip")
+#: the archive's format is read from its first bytes; the type only has to say "an archive"
+UPLOAD_TYPES: Final = (
+    "application/gzip", "application/x-gzip", "application/zip", "application/octet-stream"
+)
 _UPLOAD_PATH: Final = r"/api/bots/[^/]+/versions"
 
 
-class ErrorBody(BaseModel):
-    """Every error response."""
-
-    error: str
-    status: int
-
-
 _ERROR_TEXT: Final = {
+    400: "The body is not JSON (or not UTF-8)",
     401: "No API key, or an unknown or revoked one (WWW-Authenticate: Bearer)",
     403: "The key lacks the scope, or the bot belongs to another account",
     404: "No such thing (or an id outside the id range)",
     408: "The request body did not arrive in time",
     409: "Conflict with what exists (a taken name, already on the ladder, another game)",
     413: "The request body (or the unpacked archive) is over its limit",
-    415: "The upload is not application/gzip or application/zip",
+    415: "The upload is not application/gzip, application/zip or application/octet-stream",
     422: "Malformed request: a field, parameter or archive fails its constraints",
     429: "Over a rate limit; wait Retry-After seconds",
+}
+
+
+#: the error body's schema, written out (not a model reference) so that routes answering
+#: text/plain or application/gzip still document their errors as JSON
+_ERROR_SCHEMA: Final[dict[str, Any]] = {
+    "type": "object",
+    "properties": {"error": {"type": "string"}, "status": {"type": "integer"}},
+    "required": ["error", "status"],
 }
 
 
@@ -123,7 +128,10 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses`` for these error statuses (413 is possible on every route)."""
     out: dict[int | str, dict[str, Any]] = {}
     for code in sorted({*codes, 413}):
-        entry: dict[str, Any] = {"model": ErrorBody, "description": _ERROR_TEXT[code]}
+        entry: dict[str, Any] = {
+            "description": _ERROR_TEXT[code],
+            "content": {"application/json": {"schema": _ERROR_SCHEMA}},
+        }
         if code == 401:
             entry["headers"] = {
                 "WWW-Authenticate": {"schema": {"type": "string"}, "description": "Bearer"}
@@ -136,7 +144,9 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return out
 
 
+#: every route that needs a key; _JSON_BODY: every route that reads a JSON body
 _KEYED: Final = (401, 403, 422, 429)
+_JSON_BODY: Final = (400, 408)
 
 
 class _Strict(BaseModel):
@@ -369,7 +379,7 @@ def create_app(
     @app.post(
         "/api/ladders/{ladder_id}/entries",
         status_code=201,
-        responses=_errors(*_KEYED, 404, 408, 409),
+        responses=_errors(*_KEYED, *_JSON_BODY, 404, 409),
     )
     def join(ladder_id: int, body: JoinLadder, who: Key) -> LadderEntry:
         """Put your bot on a ladder (it must play the ladder's game; 409 if it is on it)."""
@@ -379,7 +389,7 @@ def create_app(
     @app.post(
         "/api/accounts",
         status_code=201,
-        responses=_errors(*_KEYED, 408, 409),
+        responses=_errors(*_KEYED, *_JSON_BODY, 409),
         description="Needs an operator key, unless the server runs with open sign-up "
         f"({OPEN_SIGNUP_ENV}=1): then anyone may, a few times a minute per address.",
     )
@@ -404,7 +414,7 @@ def create_app(
         """Your account and its live keys (prefixes only)."""
         return accounts.account_info(engine, who.account_id)
 
-    @app.post("/api/keys", status_code=201, responses=_errors(*_KEYED, 408))
+    @app.post("/api/keys", status_code=201, responses=_errors(*_KEYED, *_JSON_BODY))
     def new_key(body: NewKeyRequest, who: Key) -> NewKeyResponse:
         """A new key for your account, with at most the scopes of the key you call with."""
         wanted = set(body.scopes.split())
@@ -426,7 +436,7 @@ def create_app(
         accounts.revoke_key(engine, who.account_id, key_id)
         return Response(status_code=204)
 
-    @app.post("/api/bots", status_code=201, responses=_errors(*_KEYED, 408, 409))
+    @app.post("/api/bots", status_code=201, responses=_errors(*_KEYED, *_JSON_BODY, 409))
     def new_bot(body: NewBot, who: Key) -> NewBotToken:
         """Register a bot for your account; the bot token (for remote play) is shown once."""
         reg = create_bot(engine, who, body.name, body.game)
@@ -478,6 +488,7 @@ def create_app(
             "content": {
                 "application/gzip": {"schema": {"type": "string", "format": "binary"}},
                 "application/zip": {"schema": {"type": "string", "format": "binary"}},
+                "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
             },
         }
     }
@@ -501,7 +512,8 @@ def create_app(
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type not in UPLOAD_TYPES:
             raise StarletteHTTPException(
-                415, "send the archive as application/gzip (tar.gz) or application/zip"
+                415, "send the archive as application/gzip (tar.gz), application/zip or "
+                "application/octet-stream"
             )
         # ownership before reading 10 MiB: a stranger's upload is refused unread
         await run_in_threadpool(_authorize, bot_id, who)
@@ -553,7 +565,10 @@ def create_app(
     @app.get(
         "/api/matches/{match_id}/replay",
         response_class=Response,
-        responses={200: {"content": {"application/gzip": {}}}, **_errors(404, 422)},
+        responses={
+            200: {"content": {"application/gzip": {"schema": {"type": "string", "format": "binary"}}}},
+            **_errors(404, 422),
+        },
     )
     def replay(match_id: int) -> Response:
         with engine.connect() as conn:
