@@ -1,17 +1,21 @@
-"""The Celery app: tasks ``arena.play_match``, ``arena.qualify_version``, ``arena.matchmake``,
-``arena.sweep``.
+"""The Celery app: tasks ``arena.play_match``, ``arena.qualify_version``; the matchmaker and the
+sweeper functions.
 
 Configured from the environment when this module is imported:
 
 * ``BROKER_URL`` — the Redis broker (default ``redis://127.0.0.1:6379/0``);
 * ``DATABASE_URL`` — the ladder database (see ``ladder.db``);
-* ``ARENA_QUEUE`` — the match queue's name (default ``arena``); the periodic tasks go to
-  ``<queue>.control`` so a backlog of matches never delays them. Workers consume both
-  (``arena worker`` does);
+* ``ARENA_QUEUE`` — the match queue's name (default ``arena``); ``arena worker`` consumes it;
 * ``ARENA_LEASE_SECONDS``, ``ARENA_QUEUE_DEPTH`` — see ``workers.match_execution`` and
-  ``workers.matchmaker``; ``ARENA_BEAT_SECONDS`` — how often beat runs matchmaker and sweeper;
+  ``workers.matchmaker``; ``ARENA_BEAT_SECONDS`` — how often ``arena beat`` runs the sweeper and
+  the matchmaker;
 * ``ARENA_METRICS_PORT`` — if set, the worker's main process serves the merged multiprocess
   metrics there (``PROMETHEUS_MULTIPROC_DIR`` must be set; ``arena worker`` sets both up).
+
+Control work is not a Celery task: :func:`sweep_leases` and :func:`matchmake` are run inline by
+``arena beat`` in a process of its own (``workers.control``), so no backlog of matches can delay
+them. (As tasks they waited behind matches for a free worker process and expired: a killed
+worker's match sat in ``running`` minutes past its lease.)
 
 Delivery: a match task is acknowledged only after it ran (``task_acks_late``) and is given back
 to the broker if its pool process dies (``task_reject_on_worker_lost``); each process reserves
@@ -21,11 +25,11 @@ the hardest match time limit; long before that the sweeper has requeued the matc
 ran out) and another worker played it, so the late copy finds it done and does nothing.
 
 Dispatching also sets a marker key in Redis (``arena:<queue>:sent:<id>``, 10 minutes). The
-sweep task re-dispatches matches queued for a while whose marker is gone: after a broker restart
+sweeper re-dispatches matches queued for a while whose marker is gone: after a broker restart
 both the messages and the markers are lost, and those matches would otherwise wait forever (a
 duplicate message is harmless: the claim lets one run through).
 
-Qualification (``workers.qualification``): the sweep task also sends ``arena.qualify_version``
+Qualification (``workers.qualification``): the sweeper also sends ``arena.qualify_version``
 (on the match queue: its games are matches) for every version due — pending, or running with a
 lease its worker stopped renewing — at most once per :data:`QUALIFY_MARKER_TTL_S` (a marker key
 ``arena:<queue>:qualify:<id>``); a duplicate finds the version claimed and does nothing.
@@ -36,8 +40,8 @@ retried by Celery (:data:`PLAY_RETRY_MAX` times, countdown 1, 2, 4, 8, then ever
 :data:`RETRY_MARKER_MARGIN_S`, so a retry that is lost or stuck behind a long match is re-sent by
 the sweeper soon after. When the retries run out the marker is deleted: the next sweep that
 reaches the database re-sends the match. The claim lets exactly one delivery play it and
-recording is idempotent, so no duplicate counts twice. The periodic tasks skip a beat when the
-database is unreachable (a warning, no traceback) and catch up on the next one.
+recording is idempotent, so no duplicate counts twice. The sweeper and the matchmaker skip a
+pass when the database is unreachable (a warning, no traceback) and catch up on the next one.
 """
 
 from __future__ import annotations
@@ -74,7 +78,6 @@ __all__ = [
     "app",
     "arena_database",
     "broker_url",
-    "control_queue",
     "database_label",
     "dispatch",
     "dispatcher",
@@ -116,15 +119,6 @@ def match_queue() -> str:
     return os.environ.get("ARENA_QUEUE") or "arena"
 
 
-def control_queue() -> str:
-    """The queue of the periodic tasks."""
-    return match_queue() + ".control"
-
-
-def _beat_seconds() -> float:
-    return float(os.environ.get("ARENA_BEAT_SECONDS") or 5.0)
-
-
 def make_app(broker: str | None = None, queue: str | None = None) -> Celery:
     """A Celery app with Arena's settings (the module's `app` is this for the environment)."""
     queue = queue or match_queue()
@@ -136,28 +130,12 @@ def make_app(broker: str | None = None, queue: str | None = None) -> Celery:
         broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
         broker_connection_retry_on_startup=True,
         task_default_queue=queue,
-        task_routes={
-            "arena.matchmake": {"queue": queue + ".control"},
-            "arena.sweep": {"queue": queue + ".control"},
-        },
         task_serializer="json",
         accept_content=["json"],
         task_ignore_result=True,
         # run_match stops a match at MAX_MATCH_SECONDS itself; this is the backstop for a hang
         task_time_limit=int(MAX_MATCH_SECONDS + 300),
         worker_max_tasks_per_child=1000,
-        beat_schedule={
-            "matchmaker": {
-                "task": "arena.matchmake",
-                "schedule": _beat_seconds(),
-                "options": {"expires": _beat_seconds() * 2},
-            },
-            "sweeper": {
-                "task": "arena.sweep",
-                "schedule": _beat_seconds(),
-                "options": {"expires": _beat_seconds() * 2},
-            },
-        },
     )
     return celery
 
@@ -314,7 +292,7 @@ def qualify(version_id: int) -> dict[str, Any]:
 
 
 def matchmake() -> list[int]:
-    """Task ``arena.matchmake``: top up every ladder's queue (nothing while the database is away)."""
+    """Top up every ladder's queue (nothing while the database is away); ``arena beat`` runs it."""
     try:
         return fill_queues(engine_for(database_url()), dispatch)
     except Exception as exc:
@@ -325,7 +303,7 @@ def matchmake() -> list[int]:
 
 
 def sweep_leases() -> dict[str, list[int]]:
-    """Task ``arena.sweep``: requeue expired leases, re-send matches whose message was lost
+    """Run by ``arena beat``: requeue expired leases, re-send matches whose message was lost
     (nothing while the database is away)."""
     try:
         engine = engine_for(database_url())
@@ -343,8 +321,6 @@ def sweep_leases() -> dict[str, list[int]]:
 
 play_match_task = app.task(name="arena.play_match", bind=True)(_play_match_task)
 qualify_task = app.task(name="arena.qualify_version")(qualify)
-matchmake_task = app.task(name="arena.matchmake", acks_late=False)(matchmake)
-sweep_task = app.task(name="arena.sweep", acks_late=False)(sweep_leases)
 
 
 def database_label(url: str | None = None) -> str:

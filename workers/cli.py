@@ -140,9 +140,20 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 
 
 def _cmd_beat(args: argparse.Namespace) -> int:
-    cmd = [sys.executable, "-m", "celery", "-A", "workers.celery_app", "beat",
-           "--loglevel", args.loglevel, "--schedule", args.schedule]
-    os.execve(cmd[0], cmd, dict(os.environ))
+    """The control process: sweeper and matchmaker inline, every interval, until SIGTERM/SIGINT."""
+    import logging
+    import signal
+
+    from workers.control import arena_control_loop
+
+    logging.basicConfig(level=args.loglevel.upper(),
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    loop = arena_control_loop(args.interval)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: loop.stop.set())
+    print(f"arena beat: sweeper and matchmaker every {loop.interval:g} s (Ctrl-C stops)", flush=True)
+    loop.run()
+    return 0
 
 
 def serve_subparsers(sub: Any) -> Any:
@@ -213,9 +224,12 @@ def register(sub: Any) -> None:
     )
     worker.set_defaults(func=_cmd_worker)
 
-    beat = sub.add_parser("beat", help="Celery beat: runs the matchmaker and the sweeper")
+    beat = sub.add_parser(
+        "beat", help="the control process: runs the sweeper and the matchmaker (not via the queue)"
+    )
     beat.add_argument("--loglevel", default="INFO")
-    beat.add_argument("--schedule", default=os.path.join(tempfile.gettempdir(), "arena-beat-schedule"))
+    beat.add_argument("--interval", type=float, default=None, metavar="S",
+                      help="seconds between passes (default $ARENA_BEAT_SECONDS, else 5)")
     beat.set_defaults(func=_cmd_beat)
 
 

@@ -21,7 +21,8 @@ __all__ = ["celery_worker_command", "start_worker", "stop_worker"]
 def celery_worker_command(
     queue: str, *, name: str | None = None, concurrency: int = 1, loglevel: str = "WARNING"
 ) -> list[str]:
-    """The command line of a Celery worker consuming `queue` and its control queue."""
+    """The command line of a Celery worker consuming the match queue `queue` (the control work
+    is `arena beat`'s, see workers.control)."""
     return [
         sys.executable,
         "-m",
@@ -34,7 +35,7 @@ def celery_worker_command(
         "-n",
         f"{name or 'arena-' + uuid.uuid4().hex[:8]}@%h",
         "-Q",
-        f"{queue},{queue}.control",
+        queue,
         "--loglevel",
         loglevel,
         "--without-gossip",

@@ -137,9 +137,8 @@ def test_beat_keeps_the_ladder_busy(
         setup = setup_demo_ladder(engine)
         worker_farm.env.update({"ARENA_BEAT_SECONDS": "0.5", "ARENA_QUEUE_DEPTH": "2"})
         worker_farm.start(1)
-        beat = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "workers.celery_app", "beat", "--loglevel", "WARNING",
-             "--schedule", str(tmp_path / "beat-schedule")],
+        beat = subprocess.Popen(  # the control process: sweeper and matchmaker inline
+            [sys.executable, "-m", "referee.cli", "beat", "--loglevel", "WARNING"],
             env={**os.environ, **worker_farm.env}, cwd=REPO,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )

@@ -1,0 +1,82 @@
+"""The control loop: the sweeper and the matchmaker, run inline by `arena beat` in its own process.
+
+Why not Celery tasks: a control task queued behind matches waits for a worker process to come
+free, and every worker process may be playing a match for minutes; with an expiry it is then
+dropped, without one it runs late. Either way a dead worker's match sat in ``running`` minutes
+past its lease. Here nothing stands in front of them: every ``interval`` seconds this process
+sweeps (requeue and re-dispatch the matches whose lease ran out, re-send lost messages) and then
+tops up each ladder's queue, whatever the backlog of matches. A killed worker's match is
+therefore back in the queue and re-dispatched at most one interval (plus one pass) after its
+lease ran out. Match workers (`arena worker`) consume only the match queue.
+
+One `arena beat` is enough; a second is harmless (the matchmaker takes a PostgreSQL advisory
+lock, requeueing is one conditional UPDATE, claims are exactly-once).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+__all__ = ["DEFAULT_INTERVAL_S", "ControlLoop", "beat_seconds"]
+
+log = logging.getLogger(__name__)
+
+#: seconds between two passes (``$ARENA_BEAT_SECONDS``)
+DEFAULT_INTERVAL_S: Final = 5.0
+
+
+def beat_seconds() -> float:
+    """``$ARENA_BEAT_SECONDS``, else :data:`DEFAULT_INTERVAL_S`."""
+    return float(os.environ.get("ARENA_BEAT_SECONDS") or DEFAULT_INTERVAL_S)
+
+
+@dataclass
+class ControlLoop:
+    """Runs each of `steps` (name, function) in turn every `interval` seconds until stopped.
+
+    Passes start on a fixed schedule (a pass that took longer than `interval` is followed by the
+    next one at once, not by a burst of missed ones). A step that raises is logged and the loop
+    goes on: the periodic tasks already skip a beat on a database outage, anything else must not
+    stop the sweeper for good either.
+    """
+
+    steps: Sequence[tuple[str, Callable[[], object]]]
+    interval: float = field(default_factory=beat_seconds)
+    stop: threading.Event = field(default_factory=threading.Event)
+    passes: int = 0
+
+    def run_once(self) -> None:
+        """One pass: every step, in order."""
+        for name, step in self.steps:
+            try:
+                step()
+            except Exception:
+                log.exception("control loop: %s failed; next pass in %.1f s", name, self.interval)
+        self.passes += 1
+
+    def run(self) -> None:
+        """Pass after pass until `stop` is set."""
+        if self.interval <= 0:
+            raise ValueError("the control loop's interval must be positive")
+        log.info("control loop: %s every %.1f s", ", ".join(n for n, _ in self.steps), self.interval)
+        next_start = time.monotonic()
+        while not self.stop.is_set():
+            self.run_once()
+            next_start = max(next_start + self.interval, time.monotonic())
+            self.stop.wait(max(0.0, next_start - time.monotonic()))
+
+
+def arena_control_loop(interval: float | None = None) -> ControlLoop:
+    """The loop `arena beat` runs: sweep first (recover dead workers' matches), then matchmake."""
+    from workers.celery_app import matchmake, sweep_leases
+
+    return ControlLoop(
+        [("sweeper", sweep_leases), ("matchmaker", matchmake)],
+        interval if interval is not None else beat_seconds(),
+    )
