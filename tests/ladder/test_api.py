@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from prometheus_client import REGISTRY
 from sqlalchemy import Engine
 
+from ladder.accounts import create_account
 from ladder.api import create_app
 from ladder.bots import add_bot_version, authenticate_bot, register_bot
 from ladder.ladders import create_ladder, join_ladder
@@ -82,7 +83,13 @@ def test_bot_profile_and_matches(client: TestClient, played: tuple[Roster, int, 
     assert profile["name"] == "bot0" and profile["owner"] == "owner0"
     assert "token_hash" not in profile and "token" not in profile
     assert [v["version"] for v in profile["versions"]] == ["1.0"]
+    [version] = profile["versions"]
+    assert (version["kind"], version["qualification"]) == ("hosted", "passed")
+    assert version["archive_sha256"] is None
     assert profile["ladders"][0]["rating"] == 1520.0
+    assert [m["id"] for m in profile["recent_matches"]] == [queued, done]
+    assert client.get("/api/bots/by-name/bot0").json() == profile
+    _assert_error(client.get("/api/bots/by-name/nobody"), 404)
 
     listed = client.get(f"/api/bots/{bot0}/matches").json()
     assert [m["id"] for m in listed] == [queued, done]
@@ -128,33 +135,46 @@ def test_match_and_replay_download(client: TestClient, played: tuple[Roster, int
 
 
 def test_register_bot(client: TestClient, engine: Engine) -> None:
-    response = client.post("/api/bots", json={"name": "newbie", "owner": "carol"})
+    carol = create_account(engine, "carol")
+    auth = {"Authorization": f"Bearer {carol.api_key}"}
+    response = client.post("/api/bots", json={"name": "newbie", "game": "clank"}, headers=auth)
     assert response.status_code == 201
     body = response.json()
     assert body["name"] == "newbie" and body["token"].startswith("arena_")
+    # the owner is the authenticated account, never a field of the request
+    assert (body["owner"], body["game"]) == ("carol", "clank")
     who = authenticate_bot(engine, body["token"])
     assert who is not None and who.bot_id == body["id"]
-    _assert_error(client.post("/api/bots", json={"name": "newbie", "owner": "dave"}), 409)
-    _assert_error(client.post("/api/bots", json={"name": "bad name", "owner": "dave"}), 422)
-    _assert_error(client.post("/api/bots", json={"owner": "dave"}), 422)
+    _assert_error(client.post("/api/bots", json={"name": "newbie", "game": "clank"}, headers=auth), 409)
+    _assert_error(client.post("/api/bots", json={"name": "bad name", "game": "clank"}, headers=auth), 422)
+    _assert_error(client.post("/api/bots", json={"game": "clank"}, headers=auth), 422)
+    _assert_error(client.post("/api/bots", json={"name": "x2", "game": "chess"}, headers=auth), 422)
+    with_owner = {"name": "x3", "game": "clank", "owner": "alice"}
+    _assert_error(client.post("/api/bots", json=with_owner, headers=auth), 422)
+    anonymous = client.post("/api/bots", json={"name": "anon", "game": "clank"})
+    _assert_error(anonymous, 401)
+    assert anonymous.headers["www-authenticate"] == "Bearer"
 
 
 def test_errors_are_json_for_unknown_routes(client: TestClient) -> None:
     _assert_error(client.get("/api/nothing-here"), 404)
-    _assert_error(client.delete("/api/ladders"), 405)
+    wrong_method = client.delete("/api/ladders")
+    _assert_error(wrong_method, 405)
+    assert wrong_method.headers["allow"] == "GET"
     _assert_error(client.get("/api/bots/not-a-number"), 422)
 
 
 def test_home_page_lists_ladders_and_escapes(
     client: TestClient, engine: Engine, played: tuple[Roster, int, int]
 ) -> None:
-    client.post("/api/bots", json={"name": "x", "owner": "<b>evil</b>"})
+    evil = register_bot(engine, "x", "<b>evil</b>")  # a legacy free-text owner
+    join_ladder(engine, played[0].ladder_id, evil.bot_id)
     response = client.get("/")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     html = response.text
     assert "clank-2p" in html and "bot0" in html and "1520.0" in html
-    assert "<b>evil</b>" not in html
+    assert "<b>evil</b>" not in html and "&lt;b&gt;evil&lt;/b&gt;" in html
 
 
 def test_metrics_count_requests_by_route_template(
