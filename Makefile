@@ -63,3 +63,9 @@ bench-referee: $(STAMP)  ## gRPC referee: decision round trip vs bare echo, conc
 	$(PY) -m referee.server.bench
 
 bench: bench-referee
+
+.PHONY: bench-sandbox
+bench-sandbox: $(STAMP) services  ## hosted-bot sandbox: start-up, per-decision overhead, memory per bot, vs plain processes
+	$(PY) -m workers.sandbox.bench
+
+bench: bench-sandbox
