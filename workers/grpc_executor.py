@@ -38,6 +38,7 @@ import logging
 import os
 import secrets
 import shutil
+import ssl
 import tempfile
 import threading
 import time
@@ -51,7 +52,7 @@ from bots.builtin import LocalBot, make_bot
 from bots.python.arena_bot import Action as WireAction
 from bots.python.arena_bot import Bot, observation_dict, play
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2
-from bots.python.arena_bot.wire import admin_calls, bearer
+from bots.python.arena_bot.wire import TLS_CA_ENV, TLS_ENV, Tls, admin_calls, aio_channel, bearer, channel
 from referee.core.game import Action, Result, canonical_json
 from referee.replay import loads
 from referee.server.config import TimeControl
@@ -64,12 +65,15 @@ __all__ = [
     "ENV_ADMIN_TOKEN",
     "ENV_BOT_LOG_DIR",
     "ENV_REFEREE_ADDR",
+    "ENV_REFEREE_CA",
+    "ENV_REFEREE_TLS",
     "ENV_UNSAFE_NO_SANDBOX",
     "GrpcMatchExecutor",
     "bot_environment",
     "create_executor",
     "forfeit_kind",
     "read_log",
+    "referee_tls",
     "unix_to_tcp_proxy",
 ]
 
@@ -77,6 +81,10 @@ log = logging.getLogger("arena.executor")
 
 ENV_REFEREE_ADDR: Final = "ARENA_REFEREE_ADDR"
 ENV_ADMIN_TOKEN: Final = "ARENA_ADMIN_TOKEN"
+#: the long-lived referee serves TLS: trust the CA in this PEM file (or, with only
+#: ARENA_REFEREE_TLS=1, the system's roots). The referees a worker starts itself stay local.
+ENV_REFEREE_CA: Final = "ARENA_REFEREE_CA"
+ENV_REFEREE_TLS: Final = "ARENA_REFEREE_TLS"
 ENV_BOT_LOG_DIR: Final = "ARENA_BOT_LOG_DIR"
 ENV_UNSAFE_NO_SANDBOX: Final = "ARENA_UNSAFE_NO_SANDBOX"
 #: how often the stop signal is asked while a match runs
@@ -132,9 +140,17 @@ class _BuiltinClient(Bot):
         log.debug("built-in %s: referee notice %s %s", self.name, notice.code, notice.message)
 
 
-def _play_builtin(bot: _BuiltinClient, address: str, token: str) -> None:
+def referee_tls() -> Tls:
+    """How to reach the long-lived referee at $ARENA_REFEREE_ADDR ($ARENA_REFEREE_CA /
+    $ARENA_REFEREE_TLS; plaintext when neither is set)."""
+    return Tls.from_env(
+        {TLS_ENV: os.environ.get(ENV_REFEREE_TLS, ""), TLS_CA_ENV: os.environ.get(ENV_REFEREE_CA, "")}
+    )
+
+
+def _play_builtin(bot: _BuiltinClient, address: str, token: str, tls: Tls | None = None) -> None:
     try:
-        play(bot, address, token)
+        play(bot, address, token, tls=tls)
     except grpc.RpcError as exc:  # the referee ruled (forfeit) or went away: its replay says so
         log.debug("built-in %s: stream ended: %s", bot.name, exc)
     except Exception:
@@ -208,7 +224,7 @@ class GrpcMatchExecutor:
             key = (os.getpid(), address)
             if self._channel is None or self._channel_key != key:
                 # created here, lazily: after a fork the parent's channel is never used
-                self._channel = grpc.insecure_channel(address)
+                self._channel = channel(address, referee_tls(), options=[])
                 self._channel_key = key
             call = self._channel.unary_unary(
                 "/arena.v1.AdminService/ListBots",
@@ -276,7 +292,8 @@ class GrpcMatchExecutor:
                 )
             admin_token = self.admin_token
             if socket_path is not None:
-                proxy = await unix_to_tcp_proxy(socket_path, address)
+                # sandboxed bots speak plaintext on the local socket; the proxy adds the TLS
+                proxy = await unix_to_tcp_proxy(socket_path, address, referee_tls())
         else:
             admin_token = secrets.token_urlsafe(16)
             local = await start(
@@ -297,8 +314,9 @@ class GrpcMatchExecutor:
         watchers: list[asyncio.Task[None]] = []
         threads: list[threading.Thread] = []
         try:
-            async with grpc.aio.insecure_channel(address) as channel:
-                admin = admin_calls(channel)
+            tls = referee_tls() if remote else None
+            async with aio_channel(address, tls) as opened:
+                admin = admin_calls(opened)
                 auth = bearer(admin_token) if admin_token else ()
                 tc = spec.time_control
                 request = admin_pb2.CreateMatchRequest(
@@ -341,7 +359,9 @@ class GrpcMatchExecutor:
                             address,
                             token,
                             logs / f"seat{seat.seat}.log",
-                            base_env=bot_environment(),
+                            # unsandboxed bots reach the long-lived referee directly, so they
+                            # need its TLS; sandboxed ones go through the proxy, which adds it
+                            base_env={**bot_environment(), **_sdk_tls_env(tls if sandbox is None else None)},
                             on_exit=(
                                 (lambda run: session.process_exited(run.seat, run.exit_code or 0))
                                 if session is not None
@@ -361,7 +381,7 @@ class GrpcMatchExecutor:
                         client = _BuiltinClient(local_bot, seat.command.think_ms / 1000)
                         thread = threading.Thread(
                             target=_play_builtin,
-                            args=(client, address, token),
+                            args=(client, address, token, tls),
                             name=f"builtin-{spec.match_id}-{seat.seat}",
                             daemon=True,
                         )
@@ -490,7 +510,10 @@ def _execution(
             if e.WhichOneof("event") == "action" and not e.action.reason
         ),
         timeouts=sum(
-            1 for e in events if e.WhichOneof("event") == "strike" and e.strike.reason == "timeout"
+            1
+            for e in events
+            # a missed wall deadline or an exhausted CPU allowance (PROTOCOL.md, "CPU time")
+            if e.WhichOneof("event") == "strike" and e.strike.reason in ("timeout", "cpu_time")
         ),
         forfeits=tuple((seat, forfeit_kind(why)) for seat, why in forfeits),
         logs=dict(logs or {}),
@@ -508,13 +531,26 @@ def create_executor() -> GrpcMatchExecutor:
     return GrpcMatchExecutor(unsafe_no_sandbox=unsafe)
 
 
-async def unix_to_tcp_proxy(socket_path: Path, address: str) -> asyncio.Server:
+def _sdk_tls_env(tls: Tls | None) -> dict[str, str]:
+    """ARENA_TLS / ARENA_CA for an SDK bot that connects to a TLS referee (else nothing)."""
+    if tls is None or not tls.enabled:
+        return {}
+    return {TLS_ENV: "1", **({TLS_CA_ENV: str(tls.ca)} if tls.ca is not None else {})}
+
+
+async def unix_to_tcp_proxy(socket_path: Path, address: str, tls: Tls | None = None) -> asyncio.Server:
     """Listen on `socket_path` and forward every connection to the referee at HOST:PORT.
 
     Sandboxed bots have no network; in a match on the long-lived referee (one with a remote bot)
-    this is their way to it. It forwards bytes to that one address and nothing else.
+    this is their way to it. It forwards bytes to that one address and nothing else. With `tls`
+    the upstream connection is TLS (checked against `tls.ca`, ALPN h2): the bot speaks
+    plaintext gRPC on the socket, which never leaves this host.
     """
     host, _, port = address.rpartition(":")
+    context: ssl.SSLContext | None = None
+    if tls is not None and tls.enabled:
+        context = ssl.create_default_context(cafile=str(tls.ca) if tls.ca is not None else None)
+        context.set_alpn_protocols(["h2"])
 
     async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -528,7 +564,10 @@ async def unix_to_tcp_proxy(socket_path: Path, address: str) -> asyncio.Server:
 
     async def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            up_reader, up_writer = await asyncio.open_connection(host.strip("[]"), int(port))
+            up_reader, up_writer = await asyncio.open_connection(
+                host.strip("[]"), int(port), ssl=context,
+                server_hostname=host.strip("[]") if context is not None else None,
+            )
         except OSError:
             writer.close()
             return
