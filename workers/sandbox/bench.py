@@ -10,7 +10,9 @@ prints the ratio and the difference beside the goal.
    the same command as a plain subprocess (``asyncio.create_subprocess_shell``, its own
    process group, killed the way the launcher kills unsandboxed bots). Twice: ``echo`` (the
    sandbox's own cost) and ``python3 -c 'import arena_bot'`` (what a real Python bot pays;
-   the reference runs the same interpreter with the same SDK importable).
+   the reference runs the same interpreter with the same SDK importable). For ``echo`` also
+   bubblewrap alone (its namespaces and a read-only /usr, none of our layers), to show how much
+   of the start-up is the tool's and how much ours (cgroup, own uid, rlimits, seccomp, mounts).
 2. Per-decision overhead. The example random bot (``bots/python/examples/random_bot.py`` as
    ``main.py`` in a folder) plays 2-player Clank! matches through
    ``referee.server.launcher.run_match``, sandboxed and not, same seeds. Each decision is timed
@@ -26,7 +28,7 @@ prints the ratio and the difference beside the goal.
 
 Usage: python -m workers.sandbox.bench [--launches N] [--import-launches N] [--matches N]
                                        [--quick] [--json]
-(defaults 100 echo launches, 30 Python ones: a Python start costs ~10 times an echo's, and the
+(defaults 100 echo launches, 20 Python ones: a Python start costs ~10 times an echo's, and the
 whole run should stay within about two minutes).
 Needs root for the cgroup and the sandbox's own uid (it runs without either, and says so).
 """
@@ -67,6 +69,13 @@ ECHO: Final = "echo ready"
 IMPORT_SDK: Final = f"{PYTHON} -c 'import arena_bot; print(\"ready\")'"
 BOT: Final = f"{PYTHON} main.py"
 GAME: Final = "clank"
+#: bubblewrap alone, as its manual's minimal example: namespaces and a read-only /usr, none of
+#: our layers (cgroup, own uid, rlimits, seccomp, the SDK mounts): where the start-up time goes
+BARE_BWRAP: Final = (
+    "--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+    "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
+    "--proc", "/proc", "--dev", "/dev", "--",
+)  # fmt: skip
 #: launches of each kind before measuring (cold caches, first cgroup, first uid lock file)
 WARMUP: Final = 3
 #: how often the memory sampler reads /proc during a match
@@ -426,30 +435,35 @@ async def _startup(
     counts: Mapping[str, int],
 ) -> dict[str, Any]:
     kinds = {"echo": ECHO, "import": IMPORT_SDK}
-    timings: dict[str, dict[str, list[Launch]]] = {k: {"sandboxed": [], "plain": []} for k in kinds}
+    sides = {"echo": ("sandboxed", "plain", "bare_bwrap"), "import": ("sandboxed", "plain")}
+    timings: dict[str, dict[str, list[Launch]]] = {k: {side: [] for side in sides[k]} for k in kinds}
     meter_reads: list[float] = []
+    bare = shlex.join([shutil.which("bwrap") or "bwrap", *BARE_BWRAP, "/bin/sh", "-c", ECHO])
     for i in range(WARMUP + max(counts.values())):
         for kind, command in kinds.items():
             if i >= WARMUP + counts[kind]:
                 continue
-            # alternate which side goes first, so neither always runs on a just-warmed cache
-            for side in ("sandboxed", "plain") if i % 2 == 0 else ("plain", "sandboxed"):
+            # rotate which side goes first, so none always runs on a just-warmed cache
+            order = sides[kind][i % len(sides[kind]) :] + sides[kind][: i % len(sides[kind])]
+            for side in order:
                 if side == "sandboxed":
                     reads = meter_reads if kind == "echo" and i >= WARMUP else None
                     launch = await sandboxed_launch(sandbox, command, work, bot_dir, socket, reads)
+                elif side == "bare_bwrap":
+                    launch = await plain_launch(bare, bot_dir, env)
                 else:
                     launch = await plain_launch(command, bot_dir, env)
                 if i >= WARMUP:
                     timings[kind][side].append(launch)
     report: dict[str, Any] = {}
-    for kind, sides in timings.items():
+    for kind, runs_by_side in timings.items():
         report[kind] = {
             side: {
                 "returned_ms": _stats([t.returned_s for t in runs], 1000),
                 "first_byte_ms": _stats([t.first_byte_s for t in runs], 1000),
                 "torn_down_ms": _stats([t.done_s for t in runs], 1000),
             }
-            for side, runs in sides.items()
+            for side, runs in runs_by_side.items()
         }
     report["cpu_meter_read_us"] = round(statistics.median(meter_reads) * 1e6, 1) if meter_reads else None
     return report
@@ -607,6 +621,10 @@ def render(report: dict[str, Any]) -> str:
                         sb - pl <= GOAL_START_ADDED_P99_MS,
                     )
                 lines.append(_row(f"{label} {q}", sb, pl, "ms", goal, met))
+        if "bare_bwrap" in sides:
+            for q in ("p50", "p99"):
+                bare, pl = sides["bare_bwrap"]["first_byte_ms"][q], sides["plain"]["first_byte_ms"][q]
+                lines.append(_row(f"bare bwrap: first output byte {q}", bare, pl, "ms"))
     if startup.get("cpu_meter_read_us") is not None:
         lines.append(f"  one read of the bot cgroup's CPU meter: {startup['cpu_meter_read_us']} us")
     d = report["decisions"]
@@ -652,7 +670,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """`python -m workers.sandbox.bench`."""
     parser = argparse.ArgumentParser(description="benchmark the hosted-bot sandbox")
     parser.add_argument("--launches", type=int, default=100, help="echo launches a side (default 100)")
-    parser.add_argument("--import-launches", type=int, default=30, help="Python launches a side (default 30)")
+    parser.add_argument("--import-launches", type=int, default=20, help="Python launches a side (default 20)")
     parser.add_argument("--matches", type=int, default=5, help="matches a side (default 5)")
     parser.add_argument("--quick", action="store_true", help="20 echo and 5 Python launches, 1 match a side")
     parser.add_argument("--json", action="store_true", help="the report as JSON")
