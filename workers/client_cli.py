@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-__all__ = ["DEFAULT_REFEREE_PORT", "register"]
+__all__ = ["DEFAULT_REFEREE_PORT", "create_ladder_with_reference_bots", "register"]
 
 #: where the referee listens when the server does not say (``arena serve referee``'s default)
 DEFAULT_REFEREE_PORT: Final = 50051
@@ -319,11 +319,25 @@ def _cmd_bot_status(args: argparse.Namespace) -> int:
     return code
 
 
+def _latest_match(api: Any, bot: dict[str, Any]) -> int:
+    from workers.client import ClientError
+
+    finished = api.get_json(f"/api/bots/{int(bot['id'])}/matches", params={"limit": "50"})
+    done = [m for m in finished if m.get("status") == "done"]
+    if not done:
+        raise ClientError(f"{bot['name']} has no finished match yet")
+    return max(int(m["id"]) for m in done)
+
+
 def _cmd_bot_logs(args: argparse.Namespace) -> int:
     from workers.client import ClientError
 
     with _client(args) as api:
         bot = api.bot_by_name(args.name)
+        if args.match == "latest":
+            args.match = _latest_match(api, bot)
+        elif not args.match.isdigit():
+            raise ClientError(f"--match: a match id or 'latest', not {args.match!r}")
         match = api.get_json(f"/api/matches/{args.match}")
         seats = [int(s["seat"]) for s in match.get("seats") or [] if s.get("bot_id") == bot["id"]]
         if args.seat is not None:
@@ -358,6 +372,60 @@ def _cmd_ladder_list(args: argparse.Namespace) -> int:
             f"{ladder.get('kind', 'ffa')}, {tc.get('decision_ms', '?')} ms a decision"
         )
     return 0
+
+
+def _cmd_ladder_create(args: argparse.Namespace) -> int:
+    """On the server host: a ladder in the database itself (there is no API for it), with the
+    game's reference bots on it so a newcomer has opponents from its first match."""
+    from ladder.db import create_engine, database_url
+    from ladder.errors import LadderError
+    from workers.client import ClientError
+    from workers.qualification import REFERENCE_BOTS
+
+    engine = create_engine(database_url(args.db))
+    try:
+        try:
+            ladder_id = create_ladder_with_reference_bots(
+                engine, args.name, args.game, args.players, decision_ms=args.decision_ms,
+                bank_ms=args.bank_ms, max_strikes=args.max_strikes,
+                reference=REFERENCE_BOTS.get(args.game, ("random",)) if args.reference_bots else (),
+            )
+        except LadderError as exc:
+            raise ClientError(str(exc)) from exc
+    finally:
+        engine.dispose()
+    print(f"created ladder {args.name} (id {ladder_id}): {args.game}, {args.players} players")
+    return 0
+
+
+def create_ladder_with_reference_bots(
+    engine: Any, name: str, game: str, players: int, *, decision_ms: int, bank_ms: int,
+    max_strikes: int, reference: Sequence[str],
+) -> int:
+    """Create ladder `name` and put a built-in bot per `reference` strategy on it
+    (``reference-<strategy>``, made once and shared by the ladders of the game)."""
+    import sqlalchemy as sa
+
+    from ladder.bots import add_bot_version, register_bot
+    from ladder.ladders import create_ladder, join_ladder
+    from ladder.scenarios import COOP_GAMES
+    from ladder.schema import bots
+    from workers.bot_commands import builtin_command
+
+    kind = "coop" if game in COOP_GAMES else "ffa"
+    ladder_id: int = create_ladder(
+        engine, name, game, players, decision_ms=decision_ms, bank_ms=bank_ms,
+        max_strikes=max_strikes, kind=kind,
+    )
+    for strategy in reference:
+        bot_name = f"reference-{game}-{strategy}"
+        with engine.connect() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == bot_name)).scalar_one_or_none()
+        if bot_id is None:
+            bot_id = register_bot(engine, bot_name, "arena", game=game).bot_id
+            add_bot_version(engine, bot_id, "1", builtin_command(strategy))
+        join_ladder(engine, ladder_id, bot_id)
+    return ladder_id
 
 
 def _find_ladder(ladders: Sequence[dict[str, Any]], wanted: str) -> dict[str, Any]:
@@ -475,12 +543,27 @@ def register(sub: Any) -> None:
 
     logs = bots.add_parser("logs", help="what your bot printed in one match (owner only)")
     logs.add_argument("name")
-    logs.add_argument("--match", type=int, required=True)
+    logs.add_argument("--match", required=True, help="a match id, or 'latest' (its latest finished match)")
     logs.add_argument("--seat", type=int, help="one seat (default: every seat the bot played)")
     _common(logs, json_flag=False)
     logs.set_defaults(func=_guarded(_cmd_bot_logs))
 
     ladders = _subparsers(sub, "ladder", "ladders", "ladder_command")
+    create_ladder = ladders.add_parser(
+        "create", help="(operator, on the server host) create a ladder in the database",
+    )
+    create_ladder.add_argument("name")
+    create_ladder.add_argument("--game", required=True)
+    create_ladder.add_argument("--players", type=int, default=2)
+    create_ladder.add_argument("--decision-ms", type=int, default=1000)
+    create_ladder.add_argument("--bank-ms", type=int, default=30_000)
+    create_ladder.add_argument("--max-strikes", type=int, default=3)
+    create_ladder.add_argument(
+        "--reference-bots", action="store_true",
+        help="put the game's built-in reference bots on it (opponents from the first match)",
+    )
+    create_ladder.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    create_ladder.set_defaults(func=_guarded(_cmd_ladder_create))
     listing = ladders.add_parser("list", help="the ladders")
     _common(listing)
     listing.set_defaults(func=_guarded(_cmd_ladder_list))

@@ -7,24 +7,39 @@ an in-process SDK client, both over the gRPC referee (``workers.qualification``)
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
+import os
 import random
+import re
+import secrets
+import signal
+import socket
+import stat
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
+import psycopg
 import pytest
 import sqlalchemy as sa
+from psycopg import sql as psql
 from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
 
 from ladder.bots import REMOTE, add_bot_version, register_bot
-from ladder.db import create_engine
+from ladder.db import create_engine, normalize_url
 from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
-from ladder.schema import bot_logs, bot_versions
+from ladder.schema import bot_logs, bot_versions, bots, matches, rating_history
+from tests.databases import DEFAULT_ADMIN_URL
 from workers import qualification
 from workers.bot_commands import builtin_command
 from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
@@ -34,7 +49,7 @@ from workers.matchmaker import load_ladder_views
 from workers.qualification import due_versions, qualify_version
 from workers.season import play_season
 
-from .conftest import BUGGY_BOT_FILES, RANDOM_BOT_FILES, attach_files
+from .conftest import BUGGY_BOT_FILES, RANDOM_BOT_FILES, Broker, attach_files
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -305,3 +320,149 @@ def test_a_hosted_seats_output_is_stored_for_its_owner(sqlite_url: str, sqlite_e
     with sqlite_engine.connect() as conn:
         count = conn.execute(sa.select(sa.func.count()).select_from(bot_logs)).scalar_one()
     assert count == 1
+
+
+# --- the README's walk-through, verbatim ---------------------------------------------------------
+
+WALKTHROUGH = re.compile(r"<!-- walkthrough: ([\w-]+) -->\s*```sh\n(.*?)```", re.S)
+README_PORT = "8000"
+
+
+def walkthrough_blocks(readme: str) -> list[tuple[str, str]]:
+    """The README's marked shell blocks, in order: (name, script)."""
+    return [(m.group(1), m.group(2)) for m in WALKTHROUGH.finditer(readme)]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def empty_pg_database() -> Iterator[str]:
+    """A PostgreSQL database with nothing in it, not even the schema (the walk-through migrates)."""
+    admin_url = os.environ.get("ARENA_TEST_POSTGRES", DEFAULT_ADMIN_URL)
+    name = f"arena_walk_{secrets.token_hex(6)}"
+    with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
+        admin.execute(psql.SQL("CREATE DATABASE {}").format(psql.Identifier(name)))
+    url = make_url(normalize_url(admin_url)).set(database=name).render_as_string(hide_password=False)
+    try:
+        yield url
+    finally:
+        with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
+            admin.execute(psql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(psql.Identifier(name)))
+
+
+def _stop_group(proc: subprocess.Popen[bytes]) -> None:
+    """End a block's process group: its background servers and their children (SIGTERM, then
+    SIGKILL for whatever is left after 20 s)."""
+    for sig, grace in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            proc.poll()  # reap the leader, or the group never empties
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.2)
+    proc.wait(5)
+
+
+def _wait_for_api(server: str, seconds: float, log: Path) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"{server}/api/ladders", timeout=2).status_code == 200:
+                return
+        time.sleep(0.2)
+    pytest.fail(f"the API did not answer within {seconds:.0f} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_the_readme_walkthrough_runs_from_an_empty_database_to_a_first_rated_match(
+    empty_pg_database: str, broker: Broker, tmp_path: Path
+) -> None:
+    blocks = walkthrough_blocks((REPO / "README.md").read_text())
+    assert [name for name, _ in blocks] == ["operator", "operator-api", "user", "wait"]
+    port = str(_free_port())
+    server = f"http://127.0.0.1:{port}"
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {
+        **os.environ,
+        "DATABASE_URL": empty_pg_database,
+        "BROKER_URL": broker.url,
+        "ARENA_QUEUE": broker.queue,
+        "ARENA_BEAT_SECONDS": "2",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    env.pop("ARENA_API_KEY", None)
+    env.pop("ARENA_SERVER", None)
+    # the one change: the port, so the test never meets another server on 8000
+    scripts = {name: script.replace(README_PORT, port) for name, script in blocks}
+    servers_log = tmp_path / "servers.log"
+    with servers_log.open("wb") as out:
+        servers = subprocess.Popen(
+            ["bash", "-euo", "pipefail", "-c", scripts["operator"]],
+            cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    transcript: list[str] = []
+    try:
+        _wait_for_api(server, 60, servers_log)
+        for name in ("operator-api", "user", "wait"):
+            done = subprocess.run(
+                ["bash", "-euo", "pipefail", "-c", scripts[name]],
+                cwd=work, env=env, capture_output=True, text=True, timeout=600,
+            )
+            transcript.append(f"$ [{name}]\n{done.stdout}{done.stderr}")
+            assert done.returncode == 0, "\n".join(transcript) + servers_log.read_text()[-4000:]
+    finally:
+        _stop_group(servers)
+
+    out = "\n".join(transcript)
+    print(out)
+    assert "logged in to" in out and "as alice" in out
+    assert "qualification pending" in out
+    assert "passed" in out and "played 2 games against the reference bot without a fault" in out
+    assert "playing seat" in out  # the bot's own output, from its latest match's log
+    credentials = tmp_path / "config" / "arena" / "credentials.json"
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    assert stat.S_IMODE((work / "alice.key").stat().st_mode) == 0o600
+
+    engine = create_engine(empty_pg_database)
+    try:
+        with engine.connect() as conn:
+            version = conn.execute(
+                sa.select(bot_versions.c.id, bot_versions.c.created_at, bot_versions.c.qualification,
+                          bot_versions.c.qualification_detail)
+                .join(bots, bots.c.id == bot_versions.c.bot_id)
+                .where(bots.c.name == "alice-bot")
+            ).one()
+            first = conn.execute(
+                sa.select(matches.c.id, matches.c.started_at, matches.c.finished_at)
+                .join(rating_history, rating_history.c.match_id == matches.c.id)
+                .join(bots, bots.c.id == rating_history.c.bot_id)
+                .where(bots.c.name == "alice-bot")
+                .order_by(matches.c.finished_at)
+                .limit(1)
+            ).one()
+    finally:
+        engine.dispose()
+    assert version.qualification == "passed"
+    detail = json.loads(version.qualification_detail)
+    qualified_at = datetime.fromisoformat(detail["finished_at"])
+    figures = {
+        "upload_to_first_rated_match_s": (first.finished_at - version.created_at).total_seconds(),
+        "upload_to_qualified_s": (qualified_at - version.created_at).total_seconds(),
+        "qualification_s": (qualified_at - datetime.fromisoformat(detail["started_at"])).total_seconds(),
+        "first_match_s": (first.finished_at - first.started_at).total_seconds(),
+    }
+    print("walkthrough figures:", json.dumps({k: round(v, 2) for k, v in figures.items()}))
+    assert figures["upload_to_first_rated_match_s"] > 0
