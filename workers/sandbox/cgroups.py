@@ -133,7 +133,19 @@ class BotCgroup:
                     if key == "oom_kill":
                         return int(value) > 0
                 return False
-            return int((self.dirs["memory"] / "memory.failcnt").read_text()) > 0
+            # v1: memory.oom_control counts OOM kills (kernel 4.13+). Its failcnt is no sign:
+            # with swap accounting the memsw limit is the one hit, and memory.failcnt stays 0
+            memory = self.dirs["memory"]
+            with contextlib.suppress(OSError):
+                for line in (memory / "memory.oom_control").read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value) > 0
+            return any(
+                int((memory / name).read_text()) > 0
+                for name in ("memory.failcnt", "memory.memsw.failcnt")
+                if (memory / name).exists()
+            )
         except (OSError, ValueError):
             return False
 
