@@ -286,7 +286,7 @@ def play() -> int:
         def act(self, observation: Any, legal_actions: Sequence[Action]) -> int:
             return self.rnd.randrange(len(legal_actions))
 
-    return run(Attacker())
+    return run(Attacker(), argv=[])  # the referee and token come from ARENA_REFEREE, ARENA_TOKEN
 
 
 def main(argv: Sequence[str] | None = None) -> int:
