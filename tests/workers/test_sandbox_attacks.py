@@ -315,7 +315,8 @@ def test_attackers_on_the_ladder_fail_and_leave_nothing_behind(stack: Stack) -> 
     )
     before = snapshot(engine)
     name, log_path = f"attack-{secrets.token_hex(3)}", stack.farm.logs / "attack.log"
-    proc = start_worker(stack.farm.env, stack.farm.queue, concurrency=2, name=name, log_path=log_path, cwd=REPO)
+    env, queue = stack.farm.env, stack.farm.queue
+    proc = start_worker(env, queue, concurrency=2, name=name, log_path=log_path, cwd=REPO)
     stack.farm.procs.append(proc)
 
     # round 1: the attacker, and beside it on the same worker a well-behaved match
