@@ -1,0 +1,233 @@
+"""A competition's results table from its games: standings, crosstable, seat-order effect.
+
+Pure (no I/O). The input is the competition's format, its entrants' names and its games
+(:class:`ladder.formats.GameRecord`, with places once played); the output is JSON-able.
+
+Standings rows (best first) hold ``rank``, ``bot``, ``score`` (the format's points, see below),
+``elo`` with its 95% interval ``elo_low``/``elo_high`` (maximum-likelihood Bradley-Terry over
+every game, the interval bootstrapped over duplicate sets: ``ladder.skill``), ``los_next`` (the
+likelihood of superiority over the next row: the share of bootstrap resamples that rate this
+bot above it; near 1 the order is sure, near 0.5 it is a coin toss), ``wins``/``draws``/``losses``
+and ``games``. A win is a sole first place, a draw a shared first place (a 0-0 game two bots
+both "won" is a draw for both), anything else a loss.
+
+Scores: round robin and gauntlet, the pairwise points (1 per opponent beaten in a game, ½ per
+shared place, divided by N - 1); Swiss, the Swiss points (a table's mean pairwise score per
+round, 1 per bye), ties broken by Buchholz (the sum of the opponents' Swiss points) and then
+Elo; knockout, the round reached (the winner one more than the final), ties broken by the
+points in the round a bot went out; scenarios (co-op), the team win rate, ranked by the lower
+end of its Wilson interval (a team that won 2 of 2 does not outrank one that won 45 of 50).
+
+The seat table counts, for each seat, the games and the first places (a first place shared by
+k seats counts 1/k to each), with a Wilson interval on the rate: with every entrant in every
+seat equally often (duplicate sets), any difference between seats is the seat's, not the bots'.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from ladder import formats, skill
+from ladder.formats import GameRecord
+
+__all__ = ["results_table"]
+
+
+def _wdl(game: GameRecord, seat: int) -> str:
+    assert game.places is not None
+    if game.team_won is not None:
+        return "W" if game.team_won else "L"
+    best = min(game.places)
+    if game.places[seat] != best:
+        return "L"
+    return "W" if game.places.count(best) == 1 else "D"
+
+
+def _seat_table(games: Sequence[GameRecord]) -> list[dict[str, Any]]:
+    played = [g for g in games if g.places is not None and g.team_won is None]
+    if not played:
+        return []
+    seats = max(len(g.seats) for g in played)
+    rows = []
+    for seat in range(seats):
+        at = [g for g in played if seat < len(g.seats)]
+        firsts = 0.0
+        for g in at:
+            assert g.places is not None
+            best = min(g.places)
+            if g.places[seat] == best:
+                firsts += 1.0 / g.places.count(best)
+        low, high = skill.wilson_interval(firsts, len(at))
+        rows.append(
+            {
+                "seat": seat,
+                "games": len(at),
+                "firsts": round(firsts, 3),
+                "first_rate": round(firsts / len(at), 4) if at else 0.0,
+                "low": round(low, 4),
+                "high": round(high, 4),
+                "fair_share": round(1.0 / seats, 4),
+            }
+        )
+    return rows
+
+
+def _crosstable(names: Sequence[str], games: Sequence[GameRecord]) -> dict[str, Any]:
+    score: defaultdict[tuple[int, int], float] = defaultdict(float)
+    count: defaultdict[tuple[int, int], float] = defaultdict(float)
+    for g in games:
+        if g.places is None or g.team_won is not None:
+            continue
+        n = len(g.seats)
+        for i, j in itertools.permutations(range(n), 2):
+            a, b = g.seats[i], g.seats[j]
+            if a == b:
+                continue
+            pa, pb = g.places[i], g.places[j]
+            score[(a, b)] += 1.0 if pa < pb else 0.5 if pa == pb else 0.0
+            count[(a, b)] += 1.0
+    rows = []
+    for a, name in enumerate(names):
+        cells: dict[str, Any] = {}
+        for b, other in enumerate(names):
+            if (a, b) in count:
+                cells[other] = {"score": score[(a, b)], "games": int(count[(a, b)])}
+        rows.append({"bot": name, "against": cells})
+    return {"bots": list(names), "rows": rows}
+
+
+def _scenario_rows(
+    names: Sequence[str], scenario_labels: Sequence[str], games: Sequence[GameRecord]
+) -> list[dict[str, Any]]:
+    tally: defaultdict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
+    for g in games:
+        if g.places is None or g.team_won is None:
+            continue
+        cell = tally[(g.seats[0], g.scenario or 0)]
+        cell[0] += 1 if g.team_won else 0
+        cell[1] += 1
+    rows = []
+    for (entrant, scenario), (won, played) in sorted(tally.items()):
+        low, high = skill.wilson_interval(won, played)
+        rows.append(
+            {
+                "bot": names[entrant],
+                "scenario": scenario_labels[scenario] if scenario < len(scenario_labels) else str(scenario),
+                "wins": won,
+                "games": played,
+                "win_rate": round(won / played, 4),
+                "low": round(low, 4),
+                "high": round(high, 4),
+            }
+        )
+    return rows
+
+
+def results_table(
+    fmt: str,
+    names: Sequence[str],
+    players: int,
+    games: Sequence[GameRecord],
+    *,
+    seed: int = 0,
+    scenario_labels: Sequence[str] = (),
+    bootstrap_samples: int = skill.BOOTSTRAP_SAMPLES,
+) -> dict[str, Any]:
+    """The results of a competition: ``standings``, ``crosstable``, ``seats`` (the seat-order
+    effect), ``scenarios`` (co-op only) and ``games`` counts (played, failed, pending)."""
+    n = len(names)
+    played = [g for g in games if g.places is not None]
+    wdl: dict[int, dict[str, int]] = {e: {"W": 0, "D": 0, "L": 0} for e in range(n)}
+    for g in played:
+        for seat, entrant in enumerate(g.seats):
+            if g.team_won is not None and seat > 0:
+                break  # a team of one entrant: its game counts once
+            wdl[entrant][_wdl(g, seat)] += 1
+    blocks: defaultdict[tuple[int, int, int], list[list[tuple[int, int]]]] = defaultdict(list)
+    for g in played:
+        if g.team_won is None:
+            assert g.places is not None
+            blocks[(g.round, g.table, g.set_no)].append(list(zip(g.seats, g.places, strict=True)))
+    fit = skill.bootstrap(list(range(n)), list(blocks.values()), samples=bootstrap_samples, seed=seed)
+    points = formats.table_points(played)
+    score = {e: points.get(e, (0.0, 0.0))[0] for e in range(n)}
+    extra: dict[int, dict[str, Any]] = {e: {} for e in range(n)}
+    key: dict[int, tuple[float, ...]]
+    if fmt == "swiss":
+        rounds = formats.by_round(played)
+        byes = formats.swiss_byes(formats.by_round(games), n)
+        swiss = formats.swiss_points(rounds, byes, n)
+        opponents: defaultdict[int, set[int]] = defaultdict(set)
+        for g in played:
+            for a, b in itertools.permutations(set(g.seats), 2):
+                opponents[a].add(b)
+        for e in range(n):
+            score[e] = swiss[e]
+            extra[e]["buchholz"] = round(sum(swiss[o] for o in opponents[e]), 3)
+            extra[e]["byes"] = sum(1 for r in byes.values() if e in r)
+        key = {e: (-score[e], -extra[e]["buchholz"], -fit.elo[e], e) for e in range(n)}
+    elif fmt == "knockout":
+        alive, out = formats.knockout_survivors(n, players, played)
+        last_round = max((g.round for g in played), default=0)
+        round_points: dict[tuple[int, int], float] = {}
+        for g_round, round_games in formats.by_round(played).items():
+            for e, (p, _) in formats.table_points(round_games).items():
+                round_points[(e, g_round)] = p
+        for e in range(n):
+            reached = out.get(e, last_round + 1)
+            extra[e]["round_reached"] = reached
+            score[e] = float(reached)
+        key = {
+            e: (-score[e], -round_points.get((e, out.get(e, last_round)), 0.0), e)
+            for e in range(n)
+        }
+        extra_alive = set(alive)
+        for e in range(n):
+            extra[e]["eliminated"] = e not in extra_alive
+    elif fmt == "scenarios":
+        for e in range(n):
+            games_e = wdl[e]["W"] + wdl[e]["L"]
+            low, high = skill.wilson_interval(wdl[e]["W"], games_e)
+            score[e] = wdl[e]["W"] / games_e if games_e else 0.0
+            extra[e].update(win_rate_low=round(low, 4), win_rate_high=round(high, 4))
+        key = {e: (-extra[e]["win_rate_low"], -score[e], e) for e in range(n)}
+    else:
+        key = {e: (-round(score[e], 9), -fit.elo[e], e) for e in range(n)}
+    order = sorted(range(n), key=lambda e: key[e])
+    standings = []
+    for rank, e in enumerate(order, start=1):
+        nxt = order[rank] if rank < n else None
+        row: dict[str, Any] = {
+            "rank": rank,
+            "bot": names[e],
+            "score": round(score[e], 4),
+            "games": wdl[e]["W"] + wdl[e]["D"] + wdl[e]["L"],
+            "wins": wdl[e]["W"],
+            "draws": wdl[e]["D"],
+            "losses": wdl[e]["L"],
+        }
+        if fmt != "scenarios":
+            row.update(
+                elo=round(fit.elo[e], 1),
+                elo_low=round(fit.low[e], 1),
+                elo_high=round(fit.high[e], 1),
+                los_next=None if nxt is None or not fit.los else round(fit.los[(e, nxt)], 3),
+            )
+        row.update(extra[e])
+        standings.append(row)
+    table: dict[str, Any] = {
+        "standings": standings,
+        "crosstable": _crosstable(names, played),
+        "seats": _seat_table(played),
+        "games": {
+            "played": len(played),
+            "failed": sum(1 for g in games if g.failed),
+            "pending": sum(1 for g in games if g.places is None and not g.failed),
+        },
+    }
+    if fmt == "scenarios":
+        table["scenarios"] = _scenario_rows(names, scenario_labels, played)
+    return table
