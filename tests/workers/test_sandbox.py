@@ -1,0 +1,302 @@
+"""The sandbox itself (workers/sandbox) and `arena match --sandbox`: each limit with a bot that
+goes for it, launched the way the ladder launches hosted bots (`Sandbox.launch`).
+
+The ladder path (a real worker, attackers among real matches) is in test_sandbox_attacks.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from ladder.db import create_engine
+from ladder.match_queue import enqueue_match
+from ladder.schema import matches
+from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
+from workers.match_execution import run_match
+from workers.sandbox import Sandbox, SandboxedBot, SandboxLimits, SandboxUnavailable
+
+from .conftest import REPO, make_ladder
+from .test_sandbox_attacks import (
+    BOTS,
+    PYTHON_FILES,
+    bot_log,
+    check_lines,
+    processes_of_uids,
+    reachable_dir,
+    replay_of,
+    result_of,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
+ARENA = Path(sys.executable).parent / "arena"
+
+
+@pytest.fixture
+def folder() -> Iterator[Path]:
+    """A bot folder the sandbox's user can read, holding a referee socket path and a log dir."""
+    path = reachable_dir("arena-sandbox-test-")
+    (path / "sock").mkdir(mode=0o755)
+    (path / "sock" / "referee.sock").touch()  # nothing listens: these bots never call the referee
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+async def start(folder: Path, command: str, **limits: int) -> SandboxedBot:
+    """Start `command` in a sandbox with `limits`, the way the ladder starts a hosted bot."""
+    return await Sandbox(SandboxLimits(**limits)).launch(
+        command,
+        files_dir=folder,
+        referee_socket=folder / "sock" / "referee.sock",
+        env={},
+        log_path=folder / "logs" / "bot.log",
+    )
+
+
+async def until_ended(bot: SandboxedBot) -> float:
+    """Wait for the bot's main process to end; how long that took."""
+    started = time.monotonic()
+    await bot.wait()
+    return time.monotonic() - started
+
+
+def uid_processes(uid: int) -> list[str]:
+    """The live processes of one sandbox's host uid."""
+    return processes_of_uids(uid, uid + 1)
+
+
+def own_uid(bot: SandboxedBot) -> int:
+    """The bot's own host uid (the tests run as root: every sandbox has one)."""
+    assert bot.uid is not None
+    return bot.uid.uid
+
+
+#: a main process that double-forks a daemon (setsid, SIGTERM/SIGHUP ignored), then ends after 1 s
+DAEMON = (
+    "import os, signal, time\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    if os.fork() == 0:\n"
+    "        signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+    "        signal.signal(signal.SIGHUP, signal.SIG_IGN)\n"
+    "        time.sleep(300)\n"
+    "    os._exit(0)\n"
+    "os.wait()\n"
+    "time.sleep(1)\n"
+)
+
+
+def test_a_daemon_dies_with_the_bot_that_started_it(folder: Path) -> None:
+    (folder / "daemon.py").write_text(DAEMON)
+    (folder / "daemon.py").chmod(0o644)
+
+    async def scenario() -> None:
+        bot = await start(folder, "python3 daemon.py")
+        uid = own_uid(bot)
+        try:
+            deadline = time.monotonic() + 10
+            # while the bot lives, its daemon is there to see (two python3 processes of its uid)
+            while sum(p.endswith(" python3") for p in uid_processes(uid)) < 2:
+                assert time.monotonic() < deadline and bot.returncode is None, uid_processes(uid)
+                await asyncio.sleep(0.02)
+            await until_ended(bot)
+            assert bot.returncode == 0
+            # the main process left: the whole sandbox went with it, daemon included, before any kill
+            assert uid_processes(uid) == []
+        finally:
+            await bot.kill()
+        assert uid_processes(uid) == []
+
+    asyncio.run(scenario())
+
+
+def test_kill_ends_every_process_of_a_running_sandbox_within_a_second(folder: Path) -> None:
+    (folder / "daemon.py").write_text(DAEMON.replace("time.sleep(1)", "time.sleep(300)"))
+    (folder / "daemon.py").chmod(0o644)
+
+    async def scenario() -> None:
+        bot = await start(folder, "python3 daemon.py & setsid sleep 300 & sleep 300")
+        uid = own_uid(bot)
+        deadline = time.monotonic() + 10
+        while sum(p.endswith((" python3", " sleep")) for p in uid_processes(uid)) < 4:
+            assert time.monotonic() < deadline, uid_processes(uid)
+            await asyncio.sleep(0.02)
+        started = time.monotonic()
+        await bot.kill()
+        took = time.monotonic() - started
+        assert uid_processes(uid) == []
+        assert took <= 1 + 1.0  # the issue's one second, plus one
+
+    asyncio.run(scenario())
+
+
+def test_wall_time_ends_a_sleeping_bot_and_its_children(folder: Path) -> None:
+    async def scenario() -> None:
+        bot = await start(folder, "sleep 300 & setsid sleep 300 & sleep 300", wall_seconds=1)
+        uid = own_uid(bot)
+        lived = await until_ended(bot)
+        await bot.kill()
+        assert bot.killed_for == "wall time (1 s)"
+        assert lived <= 1 + 1.0
+        assert uid_processes(uid) == []
+
+    asyncio.run(scenario())
+
+
+def test_cpu_time_is_cut_at_its_limit(folder: Path) -> None:
+    async def scenario() -> None:
+        bot = await start(folder, 'python3 -c "while True: pass"', cpu_seconds=1)
+        await until_ended(bot)
+        cpu = bot.cpu_seconds()
+        await bot.kill()
+        # SIGXCPU at 1 s of CPU (SIGKILL at 2 s), reported by the shell as 128 + the signal
+        assert bot.returncode in (128 + 24, 128 + 9), bot.returncode
+        assert cpu is not None and 0.9 <= cpu <= 1 + 1.0
+
+    asyncio.run(scenario())
+
+
+def test_output_is_counted_in_full_and_kept_up_to_its_cap(folder: Path) -> None:
+    async def scenario() -> SandboxedBot:
+        bot = await start(
+            folder, "python3 -c \"import sys; sys.stdout.write('x' * 3_000_000)\"", output_kb=16
+        )
+        await until_ended(bot)
+        await bot.kill()
+        return bot
+
+    bot = asyncio.run(scenario())
+    assert bot.output_bytes == 3_000_000 and bot.output_truncated
+    log = (folder / "logs" / "bot.log").read_bytes()
+    assert log.startswith(b"x" * 16 * 1024) and len(log) < 16 * 1024 + 200
+    assert b"[arena: output cut at 16384 bytes; 3000000 bytes written in all]" in log
+
+
+def test_the_seccomp_filter_denies_tracing_namespaces_and_keyrings(folder: Path) -> None:
+    probe = (
+        "import ctypes\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        "print('ptrace', libc.ptrace(0, 0, 0, 0), ctypes.get_errno())\n"  # PTRACE_TRACEME
+        "print('unshare', libc.unshare(0x04000000), ctypes.get_errno())\n"  # CLONE_NEWUTS
+        "print('keyctl', libc.syscall(250, 0, 0, 0, 0), ctypes.get_errno())\n"  # keyctl(2)
+    )
+    (folder / "probe.py").write_text(probe)
+    (folder / "probe.py").chmod(0o644)
+
+    async def scenario() -> None:
+        bot = await start(folder, "python3 probe.py")
+        await until_ended(bot)
+        await bot.kill()
+
+    asyncio.run(scenario())
+    lines = (folder / "logs" / "bot.log").read_text().split("\n")
+    assert {"ptrace -1 1", "unshare -1 1", "keyctl -1 1"} <= set(lines), lines
+
+
+def test_only_arena_variables_reach_a_bot(folder: Path) -> None:
+    with pytest.raises(ValueError, match="DATABASE_URL"):
+        asyncio.run(
+            Sandbox().launch(
+                "true",
+                files_dir=folder,
+                referee_socket=folder / "sock" / "referee.sock",
+                env={"ARENA_TOKEN": "t", "DATABASE_URL": "postgresql://secret"},
+                log_path=folder / "logs" / "bot.log",
+            )
+        )
+
+
+def test_limits_come_from_the_environment() -> None:
+    limits = SandboxLimits.from_env({"ARENA_SANDBOX_MEMORY_MB": "256", "ARENA_SANDBOX_PIDS": ""})
+    assert limits.memory_bytes == 256 * 1024 * 1024 and limits.pids == SandboxLimits().pids
+    with pytest.raises(ValueError, match="ARENA_SANDBOX_SCRATCH_MB"):
+        SandboxLimits.from_env({"ARENA_SANDBOX_SCRATCH_MB": "lots"})
+    with pytest.raises(ValueError, match="output_kb"):
+        SandboxLimits(output_kb=0)
+
+
+def test_arena_match_sandbox_plays_a_python_and_a_javascript_bot(folder: Path) -> None:
+    for source in (BOTS / "python_bot" / "main.py", BOTS / "js_bot" / "main.js"):
+        shutil.copy(source, folder / source.name)
+        (folder / source.name).chmod(0o644)
+    out = subprocess.run(
+        [str(ARENA), "match", "clank", "--sandbox", "--seed", "3",
+         "--bot", "python main.py", "--bot", "node main.js"],
+        cwd=folder, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "game_over" in out.stdout and "[well-behaved-python]" in out.stdout, out.stdout
+    assert "[well-behaved-js]" in out.stdout, out.stdout
+    assert out.stdout.count("strikes 0") == 2 and "forfeit" not in out.stdout, out.stdout
+
+
+# --- hosted bots without the sandbox: only on the operator's explicit word ----------------------
+
+
+@pytest.fixture
+def unsandboxed_ladder(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
+    """A queued match of two uploaded well-behaved Python bots, on SQLite; the executor fresh."""
+    files_root = reachable_dir("arena-unsafe-files-")
+    monkeypatch.setenv("ARENA_BOT_FILES_DIR", str(files_root))
+    monkeypatch.delenv(REFEREE_EXECUTOR_ENV, raising=False)
+    monkeypatch.delenv("ARENA_UNSAFE_NO_SANDBOX", raising=False)
+    reset_referee_executor()
+    engine = create_engine(sqlite_url)
+    ladder = make_ladder(engine, ["python main.py", "python main.py"], files=[PYTHON_FILES, PYTHON_FILES])
+    try:
+        yield enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=7)
+    finally:
+        engine.dispose()
+        reset_referee_executor()
+        shutil.rmtree(files_root, ignore_errors=True)
+
+
+def test_without_a_working_sandbox_a_hosted_match_fails_rather_than_run_unsandboxed(
+    sqlite_url: str, unsandboxed_ladder: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Sandbox) -> None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed")
+
+    monkeypatch.setattr(Sandbox, "check", broken)
+    run = run_match(sqlite_url, unsandboxed_ladder, "w1")
+    assert run.status == "failed" and "--unsafe-no-sandbox" in run.detail, run
+    engine = create_engine(sqlite_url)
+    try:
+        with engine.connect() as conn:
+            status = conn.execute(
+                sa.select(matches.c.status).where(matches.c.id == unsandboxed_ladder)
+            ).scalar_one()
+        assert status == "failed"  # nothing was played
+    finally:
+        engine.dispose()
+
+
+def test_the_unsafe_flag_runs_hosted_bots_unsandboxed_and_the_replay_says_so(
+    sqlite_url: str, unsandboxed_ladder: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_UNSAFE_NO_SANDBOX", "1")
+    # outside the sandbox a bot finds the SDK and Python where the operator's machine has them
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "bots" / "python"))
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:{Path('/usr/bin')}:/bin")
+    reset_referee_executor()
+    run = run_match(sqlite_url, unsandboxed_ladder, "w1")
+    assert run.status == "recorded", run
+    engine = create_engine(sqlite_url)
+    try:
+        assert result_of(engine, unsandboxed_ladder).reason == "finished"
+        seats = replay_of(engine, unsandboxed_ladder)["seats"]
+        assert [s["sandbox"] for s in seats] == [{"kind": "none", "unsafe_no_sandbox": True}] * 2
+        assert {"check": "read own files", "ok": True} in check_lines(bot_log(engine, unsandboxed_ladder, 0))
+    finally:
+        engine.dispose()
