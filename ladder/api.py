@@ -2,7 +2,7 @@
 
 Routes (JSON unless said otherwise; "key" = needs ``Authorization: Bearer <API key>``)::
 
-    GET    /                                    HTML: every ladder and its standings
+    GET    /                                    HTML pages: see ladder/web (ladders, bots, matches, replays)
     GET    /api/ladders                         ladders
     GET    /api/ladders/{ladder_id}/standings   (cooperative ladders: wins are team wins)
     GET    /api/ladders/{ladder_id}/scenarios   a cooperative ladder's scenario ratings
@@ -45,7 +45,7 @@ from typing import Annotated, Any, Final
 from fastapi import Depends, FastAPI, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator
@@ -75,7 +75,7 @@ from ladder.errors import (
     Unauthorized,
 )
 from ladder.metrics import RequestMetrics, exposed_registry
-from ladder.web_page import render_home
+from ladder.web import install as install_web
 from referee.games import GAMES
 
 __all__ = [
@@ -289,6 +289,9 @@ def create_app(
         title="Arena ladder",
         version="2",
         description="Reads are public; writes need an API key (Authorization: Bearer arena_...).",
+        # /docs and /redoc are served by ladder.web with local assets (FastAPI's load from a CDN)
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.engine = engine
     app.state.open_signup = open_signup
@@ -344,16 +347,8 @@ def create_app(
 
     Key = Annotated[Identity, Depends(require_key)]
 
-    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def home() -> HTMLResponse:
-        with engine.connect() as conn:
-            listed = queries.list_ladders(conn)
-            pages = [queries.standings(conn, ladder["id"]) for ladder in listed]
-            scenario_pages = [
-                queries.scenario_ratings(conn, ladder["id"]) for ladder in listed if ladder["kind"] == "coop"
-            ]
-        scenario_tables = {p["ladder"]["id"]: p["scenarios"] for p in scenario_pages if p is not None}
-        return HTMLResponse(render_home([p for p in pages if p is not None], scenario_tables))
+    # the web pages (/, /ladders/.., /bots/.., /matches/.., the replay viewer), /docs, /redoc, /static
+    install_web(app, engine)
 
     @app.get("/api/ladders", responses=_errors())
     def ladders() -> list[queries.LadderInfo]:

@@ -179,6 +179,18 @@ def _cmd_replay_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_replay_serve(args: argparse.Namespace) -> int:
+    from ladder.web.local import serve_file
+    from referee.replay import ReplayError
+
+    try:
+        serve_file(Path(args.file), args.host, args.port)
+    except (ReplayError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 # --- parser --------------------------------------------------------------------------------
 
 
@@ -209,6 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("file")
     show.add_argument("--seat", type=int, default=None)
     show.set_defaults(func=_cmd_replay_show)
+    serve = rsub.add_parser("serve", help="open the replay in the web viewer (ladder/web/README.md)")
+    serve.add_argument("file")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.set_defaults(func=_cmd_replay_serve)
 
     for register in _EXTRA_COMMANDS:
         register(sub)

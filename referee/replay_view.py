@@ -13,7 +13,10 @@ __all__ = ["render"]
 
 def render(replay: Mapping[str, Any], seat: int | None) -> Iterator[str]:
     """Lines describing the game. With `seat`, only what that seat observed at each of its
-    decisions, plus the public record of other seats' actions; without, the full state too."""
+    decisions, plus the public record of other seats' actions; without, the full state too.
+
+    Steps are numbered as ``verify`` and the web viewer number them: step n is the n-th entry of
+    the replay's ``steps`` (forfeits included), shown with the state it was decided in."""
     n_seats = len(replay["seats"])
     if seat is not None and not 0 <= seat < n_seats:
         raise ValueError(f"seat {seat} does not exist (seats 0..{n_seats - 1})")
@@ -23,7 +26,7 @@ def render(replay: Mapping[str, Any], seat: int | None) -> Iterator[str]:
     )
     for s in replay["seats"]:
         yield f"  seat {s.get('seat')}: {s.get('bot') or s.get('name') or s}"
-    for game, step in simulate(replay):
+    for n, (game, step) in enumerate(simulate(replay), start=1):
         if step is None:
             if game.is_over():
                 r = game.result()
@@ -31,7 +34,7 @@ def render(replay: Mapping[str, Any], seat: int | None) -> Iterator[str]:
             yield f"ended by: {replay.get('ended_by', 'game_over')}"
             return
         if "forfeit" in step:
-            yield f"seat {step['forfeit']} forfeits: {step['reason']}"
+            yield f"[step {n}] seat {step['forfeit']} forfeits: {step['reason']}"
             continue
         actor = step["seat"]
         if seat is None or actor == seat:
@@ -39,7 +42,7 @@ def render(replay: Mapping[str, Any], seat: int | None) -> Iterator[str]:
             lines = game.summarize(obs)
             pending = game.decision()
             legal = len(pending.actions) if pending else 0
-            yield f"[step {step['decision']}] seat {actor} to act ({legal} legal):"
+            yield f"[step {n}] seat {actor} to act (decision {step['decision']}, {legal} legal):"
             for line in lines:
                 yield f"    {line}"
             extra = []
@@ -54,4 +57,4 @@ def render(replay: Mapping[str, Any], seat: int | None) -> Iterator[str]:
             suffix = f"  ({'; '.join(extra)})" if extra else ""
             yield f"  -> {step['action']['text']}{suffix}"
         else:
-            yield f"[step {step['decision']}] seat {actor}: {step['action']['text']}"
+            yield f"[step {n}] seat {actor}: {step['action']['text']}"

@@ -1,0 +1,251 @@
+"""Read-side queries that only the web pages need (the rest come from :mod:`ladder.queries`).
+
+The pages call the same :mod:`ladder.queries` functions as the JSON API (standings, bot profile,
+match) and add what a page shows beyond the API: W/D/L and last played per bot, rating history
+for charts, a ladder's recent matches, a bot's win rate by seat and by opponent.
+
+W/D/L: a win is a sole first place, a draw a shared first place, a loss anything else (a
+free-for-all ladder's "wins" column counts shared first places as wins, see RATINGS.md).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy import Connection
+from typing_extensions import TypedDict
+
+from ladder.queries import MatchSummary, _seat_infos, _seats, storable_id
+from ladder.schema import bot_versions, bots, ladder_entries, matches, rating_history, results
+
+__all__ = [
+    "RECENT",
+    "Record",
+    "ladder_records",
+    "rating_series",
+    "recent_ladder_matches",
+    "seat_and_opponent_rates",
+]
+
+#: matches listed on a ladder page
+RECENT: Final = 20
+#: points per bot in a rating chart (the newest ones)
+CHART_POINTS: Final = 300
+#: a bot's matches looked at for its win rate by seat and by opponent
+RATE_WINDOW: Final = 2000
+
+
+class Record(TypedDict):
+    """A bot's record on one ladder."""
+
+    wins: int
+    draws: int
+    losses: int
+    last_played: str | None
+
+
+def ladder_records(conn: Connection, ladder_id: int) -> dict[int, Record]:
+    """bot id -> W/D/L and last played, over the ladder's recorded matches (one SQL aggregate)."""
+    if not storable_id(ladder_id):
+        return {}
+    if conn.dialect.name == "postgresql":
+        sql = sa.text(
+            """
+            SELECT bv.bot_id AS bot_id,
+                   count(*) FILTER (WHERE p.place = 1 AND p.firsts = 1) AS wins,
+                   count(*) FILTER (WHERE p.place = 1 AND p.firsts > 1) AS draws,
+                   count(*) FILTER (WHERE p.place <> 1) AS losses,
+                   max(p.finished_at) AS last_played
+            FROM (
+                SELECT s.version::int AS version_id,
+                       (r.places ->> (s.n::int - 1))::int AS place,
+                       (SELECT count(*) FROM json_array_elements_text(r.places) q
+                         WHERE q::int = 1) AS firsts,
+                       m.finished_at AS finished_at
+                FROM matches m
+                JOIN results r ON r.match_id = m.id
+                CROSS JOIN LATERAL json_array_elements_text(m.seats) WITH ORDINALITY AS s(version, n)
+                WHERE m.ladder_id = :ladder_id
+            ) p
+            JOIN bot_versions bv ON bv.id = p.version_id
+            GROUP BY bv.bot_id
+            """
+        )
+    else:
+        sql = sa.text(
+            """
+            SELECT bv.bot_id AS bot_id,
+                   sum(p.place = 1 AND p.firsts = 1) AS wins,
+                   sum(p.place = 1 AND p.firsts > 1) AS draws,
+                   sum(p.place <> 1) AS losses,
+                   max(p.finished_at) AS last_played
+            FROM (
+                SELECT CAST(s.value AS INTEGER) AS version_id,
+                       CAST(json_extract(r.places, '$[' || s.key || ']') AS INTEGER) AS place,
+                       (SELECT count(*) FROM json_each(r.places) q WHERE q.value = 1) AS firsts,
+                       m.finished_at AS finished_at
+                FROM matches m
+                JOIN results r ON r.match_id = m.id
+                JOIN json_each(m.seats) s
+                WHERE m.ladder_id = :ladder_id
+            ) p
+            JOIN bot_versions bv ON bv.id = p.version_id
+            GROUP BY bv.bot_id
+            """
+        )
+    out: dict[int, Record] = {}
+    for row in conn.execute(sql, {"ladder_id": ladder_id}):
+        last = row.last_played
+        out[int(row.bot_id)] = {
+            "wins": int(row.wins or 0),
+            "draws": int(row.draws or 0),
+            "losses": int(row.losses or 0),
+            # SQLite returns the raw text of the column from an aggregate
+            "last_played": None if last is None else (last if isinstance(last, str) else last.isoformat()),
+        }
+    return out
+
+
+def rating_series(
+    conn: Connection, bot_ids: list[int], ladder_id: int | None = None
+) -> dict[int, list[tuple[int, float]]]:
+    """bot id -> [(match id, rating after), ...] oldest first (the newest CHART_POINTS per bot),
+    on one ladder or on every ladder."""
+    out: dict[int, list[tuple[int, float]]] = {}
+    for bot_id in bot_ids:
+        if not storable_id(bot_id):
+            continue
+        query = (
+            sa.select(rating_history.c.match_id, rating_history.c.after)
+            .where(rating_history.c.bot_id == bot_id)
+            .order_by(rating_history.c.match_id.desc())
+            .limit(CHART_POINTS)
+        )
+        if ladder_id is not None:
+            query = query.where(rating_history.c.ladder_id == ladder_id)
+        points = [(int(r.match_id), round(float(r.after), 1)) for r in conn.execute(query)]
+        points.reverse()
+        out[bot_id] = points
+    return out
+
+
+def recent_ladder_matches(conn: Connection, ladder_id: int, limit: int = RECENT) -> list[MatchSummary]:
+    """The ladder's latest matches, newest first, in the API's match-summary shape."""
+    if not storable_id(ladder_id):
+        return []
+    rows = conn.execute(
+        sa.select(matches, results.c.places)
+        .outerjoin(results, results.c.match_id == matches.c.id)
+        .where(matches.c.ladder_id == ladder_id)
+        .order_by(matches.c.id.desc())
+        .limit(limit)
+    ).all()
+    known = _seat_infos(conn, (row.seats for row in rows))
+    return [
+        {
+            "id": row.id,
+            "ladder_id": row.ladder_id,
+            "status": row.status,
+            "seats": _seats(row.seats, known),
+            "places": row.places,
+            "created_at": row.created_at.isoformat(),
+            "finished_at": None if row.finished_at is None else row.finished_at.isoformat(),
+        }
+        for row in rows
+    ]
+
+
+class Rate(TypedDict):
+    """Games and results against one key (a seat, or an opponent)."""
+
+    key: str
+    bot_id: int | None
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_rate: float
+
+
+def _rates(table: dict[Any, list[int]], names: dict[Any, tuple[str, int | None]]) -> list[Rate]:
+    out: list[Rate] = []
+    for key, (w, d, losses) in sorted(table.items(), key=lambda kv: str(kv[0])):
+        games = w + d + losses
+        name, bot_id = names[key]
+        out.append(
+            {
+                "key": name,
+                "bot_id": bot_id,
+                "games": games,
+                "wins": w,
+                "draws": d,
+                "losses": losses,
+                "win_rate": round((w + 0.5 * d) / games, 3) if games else 0.0,
+            }
+        )
+    return out
+
+
+def seat_and_opponent_rates(conn: Connection, bot_id: int) -> tuple[list[Rate], list[Rate], int]:
+    """The bot's W/D/L by seat and by opponent over its last RATE_WINDOW recorded matches
+    (a draw counts half in the win rate); also how many matches were counted."""
+    if not storable_id(bot_id):
+        return [], [], 0
+    mine = set(conn.execute(sa.select(bot_versions.c.id).where(bot_versions.c.bot_id == bot_id)).scalars())
+    if not mine:
+        return [], [], 0
+    from ladder.queries import _seats_contain
+
+    rows = conn.execute(
+        sa.select(matches.c.seats, results.c.places)
+        .join(results, results.c.match_id == matches.c.id)
+        .where(_seats_contain(conn, sorted(mine)))
+        .order_by(matches.c.id.desc())
+        .limit(RATE_WINDOW)
+    ).all()
+    # version id -> (bot id, bot name) of every opponent seen
+    others = {int(v) for r in rows for v in r.seats} - mine
+    owner: dict[int, tuple[int, str]] = {}
+    if others:
+        for found in conn.execute(
+            sa.select(bot_versions.c.id, bots.c.id.label("bot_id"), bots.c.name)
+            .join(bots, bots.c.id == bot_versions.c.bot_id)
+            .where(bot_versions.c.id.in_(sorted(others)))
+        ):
+            owner[int(found.id)] = (int(found.bot_id), found.name)
+    by_seat: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
+    by_opp: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
+    opp_names: dict[int, tuple[str, int | None]] = {}
+    for r in rows:
+        seats = [int(v) for v in r.seats]
+        places = list(r.places)
+        firsts = places.count(1)
+        for seat, version in enumerate(seats):
+            if version not in mine or seat >= len(places):
+                continue
+            place = places[seat]
+            col = 0 if place == 1 and firsts == 1 else 1 if place == 1 else 2
+            by_seat[seat][col] += 1
+            for o_seat, o_version in enumerate(seats):
+                if o_version in mine or o_seat >= len(places):
+                    continue
+                o_bot, o_name = owner.get(o_version, (-o_version, f"version {o_version}"))
+                opp_names[o_bot] = (o_name, o_bot if o_bot > 0 else None)
+                # head to head: who placed better in this match
+                o_place = places[o_seat]
+                by_opp[o_bot][0 if place < o_place else 1 if place == o_place else 2] += 1
+    seat_names: dict[int, tuple[str, int | None]] = {s: (f"seat {s}", None) for s in by_seat}
+    return _rates(dict(by_seat), seat_names), _rates(dict(by_opp), opp_names), len(rows)
+
+
+def ladder_sizes(conn: Connection, ladder_id: int) -> tuple[int, int]:
+    """(bots on the ladder, matches played on it)."""
+    n_bots = conn.execute(
+        sa.select(sa.func.count()).select_from(ladder_entries).where(ladder_entries.c.ladder_id == ladder_id)
+    ).scalar_one()
+    n_matches = conn.execute(
+        sa.select(sa.func.count()).select_from(matches).where(matches.c.ladder_id == ladder_id)
+    ).scalar_one()
+    return int(n_bots), int(n_matches)

@@ -1,0 +1,357 @@
+"""The server-rendered pages: home, ladder, bot, match, the replay viewer and its frames.
+
+Every page reads the same :mod:`ladder.queries` functions as the JSON API, plus
+:mod:`ladder.web.data` for what only a page shows. An unknown or malformed id is a 404 HTML page;
+a stored replay that cannot be read is a message on the page, never a 500.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy import Engine
+
+from ladder import queries
+from ladder.web import data
+from ladder.web.charts import line_chart
+from ladder.web.viewer import SEAT_COLOURS, Timeline, TimelineCache, percentile
+from referee.replay import ReplayError, loads
+
+__all__ = ["TEMPLATES", "build_router", "match_facts", "render", "viewer_page"]
+
+TEMPLATES: Final = Environment(
+    loader=FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+#: bots drawn on a ladder's rating chart
+CHART_BOTS: Final = 5
+#: standings rows per ladder on the home page
+HOME_TOP: Final = 10
+#: incident lines listed on a match page
+MAX_INCIDENT_LINES: Final = 200
+
+
+def render(template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """A template rendered as an HTML response."""
+    return HTMLResponse(TEMPLATES.get_template(template).render(**context), status_code=status)
+
+
+def not_found(what: str) -> HTMLResponse:
+    """The 404 page."""
+    return render("message.html", 404, heading="Not found", message=f"There is no {what}.", css="error")
+
+
+def _id(text: str) -> int | None:
+    """A path id, or None when it cannot be one (then the page is a 404, like an unknown id)."""
+    if not text.isdigit() or len(text) > 12:
+        return None
+    value = int(text)
+    return value if queries.storable_id(value) else None
+
+
+def _seat_name(record: Mapping[str, Any], seat: int) -> str:
+    return str(record.get("bot") or record.get("name") or record.get("kind") or f"seat {seat}")
+
+
+def match_facts(replay: Mapping[str, Any]) -> dict[str, Any]:
+    """What a match page shows from its replay: decision-time percentiles per seat, the seats'
+    records (sandbox, strikes) and every strike, incident, default action and forfeit in words."""
+    steps: Sequence[Mapping[str, Any]] = replay.get("steps", [])
+    records: list[Mapping[str, Any]] = [
+        r if isinstance(r, Mapping) else {} for r in replay.get("seats", [])
+    ]
+    step_of: dict[int, int] = {}
+    for n, step in enumerate(steps, start=1):
+        if isinstance(step, Mapping) and isinstance(step.get("decision"), int):
+            step_of.setdefault(step["decision"], n)
+    timing = []
+    for seat, record in enumerate(records):
+        mine = [s for s in steps if isinstance(s, Mapping) and s.get("seat") == seat and "forfeit" not in s]
+        ms = [float(s["ms"]) for s in mine if isinstance(s.get("ms"), int | float)]
+        cpu = [float(s["cpu_ms"]) for s in mine if isinstance(s.get("cpu_ms"), int | float)]
+        timing.append(
+            {
+                "seat": seat,
+                "decisions": len(mine),
+                "p50": round(percentile(ms, 50)) if ms else "-",
+                "p90": round(percentile(ms, 90)) if ms else "-",
+                "p99": round(percentile(ms, 99)) if ms else "-",
+                "max": round(max(ms)) if ms else "-",
+                "cpu_p50": round(percentile(cpu, 50)) if cpu else "-",
+                "cpu_max": round(max(cpu)) if cpu else "-",
+                "strikes": int(record.get("strikes", 0) or 0),
+            }
+        )
+    lines: list[str] = []
+    for seat, record in enumerate(records):
+        who = f"Seat {seat} ({_seat_name(record, seat)})"
+        for incident in record.get("incidents", []) or []:
+            if not isinstance(incident, Mapping):
+                continue
+            at = incident.get("decision")
+            where = f" at step {step_of[at]}" if isinstance(at, int) and at in step_of else ""
+            detail = str(incident.get("detail", "")).strip()
+            said = f": {detail}" if detail else ""
+            lines.append(f"{who}: {incident.get('kind', 'incident')}{where}{said}")
+        if record.get("incidents_omitted"):
+            lines.append(f"{who}: {int(record['incidents_omitted'])} more incidents not recorded")
+        if record.get("forfeit"):
+            lines.append(f"{who} forfeited: {record['forfeit']}")
+        if record.get("exit_code") not in (None, 0):
+            lines.append(f"{who}: its process exited with code {record['exit_code']}")
+        sandbox = record.get("sandbox")
+        if isinstance(sandbox, Mapping):
+            if sandbox.get("kind") == "none" or sandbox.get("unsafe_no_sandbox"):
+                lines.append(f"{who} ran unsandboxed (an operator's choice)")
+            if sandbox.get("killed_for"):
+                lines.append(f"{who}'s sandbox killed it: {sandbox['killed_for']}")
+    for n, step in enumerate(steps, start=1):
+        if not isinstance(step, Mapping):
+            continue
+        if "forfeit" in step:
+            lines.append(f"Step {n}: seat {step['forfeit']} forfeits: {step.get('reason', '')}")
+        elif step.get("reason"):
+            lines.append(
+                f"Step {n}: seat {step.get('seat')} did not answer in time ({step['reason']}): "
+                f"the referee played {step.get('action', {}).get('text', 'the default action')} (a strike)"
+            )
+    if len(lines) > MAX_INCIDENT_LINES:
+        extra = len(lines) - MAX_INCIDENT_LINES
+        lines = [*lines[:MAX_INCIDENT_LINES], f"… and {extra} more"]
+    return {"timing": timing, "seat_records": records, "incidents": lines}
+
+
+def viewer_page(
+    timeline: Timeline,
+    *,
+    title: str,
+    frames_url: str,
+    allow_all: bool,
+    back_url: str | None = None,
+    download_url: str | None = None,
+) -> HTMLResponse:
+    """The viewer's page (its frames come from `frames_url` + step number)."""
+    replay = timeline.replay
+    seats = [_seat_name(r if isinstance(r, Mapping) else {}, i) for i, r in enumerate(replay["seats"])]
+    return render(
+        "viewer.html",
+        title=title,
+        replay=replay,
+        seats=seats,
+        colours=SEAT_COLOURS,
+        total=timeline.total,
+        error=timeline.error,
+        frames_url=frames_url,
+        allow_all=allow_all,
+        default_seat="0",
+        back_url=back_url,
+        download_url=download_url,
+    )
+
+
+def frame_response(timeline: Timeline, step: int, seat: str, allow_all: bool) -> JSONResponse:
+    """One frame as JSON; 404 for a step or seat that does not exist, 403 for "all" when the
+    whole state may not be shown."""
+    if seat == "all":
+        if not allow_all:
+            return JSONResponse(
+                {"error": "the whole state is shown once the match is over", "status": 403}, 403
+            )
+        who: int | None = None
+    elif seat.isdigit() and len(seat) < 4 and int(seat) < timeline.seats:
+        who = int(seat)
+    else:
+        return JSONResponse({"error": f"no seat {seat[:20]!r}", "status": 404}, 404)
+    if not 1 <= step <= timeline.total:
+        return JSONResponse({"error": f"no step {step} (1..{timeline.total})", "status": 404}, 404)
+    return JSONResponse(timeline.frame(step, who))
+
+
+def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRouter:
+    """The pages' routes over the database behind `engine`."""
+    cache = cache or TimelineCache()
+    router = APIRouter(include_in_schema=False)
+
+    def ladder_names() -> dict[int, str]:
+        with engine.connect() as conn:
+            return {ladder["id"]: ladder["name"] for ladder in queries.list_ladders(conn)}
+
+    @router.get("/", response_class=HTMLResponse)
+    def home() -> HTMLResponse:
+        with engine.connect() as conn:
+            listed = queries.list_ladders(conn)
+            pages = [p for p in (queries.standings(conn, ladder["id"]) for ladder in listed) if p]
+            scenarios = {}
+            for ladder in listed:
+                if ladder["kind"] == "coop":
+                    found = queries.scenario_ratings(conn, ladder["id"])
+                    scenarios[ladder["id"]] = found["scenarios"] if found else []
+        games: dict[str, list[queries.StandingsPage]] = {}
+        for page in pages:
+            games.setdefault(page["ladder"]["game"], []).append(page)
+        return render("home.html", games=sorted(games.items()), scenarios=scenarios, top=HOME_TOP)
+
+    @router.get("/ladders/{ladder_id}", response_class=HTMLResponse)
+    def ladder_page(ladder_id: str) -> HTMLResponse:
+        found = _id(ladder_id)
+        with engine.connect() as conn:
+            page = None if found is None else queries.standings(conn, found)
+            if page is None or found is None:
+                return not_found(f"ladder {ladder_id[:40]}")
+            records = data.ladder_records(conn, found)
+            top = [s["bot_id"] for s in page["standings"][:CHART_BOTS]]
+            series = data.rating_series(conn, top, found)
+            recent = data.recent_ladder_matches(conn, found)
+            n_bots, n_matches = data.ladder_sizes(conn, found)
+            scen = queries.scenario_ratings(conn, found) if page["ladder"]["kind"] == "coop" else None
+        names = {s["bot_id"]: s["bot_name"] for s in page["standings"]}
+        chart = line_chart(
+            [(names[b], SEAT_COLOURS[i % len(SEAT_COLOURS)], series.get(b, [])) for i, b in enumerate(top)]
+        )
+        return render(
+            "ladder.html",
+            ladder=page["ladder"],
+            standings=page["standings"],
+            records=records,
+            chart=chart,
+            chart_bots=len(top),
+            recent=recent,
+            ladder_names={page["ladder"]["id"]: page["ladder"]["name"]},
+            n_bots=n_bots,
+            n_matches=n_matches,
+            scenarios=scen["scenarios"] if scen else [],
+        )
+
+    @router.get("/bots/{bot_id}", response_class=HTMLResponse)
+    def bot_page(bot_id: str) -> HTMLResponse:
+        found = _id(bot_id)
+        with engine.connect() as conn:
+            bot = None if found is None else queries.bot_info(conn, found)
+            if bot is None or found is None:
+                return not_found(f"bot {bot_id[:40]}")
+            recent = queries.bot_matches(conn, found, 20) or []
+            series = data.rating_series(conn, [found])
+            by_seat, by_opponent, counted = data.seat_and_opponent_rates(conn, found)
+        versions = {v["id"] for v in bot["versions"]}
+        rows = []
+        for m in recent:
+            seats = [s["seat"] for s in m["seats"] if s["bot_version_id"] in versions]
+            places = m["places"]
+            if places and seats:
+                place = places[seats[0]]
+                firsts = places.count(1)
+                result = "win" if place == 1 and firsts == 1 else "draw" if place == 1 else f"place {place}"
+            else:
+                result = "-"
+            rows.append((m, {"seat_text": ", ".join(map(str, seats)) or "-", "result": result}))
+        chart = line_chart([(bot["name"], SEAT_COLOURS[1], series.get(found, []))])
+        return render(
+            "bot.html",
+            bot=bot,
+            recent=rows,
+            chart=chart,
+            ladder_names=ladder_names(),
+            by_seat=by_seat,
+            by_opponent=by_opponent,
+            counted=counted,
+        )
+
+    def _load(match_id: int) -> tuple[dict[str, Any] | None, str | None, str | None]:
+        """(replay document, its sha256, problem) for a match's stored replay."""
+        with engine.connect() as conn:
+            stored = queries.replay_data(conn, match_id)
+        if stored is None:
+            return None, None, None
+        raw, sha = stored
+        try:
+            return loads(raw), sha, None
+        except ReplayError as exc:
+            return None, sha, str(exc)
+        except Exception as exc:  # stored bytes are outside input: never a 500 for them
+            return None, sha, f"{type(exc).__name__}: {exc}"
+
+    @router.get("/matches/{match_id}", response_class=HTMLResponse)
+    def match_page(match_id: str) -> HTMLResponse:
+        found = _id(match_id)
+        with engine.connect() as conn:
+            match = None if found is None else queries.match_info(conn, found)
+            if match is None or found is None:
+                return not_found(f"match {match_id[:40]}")
+            ladder = queries.ladder_info(conn, match["ladder_id"])
+        replay, _, problem = _load(found) if match["replay"] else (None, None, None)
+        facts: dict[str, Any] = {"timing": [], "seat_records": [], "incidents": []}
+        if replay is not None:
+            try:
+                facts = match_facts(replay)
+            except Exception as exc:  # a well-formed file with odd contents
+                problem = f"{type(exc).__name__}: {exc}"
+                replay = None
+        changes = {c["bot_id"]: c for c in match["rating_changes"]}
+        return render(
+            "match.html",
+            match=match,
+            ladder=ladder,
+            replay=replay,
+            replay_problem=problem,
+            changes=changes,
+            **facts,
+        )
+
+    def _timeline(match_id: int) -> tuple[Timeline | None, HTMLResponse | None]:
+        replay, sha, problem = _load(match_id)
+        if replay is None:
+            if problem is None:
+                return None, not_found(f"replay for match {match_id}")
+            return None, render(
+                "message.html", 422, heading=f"Match #{match_id}: unreadable replay",
+                message=f"The stored replay cannot be read: {problem}.", css="error",
+            )
+        try:
+            return cache.get((match_id, sha), lambda: Timeline(replay)), None
+        except ReplayError as exc:
+            return None, render(
+                "message.html", 422, heading=f"Match #{match_id}: the replay does not re-simulate",
+                message=str(exc), css="error",
+            )
+
+    def _finished(match_id: int) -> bool:
+        with engine.connect() as conn:
+            match = queries.match_info(conn, match_id)
+        return match is not None and match["status"] in ("done", "failed")
+
+    @router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
+    def viewer(match_id: str) -> HTMLResponse:
+        found = _id(match_id)
+        if found is None:
+            return not_found(f"match {match_id[:40]}")
+        timeline, problem = _timeline(found)
+        if timeline is None:
+            assert problem is not None
+            return problem
+        return viewer_page(
+            timeline,
+            title=f"Match #{found}: replay",
+            frames_url=f"/matches/{found}/replay/frames/",
+            allow_all=_finished(found),
+            back_url=f"/matches/{found}",
+            download_url=f"/api/matches/{found}/replay",
+        )
+
+    @router.get("/matches/{match_id}/replay/frames/{step}")
+    def frame(match_id: str, step: int, request: Request) -> JSONResponse:
+        found = _id(match_id)
+        timeline = None if found is None else _timeline(found)[0]
+        if found is None or timeline is None:
+            missing = {"error": f"no readable replay for match {match_id[:40]}", "status": 404}
+            return JSONResponse(missing, 404)
+        seat = request.query_params.get("seat", "0")
+        return frame_response(timeline, step, seat, _finished(found))
+
+    return router
