@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import functools
 import json
 import os
 import random
@@ -26,7 +27,15 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bots.python.arena_bot import Action, Bot, run
+else:
+    try:  # the SDK as the sandbox provides it
+        from arena_bot import Action, Bot, run
+    except ImportError:  # run from the repository (tests without the sandbox)
+        from bots.python.arena_bot import Action, Bot, run
 
 MIB = 1024 * 1024
 
@@ -81,7 +90,7 @@ def attack_read(args: argparse.Namespace) -> None:
     for other in args.other:
         targets["another bot's files"] = other
     for what, path in targets.items():
-        attempt(f"read {what}", lambda p=path: _read(p), path=path)
+        attempt(f"read {what}", functools.partial(_read, path), path=path)
     # /proc/1/environ and the worker's: every environ in /proc (the worker's pid is unknown to a
     # bot); readable or not, what matters is whether one holds a platform secret
     seen: dict[str, str] = {}
@@ -145,7 +154,7 @@ def attack_write(args: argparse.Namespace) -> None:
     if args.repo:
         targets.append(os.path.join(args.repo, "workers", "pwned.py"))
     for path in targets:
-        attempt(f"write {path}", lambda p=path: _write(p), path=path)
+        attempt(f"write {path}", functools.partial(_write, path), path=path)
     # the control: the scratch dir is writable (so the failures above are not the attack's fault)
     attempt("control: write /scratch/ok", lambda: _write("/scratch/ok"))
 
@@ -270,10 +279,6 @@ ATTACKS: dict[str, Callable[[argparse.Namespace], None]] = {
 
 def play() -> int:
     """Random legal moves through the SDK, as any hosted bot plays."""
-    try:
-        from arena_bot import Action, Bot, run
-    except ImportError:  # run from the repository (tests without the sandbox)
-        from bots.python.arena_bot import Action, Bot, run
 
     class Attacker(Bot):
         name = "attacker"
