@@ -55,6 +55,7 @@ def folder() -> Iterator[Path]:
 
 async def start(folder: Path, command: str, **limits: int) -> SandboxedBot:
     """Start `command` in a sandbox with `limits`, the way the ladder starts a hosted bot."""
+    limits.setdefault("wall_seconds", 20)  # a broken limit fails its test instead of hanging it
     return await Sandbox(SandboxLimits(**limits)).launch(
         command,
         files_dir=folder,
