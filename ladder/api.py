@@ -25,7 +25,8 @@ Routes (JSON unless said otherwise; "key" = needs ``Authorization: Bearer <API k
 Every error is ``{"error": "<message>", "status": <code>}`` with that HTTP status: 401 (with
 ``WWW-Authenticate: Bearer``) without a valid key, 403 for a key lacking the scope or another
 account's bot, 404 for an unknown id or route, 405 (with ``Allow``) for a wrong method, 408 for a
-body that arrives too slowly, 409 for a taken name, 413 for a body over its limit, 415 for an
+body that arrives too slowly, 409 for a taken name, 413 for a body over its limit (431 for
+headers), 415 for an
 upload that is not gzip/zip, 422 for a malformed request, 429 (with ``Retry-After``) over a rate
 limit, 500 otherwise. An id outside the id columns' range (``queries.MAX_ID``) is an unknown id,
 404 on SQLite and PostgreSQL alike: the database is never asked about it. Every string field
@@ -112,6 +113,7 @@ _ERROR_TEXT: Final = {
     415: "The upload is not application/gzip, application/zip or application/octet-stream",
     422: "Malformed request: a field, parameter or archive fails its constraints",
     429: "Over a rate limit; wait Retry-After seconds",
+    431: "The request headers are over their limit (16 KiB)",
 }
 
 
@@ -125,9 +127,9 @@ _ERROR_SCHEMA: Final[dict[str, Any]] = {
 
 
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` for these error statuses (413 is possible on every route)."""
+    """OpenAPI ``responses`` for these error statuses (413 and 431 are possible on every route)."""
     out: dict[int | str, dict[str, Any]] = {}
-    for code in sorted({*codes, 413}):
+    for code in sorted({*codes, 413, 431}):
         entry: dict[str, Any] = {
             "description": _ERROR_TEXT[code],
             "content": {"application/json": {"schema": _ERROR_SCHEMA}},

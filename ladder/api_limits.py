@@ -1,6 +1,7 @@
 """Input limits of the HTTP API: request body sizes and read time, and request rates.
 
-* :class:`BodyLimits` (ASGI middleware): a request body may be at most
+* :class:`BodyLimits` (ASGI middleware): the headers may take at most
+  :attr:`ApiLimits.header_bytes` (16 KiB, else 431); a request body may be at most
   :attr:`ApiLimits.json_body_bytes` (1 MiB), or :attr:`ApiLimits.upload_body_bytes` (10 MiB) on
   the upload endpoint. A ``Content-Length`` over the limit is answered 413 before anything is
   read; a body without one (chunked) is counted as it arrives and cut off at the limit (413).
@@ -39,6 +40,9 @@ MAX_BUCKETS: Final = 100_000
 class ApiLimits:
     """The API's limits (defaults in the field values)."""
 
+    #: all request headers together (names and values), else 431; uvicorn's
+    #: ``h11_max_incomplete_event_size`` bounds only heads that arrive in pieces
+    header_bytes: int = 16 * 1024
     #: a request body (JSON) in bytes
     json_body_bytes: int = 1024 * 1024
     #: the body of an archive upload (POST /api/bots/{bot_id}/versions)
@@ -56,7 +60,8 @@ class BodyTooLarge(HTTPException):
 
     def __init__(self, limit: int) -> None:
         """The error for a body over `limit` bytes."""
-        super().__init__(413, f"request body larger than {limit} bytes")
+        # the rest of the body is never read: the connection cannot carry another request
+        super().__init__(413, f"request body larger than {limit} bytes", headers={"Connection": "close"})
 
 
 class BodyTimeout(HTTPException):
@@ -64,7 +69,8 @@ class BodyTimeout(HTTPException):
 
     def __init__(self, seconds: float) -> None:
         """The error for a body slower than `seconds`."""
-        super().__init__(408, f"request body not received within {seconds:g} s")
+        message = f"request body not received within {seconds:g} s"
+        super().__init__(408, message, headers={"Connection": "close"})
 
 
 def _json_error(status: int, message: str) -> JSONResponse:
@@ -88,6 +94,10 @@ class BodyLimits:
             return
         is_upload = scope["method"] == "POST" and self.upload_path.fullmatch(scope["path"])
         limit = self.limits.upload_body_bytes if is_upload else self.limits.json_body_bytes
+        if sum(len(name) + len(value) for name, value in scope["headers"]) > self.limits.header_bytes:
+            message = f"request headers larger than {self.limits.header_bytes} bytes"
+            await _json_error(431, message)(scope, receive, send)
+            return
         for name, value in scope["headers"]:
             if name == b"content-length":
                 if not value.isdigit():

@@ -44,6 +44,8 @@ class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with JSON 400s and a timeout on slow request headers."""
 
     _header_timer: asyncio.TimerHandle | None = None
+    #: seconds for a request's line and headers to arrive (see :func:`uvicorn_limits`)
+    header_timeout_s: float = HEADER_TIMEOUT_S
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the clock for the first request's headers."""
@@ -70,7 +72,7 @@ class GuardedH11Protocol(H11Protocol):
         super().on_response_complete()
 
     def _start_header_timer(self) -> None:
-        self._header_timer = self.loop.call_later(HEADER_TIMEOUT_S, self._headers_too_slow)
+        self._header_timer = self.loop.call_later(self.header_timeout_s, self._headers_too_slow)
 
     def _stop_header_timer(self) -> None:
         if self._header_timer is not None:
@@ -96,10 +98,18 @@ class GuardedH11Protocol(H11Protocol):
         self.transport.close()
 
 
-def uvicorn_limits() -> dict[str, Any]:
+def uvicorn_limits(header_timeout_s: float = HEADER_TIMEOUT_S) -> dict[str, Any]:
     """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config`` (see the module doc)."""
+    protocol: type[GuardedH11Protocol] = GuardedH11Protocol
+    if header_timeout_s != HEADER_TIMEOUT_S:
+
+        class _Timed(GuardedH11Protocol):
+            pass
+
+        _Timed.header_timeout_s = header_timeout_s
+        protocol = _Timed
     return {
-        "http": GuardedH11Protocol,
+        "http": protocol,
         "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
         "timeout_keep_alive": 5,
         "limit_concurrency": 256,

@@ -24,10 +24,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_api(app: FastAPI, **overrides: Any) -> Iterator[str]:
+def live_api(app: FastAPI, header_timeout_s: float | None = None, **overrides: Any) -> Iterator[str]:
     """Serve `app` with the production uvicorn settings (`overrides` on top); yield its URL."""
     port = free_port()
-    settings = {**uvicorn_limits(), **overrides}
+    limits = uvicorn_limits() if header_timeout_s is None else uvicorn_limits(header_timeout_s)
+    settings = {**limits, **overrides}
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="none",
                             lifespan="off", **settings)
     server = uvicorn.Server(config)
