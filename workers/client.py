@@ -32,6 +32,7 @@ import gzip
 import io
 import json
 import os
+import re
 import ssl
 import stat
 import tarfile
@@ -203,10 +204,11 @@ def load_credentials(
         raise NotLoggedIn("no server: run `arena login --server URL` (or pass --server)")
     if not key:
         raise NotLoggedIn(f"no API key for {chosen_server}: run `arena login --server {chosen_server}`")
-    same_server = normalise_server(str(chosen_server)) == normalise_server(str(stored.get("server", "")))
-    if not ca and same_server:
+    chosen = normalise_server(str(chosen_server))
+    # the stored CA belongs to the stored server only
+    if not ca and stored.get("server") and chosen == normalise_server(str(stored["server"])):
         ca = stored.get("ca")
-    return Credentials(normalise_server(str(chosen_server)), str(key), str(ca) if ca else None)
+    return Credentials(chosen, str(key), str(ca) if ca else None)
 
 
 # --- archives -------------------------------------------------------------------------------
@@ -315,8 +317,10 @@ def _error_message(response: httpx.Response) -> str:
         return str(body["error"])
     if isinstance(body, dict) and "detail" in body:
         return str(body["detail"])
-    text = " ".join(response.text.split())[:200]
-    return text or response.reason_phrase or "error"
+    # something else answered (a proxy's error page, another service): say so, briefly
+    text = " ".join(re.sub(r"<[^>]*>", " ", response.text).split())[:200]
+    kind = response.headers.get("content-type", "no content type").split(";")[0]
+    return f"not an Arena API answer ({kind}): {text or response.reason_phrase or 'empty'}"
 
 
 class ApiClient:

@@ -474,8 +474,10 @@ def _subparsers(sub: Any, name: str, help_text: str, dest: str) -> Any:
 
 def register(sub: Any) -> None:
     """Add login, logout, account, bot create/upload/remote/status/logs, ladder list/join."""
+    # no abbreviations: `--key SECRET` must be an error, not taken as `--key-file SECRET`
     login = sub.add_parser(
-        "login", help="check an API key against a server and store both (mode 0600)",
+        "login", allow_abbrev=False,
+        help="check an API key against a server and store both (mode 0600)",
         description="The key is read from --key-file, else $ARENA_API_KEY, else stdin (a hidden "
         "prompt on a terminal); never from the command line.",
     )

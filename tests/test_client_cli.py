@@ -1,0 +1,457 @@
+"""The submission commands (``workers/client_cli.py``) against a real ``arena serve api`` process.
+
+Most commands run in-process through ``referee.cli.main`` (the same code the ``arena`` script
+runs) so the file stays fast; the promises about the process itself — the exit status, one line
+on stderr and never a traceback, the key never an argument — run ``arena`` as a subprocess.
+"""
+
+from __future__ import annotations
+
+import http.server
+import io
+import json
+import os
+import socket
+import ssl
+import stat
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from ladder import accounts
+from ladder.bots import authenticate_bot
+from ladder.db import create_engine, upgrade
+from ladder.match_queue import enqueue_match
+from ladder.recording import record_result
+from ladder.schema import bot_versions, bots
+from referee.cli import main
+from referee.core.game import Result
+from tests.referee.certs import make_certs
+from workers import client
+from workers.client import ArchiveError, pack_directory
+from workers.client_cli import create_ladder_with_reference_bots
+
+REPO = Path(__file__).resolve().parents[1]
+BOT_SOURCE = REPO / "bots" / "python" / "examples" / "random_bot.py"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], log: Path, verify: object = True) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"the API exited: {log.read_text()[-2000:]}")
+        try:
+            httpx.get(f"{url}/api/ladders", timeout=1, verify=verify)  # type: ignore[arg-type]
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    pytest.fail(f"the API did not start: {log.read_text()[-2000:]}")
+
+
+@dataclass(frozen=True)
+class Api:
+    """A running API, its database, and keys of two accounts (alice, bob) and an operator."""
+
+    url: str
+    db: str
+    alice: str
+    bob: str
+    operator: str
+    ladder_id: int
+
+
+def _serve(db: str, log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    scheme = "https" if "--tls-cert" in extra else "http"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "referee.cli", "serve", "api", "--db", db, "--port", str(port),
+             "--log-level", "warning", *extra],
+            stdout=out, stderr=subprocess.STDOUT,
+        )
+    return proc, f"{scheme}://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    folder = tmp_path_factory.mktemp("api")
+    db = f"sqlite:///{folder / 'arena.db'}"
+    upgrade(db)
+    engine = create_engine(db)
+    # a generous rate limit: this file makes more calls a minute than the default allows
+    keys = {
+        name: accounts.create_account(engine, name, is_operator=name == "op", rate_per_minute=10_000).api_key
+        for name in ("alice", "bob", "op")
+    }
+    ladder_id = create_ladder_with_reference_bots(
+        engine, "clank-2p", "clank", 2, decision_ms=1000, bank_ms=30_000, max_strikes=3,
+        reference=("random",),
+    )
+    engine.dispose()
+    proc, url = _serve(db, folder / "api.log")
+    try:
+        _wait_until_up(url, proc, folder / "api.log")
+        yield Api(url, db, keys["alice"], keys["bob"], keys["op"], ladder_id)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@pytest.fixture(autouse=True)
+def _config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "config"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    for name in ("ARENA_API_KEY", "ARENA_SERVER"):
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+def _arena(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _login(capsys: pytest.CaptureFixture[str], tmp_path: Path, server: str, key: str) -> None:
+    key_file = tmp_path / "key.txt"
+    key_file.write_text(key + "\n")
+    code, _, err = _arena(capsys, "login", "--server", server, "--key-file", str(key_file))
+    assert code == 0, err
+
+
+def _bot_dir(tmp_path: Path, name: str = "mybot") -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "main.py").write_text(BOT_SOURCE.read_text())
+    (folder / "lib").mkdir()
+    (folder / "lib" / "helper.py").write_text("X = 1\n")
+    return folder
+
+
+def _run_arena(
+    *argv: str, env: dict[str, str] | None = None, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee.cli", *argv],
+        input=stdin, capture_output=True, text=True, timeout=60, env=env or dict(os.environ),
+    )
+
+
+# --- login and the credentials file ---------------------------------------------------------------
+
+
+def test_login_checks_the_key_and_stores_it_mode_0600_from_the_first_byte(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    _config_home: Path,
+) -> None:
+    modes: list[int] = []
+    real_fsync = os.fsync
+
+    def spying_fsync(fd: int) -> None:  # the moment the key has been written, before the rename
+        modes.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", spying_fsync)
+    old_umask = os.umask(0)  # a careless umask must not widen the file
+    try:
+        _login(capsys, tmp_path, api.url, api.alice)
+    finally:
+        os.umask(old_umask)
+    path = _config_home / "arena" / "credentials.json"
+    assert modes == [0o600]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    assert json.loads(path.read_text()) == {"server": api.url, "key": api.alice}
+    code, out, _ = _arena(capsys, "ladder", "list")  # later commands use it
+    assert code == 0 and "clank-2p" in out
+
+
+def test_login_takes_the_key_from_stdin_or_the_environment_never_an_argument(
+    api: Api, _config_home: Path
+) -> None:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(_config_home)}
+    by_stdin = _run_arena("login", "--server", api.url, env=env, stdin=api.alice + "\n")
+    assert by_stdin.returncode == 0 and "as alice" in by_stdin.stdout, by_stdin.stderr
+    by_env = _run_arena("login", "--server", api.url, env={**env, "ARENA_API_KEY": api.bob})
+    assert by_env.returncode == 0 and "as bob" in by_env.stdout
+    as_argument = _run_arena("login", "--server", api.url, "--key", api.alice, env=env)
+    assert as_argument.returncode == 2 and "unrecognized arguments" in as_argument.stderr
+
+
+def test_a_refused_key_is_one_line_and_nothing_is_stored(
+    api: Api, tmp_path: Path, _config_home: Path
+) -> None:
+    key_file = tmp_path / "k"
+    key_file.write_text("arena_not-a-real-key\n")
+    done = _run_arena("login", "--server", api.url, "--key-file", str(key_file),
+                      env={**os.environ, "XDG_CONFIG_HOME": str(_config_home)})
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ") and "401" in done.stderr
+    assert not (_config_home / "arena" / "credentials.json").exists()
+
+
+def test_a_planted_symlink_does_not_redirect_the_credentials(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], _config_home: Path
+) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    folder = _config_home / "arena"
+    folder.mkdir(parents=True)
+    (folder / "credentials.json").symlink_to(victim)
+    _login(capsys, tmp_path, api.url, api.alice)
+    path = folder / "credentials.json"
+    assert victim.read_text() == "precious\n"
+    assert not path.is_symlink() and stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_credentials_readable_by_others_are_refused(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], _config_home: Path
+) -> None:
+    _login(capsys, tmp_path, api.url, api.alice)
+    path = _config_home / "arena" / "credentials.json"
+    path.chmod(0o644)
+    code, _, err = _arena(capsys, "ladder", "list")
+    assert code == 1 and "readable by others" in err and "chmod 600" in err
+
+
+# --- the submission commands ----------------------------------------------------------------------
+
+
+def test_create_upload_status_join_remote(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _login(capsys, tmp_path, api.url, api.alice)
+    code, out, err = _arena(capsys, "bot", "create", "cli-alice", "--game", "clank")
+    assert code == 0 and "created bot cli-alice" in out, err
+
+    folder = _bot_dir(tmp_path)
+    (folder / ".git").mkdir()
+    (folder / ".git" / "config").write_text("secret remote url\n")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "main.cpython-311.pyc").write_bytes(b"\0")
+    code, out, err = _arena(capsys, "bot", "upload", "cli-alice", str(folder), "--run", "python main.py",
+                            "--json")
+    assert code == 0, err
+    first = json.loads(out)
+    assert first["qualification"] == "pending" and first["files"] == 2  # main.py, lib/helper.py
+
+    archive = tmp_path / "bot.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(BOT_SOURCE, "main.py")
+    code, out, err = _arena(capsys, "bot", "upload", "cli-alice", str(archive), "--run", "python main.py",
+                            "--version", "zipped")
+    assert code == 0 and "uploaded cli-alice version zipped" in out, err
+
+    code, out, _ = _arena(capsys, "ladder", "join", "cli-alice", "clank-2p")
+    assert code == 0 and "is on ladder clank-2p" in out
+    code, _, err = _arena(capsys, "ladder", "join", "cli-alice", "no-such-ladder")
+    assert code == 1 and "no ladder 'no-such-ladder' (ladders: clank-2p)" in err
+
+    code, out, _ = _arena(capsys, "bot", "status", "cli-alice", "--json")
+    status = json.loads(out)
+    assert code == 0
+    assert [(v["version"], v["qualification"]) for v in status["versions"]] == [
+        (first["version"], "pending"), ("zipped", "pending")
+    ]
+    assert status["versions"][0]["archive_sha256"] == first["archive_sha256"]
+    assert [entry["ladder_name"] for entry in status["ladders"]] == ["clank-2p"]
+    code, out, _ = _arena(capsys, "bot", "status", "cli-alice")
+    assert code == 0 and "pending" in out and "clank-2p: rating 1500.0" in out
+
+    code, out, err = _arena(capsys, "bot", "remote", "cli-alice", "--referee", "ladder.example:50051")
+    assert code == 0, err
+    token = next(line.split("=", 1)[1] for line in out.splitlines() if "ARENA_BOT_TOKEN=" in line)
+    assert "python main.py --referee ladder.example:50051" in out
+    engine = create_engine(api.db)
+    try:
+        found = authenticate_bot(engine, token)  # the printed token is the bot's
+    finally:
+        engine.dispose()
+    assert found is not None and found.name == "cli-alice"
+
+
+def test_a_directory_upload_is_deterministic_and_keeps_node_modules(tmp_path: Path) -> None:
+    folder = _bot_dir(tmp_path)
+    (folder / "node_modules" / "dep").mkdir(parents=True)
+    (folder / "node_modules" / "dep" / "index.js").write_text("module.exports = 1\n")
+    (folder / "run.sh").write_text("#!/bin/sh\n")
+    (folder / "run.sh").chmod(0o755)
+    (folder / "link.py").symlink_to("main.py")
+    (folder / ".DS_Store").write_bytes(b"junk")
+    first = pack_directory(folder)
+    os.utime(folder / "main.py", (1, 1))  # a touched file packs to the same bytes
+    again = pack_directory(folder)
+    assert first.data == again.data
+    with tarfile.open(fileobj=io.BytesIO(first.data)) as tar:
+        members = {m.name: m for m in tar.getmembers()}
+    assert set(members) == {"lib", "lib/helper.py", "link.py", "main.py", "node_modules",
+                            "node_modules/dep", "node_modules/dep/index.js", "run.sh"}
+    assert members["run.sh"].mode & 0o100 and not members["main.py"].mode & 0o100
+    assert members["link.py"].issym() and members["link.py"].linkname == "main.py"
+    assert {m.mtime for m in members.values()} == {0}
+
+
+@pytest.mark.parametrize("target", ["/etc/passwd", "../outside.txt"])
+def test_a_symlink_out_of_the_bot_folder_is_refused_before_sending(tmp_path: Path, target: str) -> None:
+    (tmp_path / "outside.txt").write_text("not the bot's\n")
+    folder = _bot_dir(tmp_path)
+    (folder / "lib" / "leak").symlink_to(target if target.startswith("/") else "../" + target)
+    with pytest.raises(ArchiveError, match="symlink out of the bot's directory"):
+        pack_directory(folder)
+
+
+def test_another_accounts_bot_cannot_be_changed_and_its_logs_are_not_shown(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "owned-by-alice", "--game", "clank")[0] == 0
+    engine = create_engine(api.db)
+    try:
+        with engine.connect() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "owned-by-alice")).scalar_one()
+            reference = conn.execute(
+                sa.select(bot_versions.c.id).where(bot_versions.c.command == "builtin:random")
+            ).scalar_one()
+        with engine.begin() as conn:
+            version = conn.execute(
+                sa.insert(bot_versions).values(
+                    bot_id=bot_id, version="1", command="python main.py", qualification="passed",
+                    created_at=datetime.now(UTC),
+                ).returning(bot_versions.c.id)
+            ).scalar_one()
+        match_id = enqueue_match(engine, api.ladder_id, [reference, version], 7)
+        record_result(
+            engine, match_id, Result(scores=(1, 0), places=(1, 2), outcomes=("escaped", "knocked_out")),
+            b"{}", "finished", logs={1: (b"alice's bot says hello\n", False)},
+        )
+    finally:
+        engine.dispose()
+
+    code, out, err = _arena(capsys, "bot", "logs", "owned-by-alice", "--match", str(match_id))
+    assert code == 0 and out == "alice's bot says hello\n", err
+    code, out, _ = _arena(capsys, "bot", "logs", "owned-by-alice", "--match", "latest")
+    assert code == 0 and "says hello" in out
+
+    _login(capsys, tmp_path, api.url, api.bob)
+    code, out, err = _arena(capsys, "bot", "logs", "owned-by-alice", "--match", str(match_id))
+    assert code == 1 and out == "" and "403" in err and err.count("\n") == 1
+    code, _, err = _arena(
+        capsys, "bot", "upload", "owned-by-alice", str(_bot_dir(tmp_path)), "--run", "python main.py"
+    )
+    assert code == 1 and "403" in err and err.count("\n") == 1
+    code, _, err = _arena(capsys, "ladder", "join", "owned-by-alice", str(api.ladder_id))  # ladder by id
+    assert code == 1 and "403" in err
+
+
+# --- errors: one line, never a traceback ------------------------------------------------------------
+
+
+class _NotAnApi(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b"<html><body>Welcome to nginx</body></html>"
+        self.send_response(502)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def not_an_api() -> Iterator[str]:
+    server = http.server.HTTPServer(("127.0.0.1", 0), _NotAnApi)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_every_error_is_one_line_and_a_nonzero_status(
+    api: Api, tmp_path: Path, not_an_api: str, _config_home: Path
+) -> None:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(_config_home), "ARENA_API_KEY": api.alice}
+    not_archive = tmp_path / "bot.rar"
+    not_archive.write_bytes(b"Rar!")
+    bad_ca = tmp_path / "ca.pem"
+    bad_ca.write_text("not a certificate")
+    cases = {
+        "cannot reach": ["ladder", "list", "--server", f"http://127.0.0.1:{_free_port()}"],
+        "not an Arena API answer (text/html): Welcome to nginx (HTTP 502)": [
+            "ladder", "list", "--server", not_an_api
+        ],
+        "no bot named 'ghost'": ["bot", "status", "ghost", "--server", api.url],
+        "no such file or directory": ["bot", "upload", "x", str(tmp_path / "nowhere"), "--run", "x",
+                                      "--server", api.url],
+        "not a directory, .tar.gz, .tgz or .zip": [
+            "bot", "upload", "x", str(not_archive), "--run", "x", "--server", api.url
+        ],
+        "--ca": ["ladder", "list", "--server", "https://127.0.0.1:9", "--ca", str(bad_ca)],
+        "no server: run `arena login": ["ladder", "list"],
+    }
+    for expected, argv in cases.items():
+        done = _run_arena(*argv, env=env)
+        assert done.returncode == 1, (argv, done.stderr)
+        assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1, (argv, done.stderr)
+        assert expected in done.stderr and "Traceback" not in done.stderr, (argv, done.stderr)
+
+
+def test_tls_with_the_ca_works_and_without_it_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    certs = make_certs(tmp_path / "certs")
+    db = f"sqlite:///{tmp_path / 'tls.db'}"
+    upgrade(db)
+    engine = create_engine(db)
+    key = accounts.create_account(engine, "tls-user").api_key
+    engine.dispose()
+    log = tmp_path / "tls-api.log"
+    proc, url = _serve(db, log, "--tls-cert", str(certs.cert), "--tls-key", str(certs.key))
+    try:
+        _wait_until_up(url, proc, log, verify=ssl.create_default_context(cafile=str(certs.ca)))
+        key_file = tmp_path / "key"
+        key_file.write_text(key)
+        code, _, err = _arena(capsys, "login", "--server", url, "--key-file", str(key_file))
+        assert code == 1 and "TLS handshake" in err and "--ca" in err
+        login = ("login", "--server", url, "--key-file", str(key_file))
+        code, _, err = _arena(capsys, *login, "--ca", str(certs.other_ca))
+        assert code == 1 and "TLS handshake" in err
+        code, out, err = _arena(capsys, *login, "--ca", str(certs.ca))
+        assert code == 0 and "as tls-user" in out, err
+        code, out, err = _arena(capsys, "ladder", "list")  # the stored CA is used again
+        assert code == 0 and "no ladders yet" in out, err
+        plain = url.replace("https://", "http://")
+        code, _, err = _arena(capsys, "ladder", "list", "--server", plain)
+        assert code == 1 and err.startswith("error: ")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_the_credentials_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert client.credentials_path() == tmp_path / "xdg" / "arena" / "credentials.json"
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative/ignored")  # the spec: only absolute paths count
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert client.credentials_path() == tmp_path / "home" / ".config" / "arena" / "credentials.json"
