@@ -294,6 +294,14 @@ def test_the_embedded_season_qualifies_pending_uploads(sqlite_url: str, sqlite_e
     assert _qualification(sqlite_engine, version_id)[0] == "passed"
 
 
+def test_an_alien_upload_qualifies_against_the_coop_bot(sqlite_url: str, sqlite_engine: Engine) -> None:
+    bot = register_bot(sqlite_engine, "ripley", "alice", game="alien")
+    version_id = _upload(sqlite_engine, bot.bot_id, "1")  # the random bot plays any game
+    assert qualify_version(sqlite_url, version_id).status == "passed"
+    _, detail = _qualification(sqlite_engine, version_id)
+    assert [(g["opponent"], g["seat"]) for g in detail["games"]] == [("builtin:coop", 0), ("builtin:coop", 1)]
+
+
 # --- bot logs ------------------------------------------------------------------------------------
 
 
@@ -466,3 +474,4 @@ def test_the_readme_walkthrough_runs_from_an_empty_database_to_a_first_rated_mat
     }
     print("walkthrough figures:", json.dumps({k: round(v, 2) for k, v in figures.items()}))
     assert figures["upload_to_first_rated_match_s"] > 0
+
