@@ -24,6 +24,7 @@ from ladder.bots import REMOTE, version_kind
 from ladder.schema import (
     bot_versions,
     bots,
+    competitions,
     ladder_entries,
     ladders,
     matches,
@@ -272,8 +273,9 @@ def storable_id(value: int) -> bool:
 
 
 def list_ladders(conn: Connection) -> list[LadderInfo]:
-    """All ladders, by name."""
-    return [_ladder(row) for row in conn.execute(sa.select(ladders).order_by(ladders.c.name))]
+    """All ladders, by name (not the competitions' own ladders: ``ladder.competitions``)."""
+    query = sa.select(ladders).where(ladders.c.id.not_in(sa.select(competitions.c.ladder_id)))
+    return [_ladder(row) for row in conn.execute(query.order_by(ladders.c.name))]
 
 
 def ladder_info(conn: Connection, ladder_id: int) -> LadderInfo | None:

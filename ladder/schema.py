@@ -39,6 +39,7 @@ from sqlalchemy import false as sa_false
 from sqlalchemy.types import TypeDecorator
 
 __all__ = [
+    "COMPETITION_STATUSES",
     "LADDER_KINDS",
     "MATCH_STATUSES",
     "QUALIFICATIONS",
@@ -48,6 +49,9 @@ __all__ = [
     "bot_logs",
     "bot_versions",
     "bots",
+    "competition_entrants",
+    "competition_games",
+    "competitions",
     "ladder_entries",
     "ladders",
     "matches",
@@ -217,6 +221,8 @@ ladder_entries = Table(
     Column("rating", Float, nullable=False),
     Column("games", Integer, nullable=False),
     Column("wins", Integer, nullable=False),
+    # matches where the bot shared first place (migration 0005); a shared first is not a win
+    Column("draws", Integer, nullable=False, server_default="0"),
     Column("joined_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     # one row per (ladder, bot): recording locks these rows while it changes the rating
@@ -326,4 +332,67 @@ bot_logs = Table(
     Column("bytes", Integer, nullable=False),
     Column("truncated", Boolean, nullable=False),
     PrimaryKeyConstraint("match_id", "seat"),
+)
+
+#: a stored competition's life: created -> running -> done (or failed: it cannot go on)
+COMPETITION_STATUSES: Final = ("created", "running", "done", "failed")
+
+competitions = Table(
+    "competitions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(128), nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("players", Integer, nullable=False),
+    # ladder.formats.FORMATS
+    Column("format", String(16), nullable=False),
+    # the format's options: {"sets": n, "rounds": n | null, "scenarios": [config, ...]}
+    Column("options", JSON, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column(
+        "status",
+        String(16),
+        CheckConstraint("status IN ('created', 'running', 'done', 'failed')", name="status"),
+        nullable=False,
+    ),
+    # the competition's own ladder: its games are matches there (time control, executor,
+    # leases, idempotent recording); the matchmaker and the ladder list leave it alone
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("started_at", UTCDateTime),
+    Column("finished_at", UTCDateTime),
+    Column("error", Text),
+)
+
+competition_entrants = Table(
+    "competition_entrants",
+    metadata,
+    Column("competition_id", ForeignKey("competitions.id", ondelete="CASCADE"), nullable=False),
+    # the entrant's number: its seed in the field (0 is the first seed)
+    Column("slot", Integer, nullable=False),
+    Column("name", String(64), nullable=False),
+    # "builtin" (a reference bot), "command" (a hosted command with its files), "version"
+    Column("kind", String(16), nullable=False),
+    # what was asked for: the built-in's name, the command line, or the version id
+    Column("spec", Text, nullable=False),
+    Column("bot_version_id", ForeignKey("bot_versions.id"), nullable=False),
+    PrimaryKeyConstraint("competition_id", "slot"),
+)
+
+competition_games = Table(
+    "competition_games",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("competition_id", ForeignKey("competitions.id", ondelete="CASCADE"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("table_no", Integer, nullable=False),
+    Column("set_no", Integer, nullable=False),
+    Column("rotation", Integer, nullable=False),
+    # index into the competition's scenarios (the "scenarios" format), else null
+    Column("scenario", Integer),
+    # entrant slot per seat, in seat order
+    Column("seats", JSON, nullable=False),
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), nullable=False, unique=True),
+    # a game is scheduled once, however often its round is planned (a restarted runner)
+    UniqueConstraint("competition_id", "round", "table_no", "set_no", "rotation"),
 )

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ladder.skill import Z95, elo_from_score, score_from_elo
+from ladder.skill import Z95, elo_from_score, score_from_elo, wilson_interval
 
 __all__ = [
     "PAIR_SCORES",
@@ -88,8 +88,10 @@ def llr(counts: Sequence[float], elo0: float, elo1: float) -> float:
 def elo_estimate(counts: Sequence[float]) -> tuple[float, float, float]:
     """The candidate's Elo advantage from the pair counts, with its 95% interval (low, high).
 
-    Mean pair score x̄ ± 1.96·sd/√N (raw counts, no pseudo-pairs), mapped through the logistic
-    Elo curve; (0, -2000, 2000) with no pairs.
+    Mean pair score x ± 1.96·sd/√N (raw counts, no pseudo-pairs), widened to the Wilson
+    interval of the same score when that is wider (a sweep has sd = 0, but 14 pairs won of 14
+    only show a score above 0.78), mapped through the logistic Elo curve; (0, -2000, 2000) with
+    no pairs.
     """
     n = sum(counts)
     if n == 0:
@@ -97,7 +99,9 @@ def elo_estimate(counts: Sequence[float]) -> tuple[float, float, float]:
     mean = sum(c * s for c, s in zip(counts, PAIR_SCORES, strict=True)) / n
     var = sum(c * (s - mean) ** 2 for c, s in zip(counts, PAIR_SCORES, strict=True)) / n
     half = Z95 * math.sqrt(var / n)
-    return (elo_from_score(mean), elo_from_score(mean - half), elo_from_score(mean + half))
+    w_low, w_high = wilson_interval(mean * n, n)
+    low, high = min(mean - half, w_low), max(mean + half, w_high)
+    return (elo_from_score(mean), elo_from_score(low), elo_from_score(high))
 
 
 @dataclass(slots=True)

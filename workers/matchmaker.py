@@ -37,7 +37,7 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 
 from ladder.match_queue import enqueue_match
-from ladder.schema import bot_versions, ladder_entries, ladders, matches
+from ladder.schema import bot_versions, competitions, ladder_entries, ladders, matches
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
 from workers.executor import can_seat
@@ -229,7 +229,12 @@ def load_ladder_views(
     """Each ladder's entrants (bots with a seatable version), queue and recent history."""
     views = []
     with engine.connect() as conn:
-        query = sa.select(ladders).order_by(ladders.c.id)
+        # a competition's own ladder plays only the games its competition schedules
+        query = (
+            sa.select(ladders)
+            .where(ladders.c.id.not_in(sa.select(competitions.c.ladder_id)))
+            .order_by(ladders.c.id)
+        )
         if ladder_ids is not None:
             query = query.where(ladders.c.id.in_(list(ladder_ids)))
         for ladder in conn.execute(query).all():
