@@ -60,6 +60,10 @@ def _client(args: argparse.Namespace) -> Any:
     return ApiClient(creds.server, creds.key, ca=creds.ca)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, sort_keys=True))
 
@@ -177,7 +181,7 @@ def _cmd_bot_upload(args: argparse.Namespace) -> int:
     files = version.get("files", archive.files)
     print(
         f"uploaded {args.name} version {version.get('version')} (id {version.get('id')}): "
-        f"{files} files, {size} bytes, sha256 {str(version.get('archive_sha256', ''))[:16]}"
+        f"{_count(int(files), 'file')}, {size} bytes, sha256 {str(version.get('archive_sha256', ''))[:16]}"
     )
     print(
         f"qualification {version.get('qualification', 'pending')}: it plays a few games against the "
@@ -261,7 +265,7 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
         mark = " (provisional)" if entry.get("provisional") else ""
         lines.append(
             f"  {entry.get('ladder_name')}: rating {float(entry.get('rating', 0)):.1f}{mark}, "
-            f"{entry.get('games')} games, {entry.get('wins')} wins"
+            f"{_count(int(entry.get('games', 0)), 'game')}, {_count(int(entry.get('wins', 0)), 'win')}"
         )
     lines.append("recent matches:" if matches else "recent matches: none yet")
     for m in matches[:10]:
