@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from sqlalchemy import Engine
@@ -12,10 +14,21 @@ from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
 from referee.core.game import canonical_json
-from referee.runner import play_local
+from referee.runner import LocalGame
+from referee.runner import play_local as _play_local
 
 #: the bots of the Clank! ladder and the built-in bot that plays each
 CLANK_BOTS = {"ada": "greedy", "bram": "random", "cleo": "greedy"}
+
+
+@cache
+def _played(game: str, bots: tuple[str, ...], seed_value: int) -> LocalGame:
+    return _play_local(game, list(bots), seed_value)
+
+
+def play_local(game: str, bots: list[str], seed_value: int) -> LocalGame:
+    """A built-in game, played once per test session (games are deterministic); a copy."""
+    return copy.deepcopy(_played(game, tuple(bots), seed_value))
 
 
 @dataclass
@@ -28,6 +41,8 @@ class Seeded:
     version_ids: dict[str, int]
     #: match id -> the replay document stored for it
     replays: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: match id -> (bot name per seat, places) of every recorded match
+    results: dict[int, tuple[list[str], list[int]]] = field(default_factory=dict)
     #: a match whose stored replay is garbage
     corrupt_match: int = 0
     #: a match still queued (no replay)
@@ -77,13 +92,13 @@ def seed(engine: Engine, games: int = 4) -> Seeded:
         match_id = enqueue_match(engine, ladder, [versions[a], versions[b]], seed=seed_value)
         record_result(engine, match_id, played.result, canonical_json(replay).encode(), "finished")
         out.replays[match_id] = replay
+        out.results[match_id] = ([a, b], list(played.result.places))
         if i == 0:
             out.incident_match = match_id
     out.corrupt_match = enqueue_match(engine, ladder, [versions["ada"], versions["bram"]], seed=7)
-    record_result(
-        engine, out.corrupt_match, play_local("clank", ["random", "random"], 7).result,
-        b"this is not a replay", "finished",
-    )
+    corrupt = play_local("clank", ["random", "random"], 7).result
+    record_result(engine, out.corrupt_match, corrupt, b"this is not a replay", "finished")
+    out.results[out.corrupt_match] = (["ada", "bram"], list(corrupt.places))
     out.queued_match = enqueue_match(engine, ladder, [versions["bram"], versions["ada"]], seed=8)
     alien = play_local("alien", ["random", "random"], 5)
     alien.replay["seats"] = [{"seat": 0, "bot": "dana"}, {"seat": 1, "bot": "eli"}]
