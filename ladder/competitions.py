@@ -494,7 +494,8 @@ def list_competitions(conn: Connection, limit: int = 100) -> list[dict[str, Any]
 def competition_results(
     conn: Connection, competition_id: int, *, bootstrap_samples: int | None = None
 ) -> dict[str, Any] | None:
-    """A competition with its results table (``ladder.competition_results``) and its games."""
+    """A competition with its results table (``ladder.competition_results``: standings,
+    crosstable, seats), `counts` (games played, failed, pending) and `games` (every game)."""
     row = _row(conn, competition_id)
     if row is None:
         return None
@@ -512,10 +513,12 @@ def competition_results(
         row.format, names, row.players, [g.record for g in games], seed=int(row.seed),
         scenario_labels=labels, **kwargs,
     )
+    counts = table.pop("games")
     return {
         "competition": _info(row, entrants, games),
         **table,
-        "game_list": [
+        "counts": counts,
+        "games": [
             {
                 "match_id": g.match_id,
                 "round": g.record.round,

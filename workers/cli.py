@@ -232,6 +232,10 @@ def register(sub: Any) -> None:
                       help="seconds between passes (default $ARENA_BEAT_SECONDS, else 5)")
     beat.set_defaults(func=_cmd_beat)
 
+    from workers.tournament_cli import register as register_tournament  # arena sprt, arena tournament
+
+    register_tournament(sub)
+
 
 def _cmd_demo_with_defaults(args: argparse.Namespace) -> int:
     if args.workers is None:

@@ -1,0 +1,443 @@
+"""``arena sprt`` and ``arena tournament run|create|start|status|results|list``.
+
+Games run like ladder matches (``workers.tournament``): on the local process pool by default,
+on Celery workers when ``$BROKER_URL`` is set (the workers already on the queue, or ``--workers``
+started for the run), or in this process with ``--workers 0``. A field entry is a built-in bot's
+name, ``bot:NAME`` / ``version:ID`` (registered bots), or a hosted command line such as
+``"python my_bot.py"``: hosted commands run in the sandbox with the current directory as their
+read-only files, as ``arena match --sandbox`` runs them.
+
+The database is ``--db``, else ``$DATABASE_URL``; ``run`` and ``sprt`` without either use a
+temporary SQLite file removed at the end, the others ``sqlite:///arena.db``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import io
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register", "standings_csv"]
+
+
+def _split_bots(values: Sequence[str]) -> list[str]:
+    """--bots a,b,"python my bot.py" (quotes keep commas), repeatable."""
+    out: list[str] = []
+    for value in values:
+        for row in csv.reader([value], skipinitialspace=True):
+            out.extend(item.strip() for item in row if item.strip())
+    return out
+
+
+def _archive_of_cwd(texts: Sequence[str], game: str) -> Any:
+    """The current directory, packed as the files of the hosted command entrants (if any)."""
+    from ladder.competitions import parse_entry
+
+    if all(parse_entry(game, t).kind != "command" for t in texts):
+        return None
+    from ladder.archives import validate_archive
+    from workers.client import pack_directory
+
+    return validate_archive(pack_directory(Path.cwd()).data)
+
+
+@contextlib.contextmanager
+def _database(url: str | None, *, temporary: bool) -> Iterator[str]:
+    from ladder.db import database_url, upgrade
+
+    if url or os.environ.get("DATABASE_URL") or not temporary:
+        resolved = database_url(url)
+        upgrade(resolved)
+        yield resolved
+        return
+    with tempfile.TemporaryDirectory(prefix="arena-tournament-") as folder:
+        resolved = f"sqlite:///{folder}/competition.db"
+        upgrade(resolved)
+        yield resolved
+
+
+@contextlib.contextmanager
+def _dispatcher(db_url: str, workers: int | None) -> Iterator[Any]:
+    """In this process (0), Celery ($BROKER_URL), or the local pool (default)."""
+    from workers.tournament import Inline
+
+    if workers == 0:
+        yield Inline(db_url)
+        return
+    if os.environ.get("BROKER_URL"):
+        from workers.demo import _celery_dispatcher  # the demo's: reuse workers on the queue
+
+        with _celery_dispatcher(workers or 1, db_url) as celery:
+            yield celery
+        return
+    from workers.local_pool import DEFAULT_POOL_SIZE, LocalPool
+
+    pool = LocalPool(db_url, workers or DEFAULT_POOL_SIZE)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, label: str) -> Iterator[Any]:
+    """A progress callback (finished, total) drawing a bar on stderr when it is a terminal."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=Console(stderr=True), transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(finished: int, total: int) -> None:
+            bar.update(task, completed=finished, total=total)
+
+        yield update
+
+
+def standings_csv(standings: Sequence[dict[str, Any]]) -> str:
+    """The standings rows as CSV (a header row, then one row per bot, best first)."""
+    columns: list[str] = []
+    for row in standings:
+        columns.extend(k for k in row if k not in columns)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in standings:
+        writer.writerow(row)
+    return buf.getvalue()
+
+
+def _print_results(res: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    comp = res["competition"]
+    console.print(
+        f"[bold]{comp['name']}[/bold] (competition {comp['id']}, {comp['format']}, {comp['game']} "
+        f"{comp['players']}p, seed {comp['seed']}): {comp['status']}; games: "
+        f"{res['counts']['played']} played, {res['counts']['failed']} failed, "
+        f"{res['counts']['pending']} pending"
+    )
+    table = Table(title="standings")
+    coop = comp["format"] == "scenarios"
+    for col in ("rank", "bot", "score", "win rate (95%)" if coop else "Elo (95%)",
+                "" if coop else "P(> next)", "W/D/L", "games"):
+        if col:
+            table.add_column(col, justify="left" if col == "bot" else "right")
+    for row in res["standings"]:
+        cells = [str(row["rank"]), row["bot"], f"{row['score']:g}"]
+        if coop:
+            cells.append(f"{row['score']:.2f} [{row['win_rate_low']:.2f}, {row['win_rate_high']:.2f}]")
+        else:
+            cells.append(f"{row['elo']:.0f} [{row['elo_low']:.0f}, {row['elo_high']:.0f}]")
+            cells.append("" if row["los_next"] is None else f"{row['los_next']:.2f}")
+        cells += [f"{row['wins']}/{row['draws']}/{row['losses']}", str(row["games"])]
+        table.add_row(*cells)
+    console.print(table)
+    cross = res["crosstable"]
+    if cross["rows"] and not coop:
+        grid = Table(title="crosstable (row's points against column / games)")
+        grid.add_column("")
+        for name in cross["bots"]:
+            grid.add_column(name, justify="right")
+        for row in cross["rows"]:
+            grid.add_row(row["bot"], *(
+                f"{row['against'][o]['score']:g}/{row['against'][o]['games']}" if o in row["against"] else "-"
+                for o in cross["bots"]
+            ))
+        console.print(grid)
+    if res["seats"]:
+        seats = Table(title="seat-order effect (first places by seat, every bot in every seat)")
+        for col in ("seat", "games", "first places", "rate (95%)", "fair share"):
+            seats.add_column(col, justify="right")
+        for s in res["seats"]:
+            rate = f"{s['first_rate']:.2f} [{s['low']:.2f}, {s['high']:.2f}]"
+            seats.add_row(str(s["seat"]), str(s["games"]), f"{s['firsts']:g}", rate, f"{s['fair_share']:.2f}")
+        console.print(seats)
+    if coop and res.get("scenarios"):
+        sc = Table(title="scenarios")
+        for col in ("bot", "scenario", "wins/games", "win rate (95%)"):
+            sc.add_column(col)
+        for s in res["scenarios"]:
+            sc.add_row(s["bot"], s["scenario"], f"{s['wins']}/{s['games']}",
+                       f"{s['win_rate']:.2f} [{s['low']:.2f}, {s['high']:.2f}]")
+        console.print(sc)
+
+
+def _results(db_url: str, competition_id: int) -> dict[str, Any] | None:
+    from ladder.competitions import competition_results
+    from workers.match_execution import engine_for
+
+    with engine_for(db_url).connect() as conn:
+        return competition_results(conn, competition_id)
+
+
+def _emit(args: argparse.Namespace, res: dict[str, Any]) -> None:
+    if getattr(args, "csv", None):
+        Path(args.csv).write_text(standings_csv(res["standings"]))
+    if getattr(args, "json_out", None):
+        Path(args.json_out).write_text(json.dumps(res, indent=2))
+    if args.json:
+        print(json.dumps(res, indent=2))
+    else:
+        _print_results(res)
+
+
+def _create(args: argparse.Namespace, db_url: str) -> int:
+    from ladder.competitions import create_competition
+    from workers.match_execution import engine_for
+    from workers.tournament import entrant_specs
+
+    texts = _split_bots(args.bots)
+    files = _archive_of_cwd(texts, args.game)
+    scenarios = [json.loads(s) for s in args.scenario] if args.scenario else None
+    return create_competition(
+        engine_for(db_url),
+        game=args.game,
+        players=args.players,
+        fmt=args.format,
+        field=entrant_specs(args.game, texts, files),
+        sets=args.sets,
+        rounds=args.rounds,
+        scenarios=scenarios,
+        seed=args.seed,
+        name=args.name,
+        decision_ms=args.decision_ms,
+        bank_ms=args.bank_ms,
+        max_strikes=args.max_strikes,
+    )
+
+
+def _run_stored(args: argparse.Namespace, db_url: str, competition_id: int) -> int:
+    from workers.match_execution import engine_for
+    from workers.tournament import run_competition
+
+    with _dispatcher(db_url, args.workers) as dispatcher, _progress(not args.json, "games") as progress:
+        run_competition(engine_for(db_url), competition_id, dispatcher, on_progress=progress,
+                        timeout=args.timeout)
+    res = _results(db_url, competition_id)
+    assert res is not None
+    _emit(args, res)
+    return 0
+
+
+def _guard(func: Any) -> Any:
+    """One `error:` line for the user's mistakes (a bad field, an unknown competition)."""
+
+    def run(args: argparse.Namespace) -> int:
+        from ladder.errors import LadderError
+        from workers.client import ArchiveError
+        from workers.tournament import CompetitionStalled
+
+        try:
+            return int(func(args))
+        except (LadderError, ArchiveError, CompetitionStalled, LookupError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("interrupted: `arena tournament start ID` resumes a stored competition", file=sys.stderr)
+            return 130
+
+    return run
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    with _database(args.db, temporary=True) as db_url:
+        competition_id = _create(args, db_url)
+        return _run_stored(args, db_url, competition_id)
+
+
+def _cmd_create(args: argparse.Namespace) -> int:
+    with _database(args.db, temporary=False) as db_url:
+        competition_id = _create(args, db_url)
+    print(json.dumps({"id": competition_id}) if args.json else f"competition {competition_id} created")
+    return 0
+
+
+def _cmd_start(args: argparse.Namespace) -> int:
+    with _database(args.db, temporary=False) as db_url:
+        return _run_stored(args, db_url, args.id)
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    from ladder.competitions import competition_info
+    from workers.match_execution import engine_for
+
+    with _database(args.db, temporary=False) as db_url, engine_for(db_url).connect() as conn:
+        info = competition_info(conn, args.id)
+    if info is None:
+        raise LookupError(f"no competition {args.id}")
+    if args.json:
+        print(json.dumps(info, indent=2))
+    else:
+        counts = ", ".join(f"{k} {v}" for k, v in info["games"].items())
+        print(f"competition {info['id']} {info['name']!r}: {info['status']}; games: {counts}")
+    return 0
+
+
+def _cmd_results(args: argparse.Namespace) -> int:
+    with _database(args.db, temporary=False) as db_url:
+        res = _results(db_url, args.id)
+    if res is None:
+        raise LookupError(f"no competition {args.id}")
+    _emit(args, res)
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from ladder.competitions import list_competitions
+    from workers.match_execution import engine_for
+
+    with _database(args.db, temporary=False) as db_url, engine_for(db_url).connect() as conn:
+        rows = list_competitions(conn)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    for r in rows if not args.json else []:
+        print(f"{r['id']:>5}  {r['status']:<8} {r['format']:<12} {r['game']} {r['players']}p  {r['name']}")
+    return 0
+
+
+def _cmd_sprt(args: argparse.Namespace) -> int:
+    from workers.match_execution import engine_for
+    from workers.tournament import entrant_specs, run_sprt
+
+    texts = [args.candidate, args.baseline]
+    with _database(args.db, temporary=True) as db_url:
+        files = _archive_of_cwd(texts, args.game)
+        candidate, baseline = entrant_specs(args.game, texts, files)
+        with _dispatcher(db_url, args.workers) as dispatcher:
+
+            def report(state: Any) -> None:
+                if not args.json and sys.stderr.isatty():
+                    print(f"\r  games {state.games}  W/D/L {state.wins}/{state.draws}/{state.losses}  "
+                          f"LLR {state.llr:+.2f}", end="", file=sys.stderr, flush=True)
+
+            result = run_sprt(
+                engine_for(db_url), args.game, candidate, baseline, dispatcher,
+                elo0=args.elo0, elo1=args.elo1, alpha=args.alpha, beta=args.beta,
+                max_games=args.max_games, seed=args.seed, parallel=max(1, args.workers or 1),
+                on_pair=report, timeout=args.timeout, decision_ms=args.decision_ms,
+                bank_ms=args.bank_ms, max_strikes=args.max_strikes,
+            )
+    out = result.as_dict()
+    out.update(candidate=candidate.name, baseline=baseline.name, game=args.game)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    words = {
+        "H1": f"H1 accepted: {candidate.name} is better (elo1 = {args.elo1:g} over elo0 = {args.elo0:g})",
+        "H0": f"H0 accepted: {candidate.name} is not {args.elo1:g} Elo better (elo0 = {args.elo0:g})",
+        "inconclusive": "inconclusive: the game limit came first",
+    }
+    print(words[result.verdict])
+    print(f"  LLR {result.llr:+.3f}  bounds [{result.lower:+.3f}, {result.upper:+.3f}]  "
+          f"(alpha {args.alpha:g}, beta {args.beta:g})")
+    print(f"  games {result.games}  W/D/L {result.wins}/{result.draws}/{result.losses}  "
+          f"pairs 0/0.5/1/1.5/2: {'/'.join(map(str, result.pentanomial))}")
+    print(f"  Elo {result.elo:+.1f}  95% [{result.elo_low:+.1f}, {result.elo_high:+.1f}]  "
+          f"({result.seconds:.1f} s)")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser, *, db_help: str) -> None:
+    p.add_argument("--db", help=db_help)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _running(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=int, default=None,
+                   help="match processes (default: cores, at most 4; with $BROKER_URL, Celery workers to "
+                        "start if none is on the queue); 0: play in this process")
+    p.add_argument("--timeout", type=float, default=None, help="give up after this many seconds")
+
+
+def _time_control(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--decision-ms", type=int, default=1000)
+    p.add_argument("--bank-ms", type=int, default=30_000)
+    p.add_argument("--max-strikes", type=int, default=3)
+
+
+def _definition(p: argparse.ArgumentParser) -> None:
+    from ladder.formats import FORMATS
+
+    p.add_argument("--game", required=True)
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("--bots", action="append", required=True,
+                   help='the field, comma-separated: built-in names, bot:NAME, version:ID, "python bot.py"')
+    p.add_argument("--sets", type=int, default=1, help="duplicate sets per table (default 1)")
+    p.add_argument("--rounds", type=int, default=None, help="Swiss rounds (default ceil(log2 n))")
+    p.add_argument("--scenario", action="append", help="scenarios format: a game config as JSON (repeatable)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--name", default=None)
+    _time_control(p)
+
+
+def register(sub: Any) -> None:
+    """Add ``sprt`` and ``tournament`` to the `arena` subparsers `sub`."""
+    sprt = sub.add_parser("sprt", help="is the candidate better? paired games until the SPRT decides")
+    sprt.add_argument("--game", required=True)
+    sprt.add_argument("--candidate", required=True, help='built-in name, bot:NAME, version:ID or "CMD"')
+    sprt.add_argument("--baseline", required=True)
+    sprt.add_argument("--elo0", type=float, default=0.0)
+    sprt.add_argument("--elo1", type=float, default=20.0)
+    sprt.add_argument("--alpha", type=float, default=0.05)
+    sprt.add_argument("--beta", type=float, default=0.05)
+    sprt.add_argument("--max-games", type=int, default=0,
+                      help="stop inconclusive after N games (0: no limit)")
+    sprt.add_argument("--seed", type=int, default=1)
+    _common(sprt, db_help="keep the games in this database (default: a temporary one)")
+    _running(sprt)
+    _time_control(sprt)
+    sprt.set_defaults(func=_guard(_cmd_sprt))
+
+    tour = sub.add_parser("tournament",
+                          help="competitions: round robin, Swiss, knockout, gauntlet, scenarios")
+    tsub = tour.add_subparsers(dest="tournament_command", required=True)
+    run = tsub.add_parser("run", help="create a competition, play it, print the standings")
+    _definition(run)
+    _common(run, db_help="database URL (default $DATABASE_URL, else a temporary SQLite file)")
+    _running(run)
+    run.add_argument("--csv", help="also write the standings as CSV to this file")
+    run.add_argument("--json-out", help="also write the results as JSON to this file")
+    run.set_defaults(func=_guard(_cmd_run))
+
+    create = tsub.add_parser("create", help="store a competition (played by `start`)")
+    _definition(create)
+    _common(create, db_help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    create.set_defaults(func=_guard(_cmd_create))
+
+    for name, func, helptext in (
+        ("start", _cmd_start, "play (or resume) a stored competition to its end"),
+        ("status", _cmd_status, "a stored competition's status and game counts"),
+        ("results", _cmd_results, "a stored competition's standings, crosstable and seat effect"),
+    ):
+        p = tsub.add_parser(name, help=helptext)
+        p.add_argument("id", type=int)
+        _common(p, db_help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+        if name == "start":
+            _running(p)
+        if name in ("start", "results"):
+            p.add_argument("--csv", help="write the standings as CSV to this file")
+            p.add_argument("--json-out", help="write the results as JSON to this file")
+        p.set_defaults(func=_guard(func))
+    lst = tsub.add_parser("list", help="stored competitions, newest first")
+    _common(lst, db_help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    lst.set_defaults(func=_guard(_cmd_list))
