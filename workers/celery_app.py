@@ -31,7 +31,8 @@ duplicate message is harmless: the claim lets one run through).
 
 Qualification (``workers.qualification``): the sweeper also sends ``arena.qualify_version``
 (on the match queue: its games are matches) for every version due — pending, or running with a
-lease its worker stopped renewing — at most once per :data:`QUALIFY_MARKER_TTL_S` (a marker key
+lease its worker stopped renewing — at most once per lease plus :data:`QUALIFY_MARKER_MARGIN_S`
+seconds (a marker key
 ``arena:<queue>:qualify:<id>``); a duplicate finds the version claimed and does nothing.
 
 Database outages (``ladder.db.is_outage``): a match task that cannot reach the database is
@@ -63,7 +64,13 @@ from sqlalchemy.engine import make_url
 
 from ladder.db import database_url, is_outage
 from workers import metrics
-from workers.match_execution import MAX_MATCH_SECONDS, engine_for, reset_after_fork, run_match
+from workers.match_execution import (
+    MAX_MATCH_SECONDS,
+    engine_for,
+    lease_seconds,
+    reset_after_fork,
+    run_match,
+)
 from workers.matchmaker import fill_queues
 from workers.qualification import dispatch_due, qualify_version
 from workers.sweeper import queued_before, sweep
@@ -104,9 +111,9 @@ PLAY_RETRY_MAX: Final = 20
 PLAY_RETRY_CAP_S: Final = 10.0
 #: a retried match's marker lives the retry's countdown plus this
 RETRY_MARKER_MARGIN_S: Final = 10
-#: a version due for qualification is sent again after this long if still due (its task was
-#: lost, or its worker died: the lease, 30 s, has run out by then)
-QUALIFY_MARKER_TTL_S: Final = 90
+#: a version due for qualification is sent again after this long past the lease if still due
+#: (its task was lost, or its worker died and its lease ran out)
+QUALIFY_MARKER_MARGIN_S: Final = 15
 
 
 def broker_url() -> str:
@@ -183,10 +190,11 @@ class CeleryDispatcher:
             self._markers.delete(self._marker(match_id))
 
     def dispatch_qualification(self, version_id: int) -> None:
-        """Send ``arena.qualify_version`` unless it was sent in the last
-        :data:`QUALIFY_MARKER_TTL_S` seconds."""
+        """Send ``arena.qualify_version`` unless it was sent within the last lease
+        (``$ARENA_LEASE_SECONDS``) plus :data:`QUALIFY_MARKER_MARGIN_S` seconds."""
+        ttl = int(lease_seconds()) + QUALIFY_MARKER_MARGIN_S
         if self._markers is not None and not self._markers.set(
-            f"arena:{self.queue}:qualify:{version_id}", 1, ex=QUALIFY_MARKER_TTL_S, nx=True
+            f"arena:{self.queue}:qualify:{version_id}", 1, ex=ttl, nx=True
         ):
             return
         self.celery.send_task("arena.qualify_version", args=[version_id], queue=self.queue)

@@ -1,9 +1,10 @@
 """Qualification: a new hosted bot version plays a few games before it is rated.
 
 An uploaded version starts ``pending`` (``bot_versions.qualification``). :func:`qualify_version`
-claims it (``running``), plays :func:`qualification_games` games (``$ARENA_QUALIFICATION_GAMES``,
-default 2) against the game's reference bot (:data:`REFERENCE_BOTS`: ``random`` then ``greedy``
-for Clank!, ``coop`` for Alien), two seats, the candidate alternating between seat 0 and seat 1,
+claims it (``running``, under a lease of ``$ARENA_LEASE_SECONDS``, 30 s, like a match), plays
+:func:`qualification_games` games (``$ARENA_QUALIFICATION_GAMES``, default 2) against the
+game's reference bot (:data:`REFERENCE_BOTS`: ``random`` then ``greedy`` for Clank!, ``coop``
+for Alien), two seats, the candidate alternating between seat 0 and seat 1,
 through the same executor as a ladder match (``workers.executor.executor_for``: the gRPC
 referee, with the hosted bot launched as ladder matches launch it — in the sandbox), under
 :data:`TIME_CONTROL`. Then it writes ``passed`` or ``failed`` and the detail (JSON text in
@@ -37,7 +38,7 @@ version from being sent twice within ``MARKER_TTL_S``); embedded, the season loo
 the local pool. A claim is a conditional UPDATE (``pending`` -> ``running``, or a ``running``
 one whose detail — holding the lease — is unchanged since it was read), so exactly one worker
 plays a version at a time; the claimer renews its lease (``lease_expires_at`` in the detail)
-every third of :data:`LEASE_SECONDS`, and writes its result only while it still holds it.
+every third of it, and writes its result only while it still holds it.
 
 Versions that need no games: a ``remote`` version (it plays from its author's machine, where
 no sandbox can watch it; its faults are ladder outcomes) and a built-in bot pass at once, with
@@ -73,11 +74,10 @@ from workers.executor import (
     TimeControl,
     executor_for,
 )
-from workers.match_execution import default_worker_id, engine_for, seat_specs
+from workers.match_execution import default_worker_id, engine_for, lease_seconds, seat_specs
 
 __all__ = [
     "GAMES_ENV",
-    "LEASE_SECONDS",
     "MAX_ATTEMPTS",
     "REFERENCE_BOTS",
     "TIME_CONTROL",
@@ -97,8 +97,8 @@ DEFAULT_GAMES: Final = 2
 REFERENCE_BOTS: Final[Mapping[str, tuple[str, ...]]] = {"clank": ("random", "greedy"), "alien": ("coop",)}
 #: the time control of qualification games: a generous bank, so only a bot far too slow strikes
 TIME_CONTROL: Final = TimeControl(decision_ms=1000, bank_ms=30_000, max_strikes=3)
-#: a running qualification's lease, renewed every third of it
-LEASE_SECONDS: Final = 30.0
+#: a running qualification's lease is the match lease (``$ARENA_LEASE_SECONDS``, default 30 s:
+#: workers.match_execution.lease_seconds), renewed every third of it
 #: attempts before a qualification the platform could not finish is failed
 MAX_ATTEMPTS: Final = 3
 RETRY_SECONDS: Final = 30.0
@@ -221,7 +221,7 @@ def _claim(
         "attempt": attempt,
         "worker": worker_id,
         "started_at": _iso(now),
-        "lease_expires_at": _iso(now + timedelta(seconds=LEASE_SECONDS)),
+        "lease_expires_at": _iso(now + timedelta(seconds=lease_seconds())),
         "games_required": qualification_games(),
         "games": [],
     }
@@ -260,6 +260,7 @@ class _Lease:
         self._done = threading.Event()
         self._lost = False
         self._deadline = time.monotonic() + MAX_SECONDS
+        self._lease = lease_seconds()
         self._thread = threading.Thread(target=self._run, name=f"qualify-{version_id}", daemon=True)
 
     def __enter__(self) -> _Lease:
@@ -315,8 +316,8 @@ class _Lease:
             return True
 
     def _run(self) -> None:
-        while not self._done.wait(LEASE_SECONDS / 3) and not self._finished:
-            expires = _iso(_now() + timedelta(seconds=LEASE_SECONDS))
+        while not self._done.wait(self._lease / 3) and not self._finished:
+            expires = _iso(_now() + timedelta(seconds=self._lease))
             if not self.write(lease_expires_at=expires) and self._lost:
                 log.warning("version %s: lost its qualification lease", self.version_id)
                 return

@@ -42,14 +42,15 @@ from ladder.schema import bot_logs, bot_versions, bots, matches, rating_history
 from tests.databases import DEFAULT_ADMIN_URL
 from workers import qualification
 from workers.bot_commands import builtin_command
+from workers.celery_app import CeleryDispatcher, make_app
 from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
 from workers.local_pool import LocalPool
-from workers.match_execution import run_match
+from workers.match_execution import lease_seconds, run_match
 from workers.matchmaker import load_ladder_views
-from workers.qualification import due_versions, qualify_version
+from workers.qualification import dispatch_due, due_versions, qualify_version
 from workers.season import play_season
 
-from .conftest import BUGGY_BOT_FILES, RANDOM_BOT_FILES, Broker, attach_files
+from .conftest import BUGGY_BOT_FILES, RANDOM_BOT_FILES, Broker, WorkerFarm, attach_files
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -204,7 +205,7 @@ def test_a_dead_workers_qualification_is_retried_once_its_lease_runs_out(
     assert due_versions(engine, now) == []  # its lease still runs
     assert qualify_version(db_url, version_id, "eager", games=1).status == "not_claimed"
 
-    later = now + timedelta(seconds=qualification.LEASE_SECONDS + 1)
+    later = now + timedelta(seconds=lease_seconds() + 1)
     assert due_versions(engine, later) == [version_id]
     # backdate the dead worker's lease instead of waiting for it
     with engine.begin() as conn:
@@ -234,7 +235,7 @@ def test_a_version_whose_workers_keep_dying_fails_after_the_last_attempt(
     version_id = _upload(sqlite_engine, bot.bot_id, "1")
     past = datetime.now(UTC) - timedelta(hours=1)
     for attempt in range(qualification.MAX_ATTEMPTS):  # each claim, then its worker dies
-        moment = past + attempt * timedelta(seconds=qualification.LEASE_SECONDS + 1)
+        moment = past + attempt * timedelta(seconds=lease_seconds() + 1)
         assert qualification._claim(sqlite_engine, version_id, f"dies-{attempt}", moment) is not None
     run = qualify_version(sqlite_url, version_id, games=1)
     assert run.status == "failed"
@@ -301,6 +302,62 @@ def test_an_alien_upload_qualifies_against_the_coop_bot(sqlite_url: str, sqlite_
     _, detail = _qualification(sqlite_engine, version_id)
     assert [(g["opponent"], g["seat"]) for g in detail["games"]] == [("builtin:coop", 0), ("builtin:coop", 1)]
 
+
+
+SLOW_BOT = """
+import random
+import time
+
+from arena_bot import Bot, run
+
+
+class Slow(Bot):
+    def act(self, observation, legal_actions):
+        time.sleep(0.01)  # a qualification lasts long enough to kill its worker in the middle
+        return random.randrange(len(legal_actions))
+
+
+raise SystemExit(run(Slow()))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_a_worker_killed_mid_qualification_leaves_the_version_to_the_next_worker(
+    worker_farm: WorkerFarm, broker: Broker, pg_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_LEASE_SECONDS", worker_farm.env["ARENA_LEASE_SECONDS"])
+    engine = create_engine(pg_url)
+    dispatcher = CeleryDispatcher(make_app(broker.url, broker.queue), broker.queue, broker.url)
+    try:
+        (tmp_path / "slow_bot.py").write_text(SLOW_BOT)
+        bot = register_bot(engine, "slowpoke", "alice")
+        version_id = _upload(engine, bot.bot_id, "1", files={"main.py": tmp_path / "slow_bot.py"})
+        (victim,) = worker_farm.start(1)
+        assert dispatch_due(engine, dispatcher.dispatch_qualification) == [version_id]
+        deadline = time.monotonic() + 60
+        while _qualification(engine, version_id)[0] != "running":
+            assert time.monotonic() < deadline, worker_farm.log_text()
+            time.sleep(0.1)
+        time.sleep(1.0)  # well inside its first game
+        os.killpg(victim.pid, signal.SIGKILL)  # the whole worker: main process and pool child
+        victim.wait(10)
+        status, detail = _qualification(engine, version_id)
+        assert status == "running" and detail["games"] == []  # killed mid-qualification
+
+        worker_farm.start(1)
+        deadline = time.monotonic() + 150
+        while status in ("pending", "running"):  # the sweeper's part: send what is due
+            assert time.monotonic() < deadline, worker_farm.log_text()
+            dispatch_due(engine, dispatcher.dispatch_qualification)
+            time.sleep(0.5)
+            status, detail = _qualification(engine, version_id)
+        assert status == "passed", detail
+        assert detail["attempt"] == 2 and "lease" in detail["previous_attempt"]
+        assert len(detail["games"]) == 2
+    finally:
+        dispatcher.close()
+        engine.dispose()
 
 # --- bot logs ------------------------------------------------------------------------------------
 
