@@ -349,6 +349,10 @@ def create_app(
 
     Key = Annotated[Identity, Depends(require_key)]
 
+    from ladder.competitions_api import competitions_router  # /api/competitions (ladder.competitions)
+
+    app.include_router(competitions_router(engine, require_key, _errors))
+
     # the web pages (/, /ladders/.., /bots/.., /matches/.., the replay viewer), /docs, /redoc, /static
     install_web(app, engine)
 

@@ -25,6 +25,8 @@ seat equally often (duplicate sets), any difference between seats is the seat's,
 
 from __future__ import annotations
 
+import csv
+import io
 import itertools
 from collections import defaultdict
 from collections.abc import Sequence
@@ -33,7 +35,7 @@ from typing import Any
 from ladder import formats, skill
 from ladder.formats import GameRecord
 
-__all__ = ["results_table"]
+__all__ = ["results_table", "standings_csv"]
 
 
 def _wdl(game: GameRecord, seat: int) -> str:
@@ -231,3 +233,15 @@ def results_table(
     if fmt == "scenarios":
         table["scenarios"] = _scenario_rows(names, scenario_labels, played)
     return table
+
+
+def standings_csv(standings: Sequence[dict[str, Any]]) -> str:
+    """The standings rows as CSV: a header, then one row per bot, best first."""
+    columns: list[str] = []
+    for row in standings:
+        columns.extend(k for k in row if k not in columns)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(standings)
+    return buf.getvalue()

@@ -75,8 +75,10 @@ class ControlLoop:
 def arena_control_loop(interval: float | None = None) -> ControlLoop:
     """The loop `arena beat` runs: sweep first (recover dead workers' matches), then matchmake."""
     from workers.celery_app import matchmake, sweep_leases
+    from workers.tournament import advance_running
 
+    # competitions after the matchmaker: a started competition's next round is scheduled here
     return ControlLoop(
-        [("sweeper", sweep_leases), ("matchmaker", matchmake)],
+        [("sweeper", sweep_leases), ("matchmaker", matchmake), ("competitions", advance_running)],
         interval if interval is not None else beat_seconds(),
     )

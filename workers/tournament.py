@@ -46,6 +46,10 @@ __all__ = [
     "CompetitionStalled",
     "Inline",
     "SprtResult",
+    "Step",
+    "advance_competition",
+    "advance_competitions",
+    "advance_running",
     "run_competition",
     "run_sprt",
 ]
@@ -104,6 +108,81 @@ def _competition(engine: Engine, competition_id: int) -> Any:
     return row
 
 
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What one :func:`advance_competition` saw: games finished and scheduled, and whether the
+    competition is over."""
+
+    finished: int
+    scheduled: int
+    over: bool
+    done: int = 0
+    failed: int = 0
+    rounds: int = 0
+
+
+def advance_competition(
+    engine: Engine, competition_id: int, dispatcher: Dispatcher, sent: set[int] | None = None
+) -> Step:
+    """One step of a running competition: schedule (and dispatch) the next round once the
+    current one is complete, or mark the competition done when the format says it is over.
+
+    With `sent` (a runner's memory), queued matches not in it are dispatched and added; without
+    it (``arena beat``) only newly scheduled matches are, the sweeper re-sends lost ones.
+    Safe to call from several processes at once: a round is scheduled once.
+    """
+    comp = _competition(engine, competition_id)
+    options = comp.options
+    with engine.connect() as conn:
+        games = load_games(conn, competition_id)
+        size = int(
+            conn.execute(
+                sa.select(sa.func.count()).where(competition_entrants.c.competition_id == competition_id)
+            ).scalar_one()
+        )
+    if sent is not None:
+        for g in games:
+            if g.status == "queued" and g.match_id not in sent:
+                sent.add(g.match_id)
+                dispatcher.ensure_dispatched(g.match_id)
+    plan = formats.next_round(
+        comp.format, size, comp.players, [g.record for g in games],
+        sets=int(options.get("sets") or 1), rounds=options.get("rounds"),
+        scenarios=max(1, len(options.get("scenarios") or [])),
+    )
+    if plan:
+        created = schedule_round(engine, competition_id, plan)
+        for match_id in created:
+            if sent is not None:
+                sent.add(match_id)
+            dispatcher.dispatch(match_id)
+        return Step(sum(g.status in ("done", "failed") for g in games), len(games) + len(created), False)
+    if plan is None and comp.status != "done":
+        set_status(engine, competition_id, "done")
+    return Step(
+        sum(g.status in ("done", "failed") for g in games),
+        len(games),
+        plan is None,
+        sum(g.status == "done" for g in games),
+        sum(g.status == "failed" for g in games),
+        len({g.record.round for g in games}),
+    )
+
+
+def advance_competitions(engine: Engine, dispatcher: Dispatcher) -> int:
+    """One step of every running competition (``arena beat``); returns how many it stepped."""
+    with engine.connect() as conn:
+        running = list(
+            conn.execute(sa.select(competitions.c.id).where(competitions.c.status == "running")).scalars()
+        )
+    for competition_id in running:
+        try:
+            advance_competition(engine, competition_id, dispatcher)
+        except ValueError as exc:  # a format that cannot go on (should not happen): say so, stop it
+            set_status(engine, competition_id, "failed", error=str(exc))
+    return len(running)
+
+
 def run_competition(
     engine: Engine,
     competition_id: int,
@@ -121,16 +200,8 @@ def run_competition(
     waited out (the loop retries); raises CompetitionStalled at `timeout` seconds.
     """
     started = time.monotonic()
-    comp = _competition(engine, competition_id)
-    if comp.status == "done":
-        with engine.connect() as conn:
-            games = load_games(conn, competition_id)
-        return CompetitionRun(competition_id, sum(g.status == "done" for g in games),
-                              sum(g.status == "failed" for g in games),
-                              len({g.record.round for g in games}), 0.0)
-    set_status(engine, competition_id, "running")
-    options = comp.options
-    scenarios = max(1, len(options.get("scenarios") or []))
+    if _competition(engine, competition_id).status != "done":
+        set_status(engine, competition_id, "running")
     sent: set[int] = set()
     last_sweep = 0.0
     reported = (-1, -1)
@@ -142,42 +213,20 @@ def run_competition(
                 sweep(engine, dispatcher.dispatch)
                 _resend_stale(engine, competition_id, dispatcher, stale_seconds)
                 last_sweep = now
-            with engine.connect() as conn:
-                games = load_games(conn, competition_id)
-            for g in games:
-                if g.status == "queued" and g.match_id not in sent:
-                    # first sight (a resumed runner, or just scheduled): send it
-                    sent.add(g.match_id)
-                    dispatcher.ensure_dispatched(g.match_id)
-            plan = formats.next_round(
-                comp.format, _field_size(engine, competition_id), comp.players,
-                [g.record for g in games], sets=int(options.get("sets") or 1),
-                rounds=options.get("rounds"), scenarios=scenarios,
-            )
-            if plan:
-                for match_id in schedule_round(engine, competition_id, plan):
-                    sent.add(match_id)
-                    dispatcher.dispatch(match_id)
-                continue
+            step = advance_competition(engine, competition_id, dispatcher, sent)
         except Exception as exc:
             if not is_outage(exc):
                 raise
             _check_timeout(started, timeout, competition_id)
             time.sleep(1.0)
             continue
-        finished = sum(g.status in ("done", "failed") for g in games)
-        if (finished, len(games)) != reported:
-            reported = (finished, len(games))
+        if (step.finished, step.scheduled) != reported:
+            reported = (step.finished, step.scheduled)
             if on_progress is not None:
-                on_progress(finished, len(games))
-        if plan is None:
-            set_status(engine, competition_id, "done")
+                on_progress(step.finished, step.scheduled)
+        if step.over:
             return CompetitionRun(
-                competition_id,
-                sum(g.status == "done" for g in games),
-                sum(g.status == "failed" for g in games),
-                len({g.record.round for g in games}),
-                time.monotonic() - started,
+                competition_id, step.done, step.failed, step.rounds, time.monotonic() - started
             )
         _check_timeout(started, timeout, competition_id)
         if isinstance(dispatcher, Inline) and not dispatcher.idle():
@@ -200,15 +249,6 @@ def _resend_stale(engine: Engine, competition_id: int, dispatcher: Dispatcher, s
     for match_id in queued_before(engine, stale_seconds):
         if match_id in ours:
             dispatcher.ensure_dispatched(match_id)
-
-
-def _field_size(engine: Engine, competition_id: int) -> int:
-    with engine.connect() as conn:
-        return int(
-            conn.execute(
-                sa.select(sa.func.count()).where(competition_entrants.c.competition_id == competition_id)
-            ).scalar_one()
-        )
 
 
 def _check_timeout(started: float, timeout: float | None, competition_id: int) -> None:
@@ -357,3 +397,13 @@ def entrant_specs(game: str, texts: Sequence[str], files: Any = None) -> list[En
     from ladder.competitions import parse_entry
 
     return [parse_entry(game, t, files) for t in texts]
+
+
+def advance_running() -> int:
+    """The ``arena beat`` step: advance every running competition, dispatching through Celery
+    (a competition started over the API is played this way)."""
+    from ladder.db import database_url
+    from workers.celery_app import dispatcher
+    from workers.match_execution import engine_for
+
+    return advance_competitions(engine_for(database_url()), dispatcher())

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
-import io
 import json
 import os
 import sys
@@ -25,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["register", "standings_csv"]
+__all__ = ["register"]
 
 
 def _split_bots(values: Sequence[str]) -> list[str]:
@@ -108,19 +107,6 @@ def _progress(enabled: bool, label: str) -> Iterator[Any]:
         yield update
 
 
-def standings_csv(standings: Sequence[dict[str, Any]]) -> str:
-    """The standings rows as CSV (a header row, then one row per bot, best first)."""
-    columns: list[str] = []
-    for row in standings:
-        columns.extend(k for k in row if k not in columns)
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for row in standings:
-        writer.writerow(row)
-    return buf.getvalue()
-
-
 def _print_results(res: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -189,6 +175,8 @@ def _results(db_url: str, competition_id: int) -> dict[str, Any] | None:
 
 def _emit(args: argparse.Namespace, res: dict[str, Any]) -> None:
     if getattr(args, "csv", None):
+        from ladder.competition_results import standings_csv
+
         Path(args.csv).write_text(standings_csv(res["standings"]))
     if getattr(args, "json_out", None):
         Path(args.json_out).write_text(json.dumps(res, indent=2))

@@ -44,7 +44,9 @@ def upgrade() -> None:
             sa.CheckConstraint("status IN ('created', 'running', 'done', 'failed')", name="status"),
             nullable=False,
         ),
-        sa.Column("ladder_id", sa.Integer(), sa.ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False),
+        sa.Column(
+            "ladder_id", sa.Integer(), sa.ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False
+        ),
         sa.Column("created_at", UTCDateTime(), nullable=False),
         sa.Column("started_at", UTCDateTime()),
         sa.Column("finished_at", UTCDateTime()),
@@ -54,7 +56,10 @@ def upgrade() -> None:
     op.create_table(
         "competition_entrants",
         sa.Column(
-            "competition_id", sa.Integer(), sa.ForeignKey("competitions.id", ondelete="CASCADE"), nullable=False
+            "competition_id",
+            sa.Integer(),
+            sa.ForeignKey("competitions.id", ondelete="CASCADE"),
+            nullable=False,
         ),
         sa.Column("slot", sa.Integer(), nullable=False),
         sa.Column("name", sa.String(64), nullable=False),
@@ -67,7 +72,10 @@ def upgrade() -> None:
         "competition_games",
         sa.Column("id", sa.Integer(), primary_key=True),
         sa.Column(
-            "competition_id", sa.Integer(), sa.ForeignKey("competitions.id", ondelete="CASCADE"), nullable=False
+            "competition_id",
+            sa.Integer(),
+            sa.ForeignKey("competitions.id", ondelete="CASCADE"),
+            nullable=False,
         ),
         sa.Column("round", sa.Integer(), nullable=False),
         sa.Column("table_no", sa.Integer(), nullable=False),
@@ -75,7 +83,9 @@ def upgrade() -> None:
         sa.Column("rotation", sa.Integer(), nullable=False),
         sa.Column("scenario", sa.Integer()),
         sa.Column("seats", sa.JSON(), nullable=False),
-        sa.Column("match_id", sa.Integer(), sa.ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+        sa.Column(
+            "match_id", sa.Integer(), sa.ForeignKey("matches.id", ondelete="CASCADE"), nullable=False
+        ),
         sa.UniqueConstraint("match_id"),
         sa.UniqueConstraint("competition_id", "round", "table_no", "set_no", "rotation"),
     )

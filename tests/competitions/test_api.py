@@ -1,0 +1,53 @@
+"""The competitions' HTTP endpoints: operators create and start, everyone reads; on a real app."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine
+
+from ladder.accounts import create_account
+from ladder.api import create_app
+from workers.tournament import Inline, run_competition
+
+FIELD = {"game": "clank", "players": 2, "format": "round-robin", "field": ["greedy", "random"], "sets": 1}
+
+
+def test_create_start_play_read(engine: Engine, db_url: str) -> None:
+    operator = create_account(engine, "op", is_operator=True).api_key
+    user = create_account(engine, "someone").api_key
+    client = TestClient(create_app(engine))
+    # writing needs a key, and an operator's
+    assert client.post("/api/competitions", json=FIELD).status_code == 401
+    denied = client.post("/api/competitions", json=FIELD, headers={"Authorization": f"Bearer {user}"})
+    assert denied.status_code == 403
+    auth = {"Authorization": f"Bearer {operator}"}
+    # hostile input: a command line over HTTP would run with no files; an unknown bot; a huge field
+    bad = client.post("/api/competitions", json={**FIELD, "field": ["greedy", "rm -rf /"]}, headers=auth)
+    assert bad.status_code == 422 and "bot:NAME" in bad.json()["error"]
+    assert client.post("/api/competitions", json={**FIELD, "field": ["greedy", "bot:nobody"]}, headers=auth).status_code == 404
+    assert client.post("/api/competitions", json={**FIELD, "field": ["greedy"] * 65}, headers=auth).status_code == 422
+    assert client.post("/api/competitions", json={**FIELD, "sets": 10**6}, headers=auth).status_code == 422
+    made = client.post("/api/competitions", json=FIELD, headers=auth)
+    assert made.status_code == 201, made.text
+    cid = made.json()["id"]
+    assert made.json()["status"] == "created" and [e["name"] for e in made.json()["field"]] == ["greedy", "random"]
+    assert client.post(f"/api/competitions/{cid}/start", headers={"Authorization": f"Bearer {user}"}).status_code == 403
+    assert client.post(f"/api/competitions/{cid}/start", headers=auth).json()["status"] == "running"
+    # `arena beat` would play it; here the runner does, in this process
+    run_competition(engine, cid, Inline(db_url))
+    assert client.get(f"/api/competitions/{cid}").json()["status"] == "done"
+    res = client.get(f"/api/competitions/{cid}/results").json()
+    assert [r["bot"] for r in res["standings"]] == ["greedy", "random"]
+    assert res["counts"] == {"played": 2, "failed": 0, "pending": 0} and len(res["games"]) == 2
+    assert {g["seats"][0] for g in res["games"]} == {"greedy", "random"}  # both seat orders
+    rows = list(csv.DictReader(io.StringIO(client.get(f"/api/competitions/{cid}/standings.csv").text)))
+    assert rows[0]["bot"] == "greedy" and rows[0]["wins"] == "2"
+    assert client.get("/api/competitions").json()[0]["id"] == cid
+    assert client.get("/api/competitions/999999").status_code == 404
+    assert client.get("/api/competitions/99999999999").status_code == 422
+    # a finished competition does not start again; the competition's ladder is not listed
+    assert client.post(f"/api/competitions/{cid}/start", headers=auth).status_code == 409
+    assert client.get("/api/ladders").json() == []
