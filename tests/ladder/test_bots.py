@@ -61,3 +61,36 @@ def test_versions_and_joining(engine: Engine) -> None:
     with engine.connect() as conn:
         rows = conn.execute(sa.select(ladder_entries.c.rating, ladder_entries.c.games)).all()
     assert [tuple(r) for r in rows] == [(1500.0, 0)]
+
+
+def test_qualification_logs_and_version_kinds(engine: Engine) -> None:
+    from ladder.bots import MAX_LOG_BYTES, read_bot_log, set_qualification, store_bot_log, version_kind
+    from ladder.match_queue import enqueue_match
+    from ladder.schema import bot_versions
+
+    reg = register_bot(engine, "greedy", "alice", game="clank")
+    version_id = add_bot_version(engine, reg.bot_id, "1.0", "python main.py")
+    set_qualification(engine, version_id, "failed", {"games": 3, "faults": ["seat 0: illegal index"]})
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(bot_versions).where(bot_versions.c.id == version_id)).one()
+    assert row.qualification == "failed" and '"faults"' in row.qualification_detail
+    with pytest.raises(InvalidInput):
+        set_qualification(engine, version_id, "great")
+    with pytest.raises(NotFound):
+        set_qualification(engine, 9999, "passed")
+    assert [version_kind(c) for c in ("remote", "builtin:greedy", "python main.py")] == [
+        "remote", "builtin", "hosted"
+    ]
+    with pytest.raises(InvalidInput):
+        register_bot(engine, "chess-bot", "alice", game="chess")
+
+    ladder_id = create_ladder(engine, "l", "clank", 2, decision_ms=100, bank_ms=0, max_strikes=0)
+    match_id = enqueue_match(engine, ladder_id, [version_id, version_id], seed=1)
+    flood = b"x" * (MAX_LOG_BYTES + 10)
+    store_bot_log(engine, match_id, 0, reg.bot_id, flood)
+    log = read_bot_log(engine, match_id, 0)
+    assert log is not None and log.truncated and log.bytes == MAX_LOG_BYTES and len(log.text) == MAX_LOG_BYTES
+    store_bot_log(engine, match_id, 0, reg.bot_id, b"retried run\n")  # a retried task replaces it
+    log = read_bot_log(engine, match_id, 0)
+    assert log is not None and (log.text, log.truncated) == ("retried run\n", False)
+    assert read_bot_log(engine, match_id, 1) is None and read_bot_log(engine, -1, 0) is None
