@@ -455,3 +455,26 @@ def test_the_credentials_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_p
     monkeypatch.setenv("XDG_CONFIG_HOME", "relative/ignored")  # the spec: only absolute paths count
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert client.credentials_path() == tmp_path / "home" / ".config" / "arena" / "credentials.json"
+
+
+def test_a_bots_output_cannot_drive_the_owners_terminal_through_status(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "escaper", "--game", "clank")[0] == 0
+    hostile = "\x1b]0;owned\x07\x1b[2J\rfake: passed\x9b31m"
+    detail = {"reason": "game 1 of 2: forfeited: crashed: exit code 1" + hostile,
+              "games": [{"game": 1, "faults": ["flood: " + hostile]}], "log_excerpt": hostile}
+    engine = create_engine(api.db)
+    try:
+        with engine.begin() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "escaper")).scalar_one()
+            conn.execute(sa.insert(bot_versions).values(
+                bot_id=bot_id, version="1", command="python main.py", qualification="failed",
+                qualification_detail=json.dumps(detail), created_at=datetime.now(UTC),
+            ))
+    finally:
+        engine.dispose()
+    code, out, _ = _arena(capsys, "bot", "status", "escaper")
+    assert code == 0 and "failed" in out and "exit code 1" in out and "fake: passed" in out
+    assert not any(ch in out for ch in "\x1b\x07\r\x9b")

@@ -60,6 +60,15 @@ def _client(args: argparse.Namespace) -> Any:
     return ApiClient(creds.server, creds.key, ca=creds.ca)
 
 
+#: terminal control characters (escape sequences could retitle or rewrite the terminal); a bot's
+#: output reaches `arena bot status` through its qualification excerpt
+_CONTROL = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)], "?")
+
+
+def _printable(text: str) -> str:
+    return text.translate(_CONTROL)
+
+
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
@@ -248,14 +257,14 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
         lines.append(f"  {v.get('version')!s:<12} id {v['id']:<6} {kind:<7} {qual:<8} {created}")
         detail = _detail(v)
         if detail.get("reason"):
-            lines.append(f"      {detail['reason']}")
+            lines.append(f"      {_printable(str(detail['reason']))}")
         for game in detail.get("games") or []:
-            faults = "; ".join(game.get("faults") or []) or "no fault"
+            faults = _printable("; ".join(game.get("faults") or [])) or "no fault"
             lines.append(
                 f"      game {game.get('game')}: vs {game.get('opponent')}, seat {game.get('seat')}, "
                 f"{game.get('outcome')} ({game.get('decisions', '?')} decisions): {faults}"
             )
-        excerpt = str(detail.get("log_excerpt") or "").strip()
+        excerpt = _printable(str(detail.get("log_excerpt") or "").strip())
         if excerpt and qual == "failed":
             lines.append("      its output (last lines):")
             lines.extend("        " + line for line in excerpt.splitlines()[-15:])
