@@ -27,14 +27,21 @@ def test_create_start_play_read(engine: Engine, db_url: str) -> None:
     # hostile input: a command line over HTTP would run with no files; an unknown bot; a huge field
     bad = client.post("/api/competitions", json={**FIELD, "field": ["greedy", "rm -rf /"]}, headers=auth)
     assert bad.status_code == 422 and "bot:NAME" in bad.json()["error"]
-    assert client.post("/api/competitions", json={**FIELD, "field": ["greedy", "bot:nobody"]}, headers=auth).status_code == 404
-    assert client.post("/api/competitions", json={**FIELD, "field": ["greedy"] * 65}, headers=auth).status_code == 422
-    assert client.post("/api/competitions", json={**FIELD, "sets": 10**6}, headers=auth).status_code == 422
+    def create(**changes: object) -> int:
+        return client.post("/api/competitions", json={**FIELD, **changes}, headers=auth).status_code
+
+    assert create(field=["greedy", "bot:nobody"]) == 404
+    assert create(field=["greedy"] * 65) == 422
+    assert create(sets=10**6) == 422
+    assert create(format="ladder") == 422
+    assert create(game="alien") == 422  # a cooperative game plays the scenarios format
     made = client.post("/api/competitions", json=FIELD, headers=auth)
     assert made.status_code == 201, made.text
     cid = made.json()["id"]
-    assert made.json()["status"] == "created" and [e["name"] for e in made.json()["field"]] == ["greedy", "random"]
-    assert client.post(f"/api/competitions/{cid}/start", headers={"Authorization": f"Bearer {user}"}).status_code == 403
+    assert made.json()["status"] == "created"
+    assert [e["name"] for e in made.json()["field"]] == ["greedy", "random"]
+    as_user = {"Authorization": f"Bearer {user}"}
+    assert client.post(f"/api/competitions/{cid}/start", headers=as_user).status_code == 403
     assert client.post(f"/api/competitions/{cid}/start", headers=auth).json()["status"] == "running"
     # `arena beat` would play it; here the runner does, in this process
     run_competition(engine, cid, Inline(db_url))
