@@ -17,9 +17,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install Arena with its dev tools
 
-services:  ## start PostgreSQL and Redis if they are not running; install the sandbox's tools
+services:  ## start PostgreSQL and Redis if they are not running; install the sandbox's tools and chromium
 	bash deploy/ensure-services.sh
 	bash deploy/ensure-sandbox.sh
+	bash deploy/ensure-browser.sh
 
 test: $(STAMP) services  ## run the whole test suite (what CI runs)
 	$(PY) -m pytest -q

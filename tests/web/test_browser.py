@@ -1,0 +1,245 @@
+"""The pages and the replay viewer in a real browser: headless Chromium driven over WebDriver.
+
+The app runs in uvicorn (a real HTTP server) over a seeded PostgreSQL database. Each page must
+load with no console error and show the right rows; the viewer steps forward and back, plays,
+jumps, switches seats (another seat's hand is absent from the DOM, not hidden), and marks the
+action the replay recorded. A screenshot of each page type is saved under
+``test-artifacts/web/`` (gitignored). Chromium and chromedriver come from Debian
+(``deploy/ensure-browser.sh``, run by ``make test``); without them these tests fail, they are
+not skipped.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from ladder.api import create_app
+from ladder.db import create_engine
+from tests.databases import empty_postgres
+
+from .seeding import Seeded, seed
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "web"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--window-size=1400,1000",
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def site(postgres_url: str) -> Iterator[tuple[str, Seeded]]:
+    """The app over a seeded PostgreSQL database, served by uvicorn on a free port."""
+    empty_postgres(postgres_url)
+    engine = create_engine(postgres_url)
+    seeded = seed(engine)
+    port = _free_port()
+    config = uvicorn.Config(create_app(engine), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}", seeded
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    """Headless Chromium with a fresh profile."""
+    chromium = shutil.which("chromium")
+    driver_path = shutil.which("chromedriver")
+    if chromium is None or driver_path is None:
+        pytest.fail("chromium and chromedriver are needed: run deploy/ensure-browser.sh (make services)")
+    options = webdriver.ChromeOptions()
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="arena-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.binary_location = chromium
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(driver_path))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _console_errors(driver: WebDriver) -> list[dict[str, Any]]:
+    return [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _open(driver: WebDriver, url: str, shot: str | None = None) -> None:
+    driver.get_log("browser")  # drop what earlier pages logged
+    driver.get(url)
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    if shot:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / f"{shot}.png"))
+
+
+def _texts(driver: WebDriver, css: str) -> list[str]:
+    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, css)]
+
+
+def test_pages_load_without_console_errors_and_show_their_rows(
+    site: tuple[str, Seeded], browser: WebDriver
+) -> None:
+    base, seeded = site
+    _open(browser, f"{base}/", "home")
+    assert _console_errors(browser) == []
+    assert {"clank-duel", "alien-crew"} <= set(_texts(browser, "section.card h3 a"))
+
+    _open(browser, f"{base}/ladders/{seeded.ladder_id}", "ladder")
+    assert _console_errors(browser) == []
+    names = [t.split()[0] for t in _texts(browser, "#standings tbody tr td:nth-child(2)")]
+    assert sorted(names) == ["ada", "bram", "cleo"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart polyline")) == 3
+    assert len(_texts(browser, "#recent tbody tr")) == len(seeded.results) + 1  # + the queued match
+
+    _open(browser, f"{base}/bots/{seeded.bot_ids['ada']}", "bot")
+    assert _console_errors(browser) == []
+    assert _texts(browser, "#versions tbody tr td:first-child") == ["1.0"]
+    assert {t for t in _texts(browser, "#by-opponent tbody tr td:first-child")} == {"bram", "cleo"}
+
+    _open(browser, f"{base}/matches/{seeded.incident_match}", "match")
+    assert _console_errors(browser) == []
+    assert _texts(browser, "#seats tbody tr td:nth-child(2)") == ["ada", "bram"]
+    assert "unsandboxed" in _texts(browser, "#seats tbody tr td:nth-child(8)")[1]
+    assert any("timeout at step 4" in t for t in _texts(browser, "#incidents li"))
+
+    _open(browser, f"{base}/matches/{seeded.corrupt_match}", "match-corrupt-replay")
+    assert _console_errors(browser) == []
+    assert "cannot be read" in browser.find_element(By.ID, "replay-problem").text
+
+    _open(browser, f"{base}/bots/424242", "not-found")
+    assert browser.find_element(By.TAG_NAME, "h1").text == "Not found"
+
+
+def test_api_docs_render_from_local_assets(site: tuple[str, Seeded], browser: WebDriver) -> None:
+    base, _ = site
+    _open(browser, f"{base}/docs")
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".swagger-ui .opblock"))
+    browser.save_screenshot(str(ARTIFACTS / "docs.png"))
+    assert _console_errors(browser) == []
+    _open(browser, f"{base}/redoc")
+    WebDriverWait(browser, 20).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".menu-content"))
+    assert _console_errors(browser) == []
+
+
+def _wait_step(driver: WebDriver, step: int) -> None:
+    try:
+        WebDriverWait(driver, 10).until(
+            lambda d: d.find_element(By.ID, "viewer").get_attribute("data-step") == str(step)
+            and d.find_element(By.ID, "status").text == ""
+        )
+    except TimeoutException:
+        at = driver.find_element(By.ID, "viewer").get_attribute("data-step")
+        raise AssertionError(f"the viewer did not reach step {step}: at {at}") from None
+
+
+def _seat(driver: WebDriver, value: str) -> None:
+    Select(driver.find_element(By.ID, "seat")).select_by_value(value)
+
+
+def test_viewer_steps_plays_switches_seats_and_marks_the_recorded_action(
+    site: tuple[str, Seeded], browser: WebDriver
+) -> None:
+    base, seeded = site
+    match_id = seeded.incident_match
+    steps = seeded.replays[match_id]["steps"]
+    _open(browser, f"{base}/matches/{match_id}/replay")
+    _wait_step(browser, 1)
+    browser.find_element(By.ID, "forward").click()
+    _wait_step(browser, 2)
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    _wait_step(browser, 3)
+    browser.find_element(By.ID, "back").click()
+    _wait_step(browser, 2)
+    # jump to a step of each seat: the marked action is the recorded one, for the seat that acted
+    for seat in (0, 1):
+        n = next(i for i, s in enumerate(steps, 1) if s.get("seat") == seat and i > 5)
+        _seat(browser, str(seat))
+        jump = browser.find_element(By.ID, "jump")
+        jump.clear()
+        jump.send_keys(str(n), Keys.ENTER)
+        _wait_step(browser, n)
+        chosen = browser.find_elements(By.CSS_SELECTOR, "#seatview ol.actions li.chosen")
+        assert len(chosen) == 1 and chosen[0].get_attribute("data-index") == str(steps[n - 1]["index"])
+        assert steps[n - 1]["action"]["text"] in chosen[0].text
+        # only this seat's hand is in the document: the other one is not there at all
+        hands = browser.find_elements(By.CSS_SELECTOR, "ul.hand")
+        assert [h.get_attribute("data-seat") for h in hands] == [str(seat)]
+        assert browser.find_elements(By.CSS_SELECTOR, f"ul.hand[data-seat='{1 - seat}']") == []
+        assert "&quot;hands&quot;" not in browser.page_source and '"hands"' not in browser.page_source
+        browser.save_screenshot(str(ARTIFACTS / f"viewer-seat{seat}.png"))
+        # the other seat was sent nothing at this step
+        _seat(browser, str(1 - seat))
+        _wait_step(browser, n)
+        assert browser.find_elements(By.CSS_SELECTOR, "#seatview ol.actions") == []
+    _seat(browser, "all")
+    _wait_step(browser, n)
+    hands = browser.find_elements(By.CSS_SELECTOR, "ul.hand")
+    assert sorted(h.get_attribute("data-seat") for h in hands) == ["0", "1"]
+    # play at the fastest speed, then pause
+    Select(browser.find_element(By.ID, "speed")).select_by_value("25")
+    browser.find_element(By.ID, "play").click()
+    WebDriverWait(browser, 10).until(
+        lambda d: int(d.find_element(By.ID, "viewer").get_attribute("data-step") or 0) >= n + 3
+    )
+    browser.find_element(By.ID, "play").click()
+    assert browser.find_element(By.ID, "play").text == "Play"
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
+    total = int(browser.find_element(By.ID, "viewer").get_attribute("data-total") or 0)
+    _wait_step(browser, total)
+    assert "The match ended" in browser.find_element(By.ID, "record").text
+    assert _console_errors(browser) == []
+    browser.save_screenshot(str(ARTIFACTS / "viewer-end.png"))
+
+
+def test_alien_viewer_draws_its_board(site: tuple[str, Seeded], browser: WebDriver) -> None:
+    base, seeded = site
+    [match_id] = [m for m, r in seeded.replays.items() if r["game"] == "alien"]
+    _open(browser, f"{base}/matches/{match_id}/replay#step=4&seat=1")
+    _wait_step(browser, 4)
+    assert browser.find_elements(By.CSS_SELECTOR, "ol.complex li.room")
+    assert [h.get_attribute("data-seat") for h in browser.find_elements(By.CSS_SELECTOR, "ul.hand")] == ["1"]
+    assert _console_errors(browser) == []
+    browser.save_screenshot(str(ARTIFACTS / "viewer-alien.png"))
