@@ -464,7 +464,6 @@ def test_the_readme_walkthrough_runs_from_an_empty_database_to_a_first_rated_mat
         "DATABASE_URL": empty_pg_database,
         "BROKER_URL": broker.url,
         "ARENA_QUEUE": broker.queue,
-        "ARENA_BEAT_SECONDS": "2",
         "XDG_CONFIG_HOME": str(tmp_path / "config"),
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
