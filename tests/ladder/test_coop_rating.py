@@ -13,13 +13,14 @@ import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
 from ladder import coop_rating, elo
 from ladder.bots import add_bot_version
 from ladder.coop_rating import Scenario, coop_deltas, scenario_from_config, scenario_k_factor
-from ladder.db import create_engine, downgrade, upgrade
+from ladder.db import alembic_config, create_engine, downgrade, upgrade
 from ladder.errors import InvalidInput
 from ladder.ladders import create_ladder
 from ladder.match_queue import enqueue_match
@@ -379,7 +380,8 @@ def test_migration_0002_down_and_up_keeps_ffa_ladders(db_url: str) -> None:
             kind = conn.execute(sa.select(ladders.c.kind).where(ladders.c.id == ladder_id)).scalar()
             assert kind == "ffa"
             ctx = MigrationContext.configure(conn)
-            assert ctx.get_current_revision() == "0002"
+            head = ScriptDirectory.from_config(alembic_config(db_url)).get_current_head()
+            assert ctx.get_current_revision() == head
             assert compare_metadata(ctx, metadata) == []
     finally:
         engine.dispose()
