@@ -478,3 +478,39 @@ def test_a_bots_output_cannot_drive_the_owners_terminal_through_status(
     code, out, _ = _arena(capsys, "bot", "status", "escaper")
     assert code == 0 and "failed" in out and "exit code 1" in out and "fake: passed" in out
     assert not any(ch in out for ch in "\x1b\x07\r\x9b")
+
+
+def test_wait_follows_the_newest_version(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "waiter", "--game", "clank")[0] == 0
+    engine = create_engine(api.db)
+    try:
+        with engine.begin() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "waiter")).scalar_one()
+            reference = conn.execute(
+                sa.select(bot_versions.c.id).where(bot_versions.c.command == "builtin:random")
+            ).scalar_one()
+            ids = [
+                conn.execute(sa.insert(bot_versions).values(
+                    bot_id=bot_id, version=label, command="python main.py", qualification=state,
+                    created_at=datetime.now(UTC),
+                ).returning(bot_versions.c.id)).scalar_one()
+                for label, state in (("1", "passed"), ("2", "passed"), ("3", "failed"))
+            ]
+        # version 1 was rated; version 2, the newest that passed, has not played yet
+        match_id = enqueue_match(engine, api.ladder_id, [reference, ids[0]], 3)
+        lost = Result(scores=(0, 1), places=(2, 1), outcomes=("knocked_out", "escaped"))
+        record_result(engine, match_id, lost, b"{}", "finished")
+        code, _, err = _arena(capsys, "bot", "status", "waiter", "--wait", "rated", "--timeout", "1")
+        assert code == 1 and "not rated after 1 s" in err
+        code, out, _ = _arena(capsys, "bot", "status", "waiter", "--wait", "qualified")
+        assert code == 1 and "failed" in out  # the newest upload failed: status 1, shown all the same
+        match_id = enqueue_match(engine, api.ladder_id, [ids[1], reference], 4)
+        won = Result(scores=(1, 0), places=(1, 2), outcomes=("escaped", "knocked_out"))
+        record_result(engine, match_id, won, b"{}", "finished")
+        code, out, _ = _arena(capsys, "bot", "status", "waiter", "--wait", "rated", "--timeout", "30")
+        assert code == 0 and f"match {match_id}: done" in out
+    finally:
+        engine.dispose()

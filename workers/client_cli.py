@@ -236,9 +236,16 @@ def _cmd_bot_remote(args: argparse.Namespace) -> int:
     return 0
 
 
-def _rated_games(bot: dict[str, Any]) -> int:
-    ladders = bot.get("ladders") or bot.get("ratings") or []
-    return sum(int(entry.get("games", 0)) for entry in ladders if isinstance(entry, dict))
+def _rated_with_newest(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> bool:
+    """True once the bot's newest passed version has a finished (rated) match."""
+    passed = [int(v["id"]) for v in bot.get("versions") or [] if v.get("qualification") == "passed"]
+    if not passed:
+        return False
+    newest = max(passed)
+    return any(
+        m.get("status") == "done" and any(s.get("bot_version_id") == newest for s in m.get("seats") or [])
+        for m in matches
+    )
 
 
 def _newest_hosted(bot: dict[str, Any]) -> dict[str, Any] | None:
@@ -296,10 +303,10 @@ def _fetch_status(api: Any, name: str) -> tuple[dict[str, Any], list[dict[str, A
     return bot, list(matches)
 
 
-def _wait_done(what: str, bot: dict[str, Any]) -> tuple[bool, int]:
+def _wait_done(what: str, bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> tuple[bool, int]:
     """(done, exit status) for ``--wait what``."""
     if what == "rated":
-        return _rated_games(bot) > 0, 0
+        return _rated_with_newest(bot, matches), 0
     newest = _newest_hosted(bot)
     if newest is None:
         return False, 0
@@ -315,7 +322,7 @@ def _cmd_bot_status(args: argparse.Namespace) -> int:
         bot, matches = _fetch_status(api, args.name)
         if args.wait:
             deadline = time.monotonic() + args.timeout
-            done, code = _wait_done(args.wait, bot)
+            done, code = _wait_done(args.wait, bot, matches)
             while not done:
                 if time.monotonic() > deadline:
                     raise ClientError(
@@ -324,7 +331,7 @@ def _cmd_bot_status(args: argparse.Namespace) -> int:
                     )
                 time.sleep(WAIT_POLL_S)
                 bot, matches = _fetch_status(api, args.name)
-                done, code = _wait_done(args.wait, bot)
+                done, code = _wait_done(args.wait, bot, matches)
     if args.json:
         _print_json({**bot, "recent_matches": matches})
     else:
@@ -550,7 +557,7 @@ def register(sub: Any) -> None:
     status.add_argument(
         "--wait", choices=("qualified", "rated"),
         help="wait until the newest hosted version's qualification ends (exit 1 if it failed), "
-        "or until the bot has played a rated match",
+        "or until the newest version that passed has played a rated match",
     )
     status.add_argument("--timeout", type=float, default=600.0, help="seconds --wait waits (default 600)")
     _common(status)
