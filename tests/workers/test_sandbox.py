@@ -144,7 +144,7 @@ def test_kill_ends_every_process_of_a_running_sandbox_within_a_second(folder: Pa
 
 def test_wall_time_ends_a_sleeping_bot_and_its_children(folder: Path) -> None:
     async def scenario() -> None:
-        bot = await start(folder, "sleep 300 & setsid sleep 300 & sleep 300", wall_seconds=1)
+        bot = await start(folder, "sleep 30 & setsid sleep 30 & sleep 30", wall_seconds=1)
         uid = own_uid(bot)
         lived = await until_ended(bot)
         await bot.kill()
