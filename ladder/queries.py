@@ -19,7 +19,7 @@ from sqlalchemy import Connection
 # pydantic (behind FastAPI) needs this TypedDict on Python < 3.12 to build response schemas
 from typing_extensions import TypedDict
 
-from ladder import coop_rating, elo
+from ladder import coop_rating, elo, skill
 from ladder.bots import REMOTE, version_kind
 from ladder.schema import (
     bot_versions,
@@ -91,8 +91,16 @@ class Standing(TypedDict):
     owner: str
     rating: float
     games: int
+    #: matches where it placed first alone (a shared first place is a draw, not a win)
     wins: int
+    #: matches where it shared first place
+    draws: int
     provisional: bool
+    #: the 95% interval of the rating: rating ± 1.96 x its deviation (ladder/RATINGS.md)
+    rating_low: float
+    rating_high: float
+    #: the probability that this bot is stronger than the next row's (null on the last row)
+    los_next: float | None
 
 
 class StandingsPage(TypedDict):
@@ -299,25 +307,84 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
             ladder_entries.c.rating,
             ladder_entries.c.games,
             ladder_entries.c.wins,
+            ladder_entries.c.draws,
         )
         .join(bots, bots.c.id == ladder_entries.c.bot_id)
         .where(ladder_entries.c.ladder_id == ladder_id)
         .order_by(ladder_entries.c.rating.desc(), bots.c.name)
-    )
-    table: list[Standing] = [
-        {
-            "rank": rank,
-            "bot_id": row.bot_id,
-            "bot_name": row.name,
-            "owner": row.owner,
-            "rating": round(row.rating, 1),
-            "games": row.games,
-            "wins": row.wins,
-            "provisional": elo.is_provisional(row.games),
-        }
-        for rank, row in enumerate(rows, start=1)
-    ]
+    ).all()
+    deviation = _deviations(conn, ladder_id, ladder["kind"], {row.bot_id: row.rating for row in rows})
+    table: list[Standing] = []
+    for rank, row in enumerate(rows, start=1):
+        half = skill.Z95 * deviation[row.bot_id]
+        nxt = rows[rank] if rank < len(rows) else None
+        table.append(
+            {
+                "rank": rank,
+                "bot_id": row.bot_id,
+                "bot_name": row.name,
+                "owner": row.owner,
+                "rating": round(row.rating, 1),
+                "games": row.games,
+                "wins": row.wins,
+                "draws": row.draws,
+                "provisional": elo.is_provisional(row.games),
+                "rating_low": round(row.rating - half, 1),
+                "rating_high": round(row.rating + half, 1),
+                "los_next": None
+                if nxt is None
+                else round(
+                    skill.superiority(
+                        row.rating - nxt.rating, deviation[row.bot_id], deviation[nxt.bot_id]
+                    ),
+                    3,
+                ),
+            }
+        )
     return {"ladder": ladder, "standings": table}
+
+
+def _deviations(conn: Connection, ladder_id: int, kind: str, ratings: dict[int, float]) -> dict[int, float]:
+    """Each bot's rating deviation from the games it played on the ladder (``skill.elo_deviation``):
+    every head-to-head pair of its recorded matches, at today's ratings; on a cooperative ladder
+    each game is one game against its scenario's rating."""
+    if not ratings:
+        return {}
+    done = conn.execute(
+        sa.select(matches.c.id, matches.c.seats).where(
+            matches.c.ladder_id == ladder_id, matches.c.status == "done"
+        )
+    ).all()
+    versions = {int(v) for row in done for v in row.seats}
+    bot_of: dict[int, int] = {}
+    if versions:
+        bot_of = dict(
+            conn.execute(
+                sa.select(bot_versions.c.id, bot_versions.c.bot_id).where(bot_versions.c.id.in_(versions))
+            ).all()
+        )
+    opponents: dict[int, list[tuple[float, float]]] = {b: [] for b in ratings}
+    if kind == "coop":
+        scenario_of = dict(
+            conn.execute(
+                sa.select(scenario_rating_history.c.match_id, scenarios.c.rating)
+                .join(scenarios, scenarios.c.id == scenario_rating_history.c.scenario_id)
+                .where(scenarios.c.ladder_id == ladder_id)
+            ).all()
+        )
+        for row in done:
+            for b in {bot_of.get(int(v)) for v in row.seats}:
+                if b in opponents and row.id in scenario_of:
+                    opponents[b].append((float(scenario_of[row.id]), 1.0))
+    else:
+        for row in done:
+            seat_bots = [bot_of.get(int(v)) for v in row.seats]
+            n = len(seat_bots)
+            for i, a in enumerate(seat_bots):
+                for j, b in enumerate(seat_bots):
+                    if i != j and a != b and a in opponents and b in ratings:
+                        opponents[a].append((ratings[b], 1.0 / (n - 1)))
+    return {b: skill.elo_deviation(r, opponents[b]) for b, r in ratings.items()}
 
 
 def scenario_ratings(conn: Connection, ladder_id: int) -> ScenariosPage | None:

@@ -280,8 +280,12 @@ def _apply_ratings(
     for bot_id, delta, place in zip(seat_bots, seat_deltas, places, strict=True):
         delta_of[bot_id] += delta
         best_place[bot_id] = min(place, best_place.get(bot_id, place))
-    won = {bot_id: best_place[bot_id] == 1 for bot_id in bot_ids}
-    return _apply_bot_changes(conn, match_id, ladder_id, entries, delta_of, won, now)
+    # A first place is a win only if no other bot shares it: a 0-0 game both "won" (places
+    # [1, 1]) is a draw for each, as the rating already counts it (elo.pair_score 0.5).
+    first = {bot_id for bot_id in bot_ids if best_place[bot_id] == 1}
+    won = {bot_id: bot_id in first and len(first) == 1 for bot_id in bot_ids}
+    drew = {bot_id: bot_id in first and len(first) > 1 for bot_id in bot_ids}
+    return _apply_bot_changes(conn, match_id, ladder_id, entries, delta_of, won, now, drew)
 
 
 def _apply_bot_changes(
@@ -292,8 +296,10 @@ def _apply_bot_changes(
     delta_of: Mapping[int, float],
     won: Mapping[int, bool],
     now: datetime,
+    drew: Mapping[int, bool] | None = None,
 ) -> tuple[RatingChange, ...]:
-    """Move each bot's rating by its delta, count the game (and the win), write the history.
+    """Move each bot's rating by its delta, count the game (and the win or shared first place,
+    `drew`), write the history.
 
     The caller holds the bots' ladder_entries rows locked; `won` names every bot, in lock order.
     """
@@ -310,6 +316,7 @@ def _apply_bot_changes(
                 rating=change.after,
                 games=ladder_entries.c.games + 1,
                 wins=ladder_entries.c.wins + (1 if bot_won else 0),
+                draws=ladder_entries.c.draws + (1 if drew and drew.get(bot_id) else 0),
                 updated_at=now,
             )
         )

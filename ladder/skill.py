@@ -52,6 +52,7 @@ __all__ = [
     "fit_elo",
     "pair_tallies",
     "score_from_elo",
+    "superiority",
     "wilson_interval",
 ]
 
@@ -313,3 +314,12 @@ def elo_deviation(rating: float, opponents: Iterable[tuple[float, float]]) -> fl
         e = score_from_elo(rating - opponent)
         information += weight * c * c * e * (1.0 - e)
     return 1.0 / math.sqrt(information)
+
+
+def superiority(gap: float, deviation_a: float, deviation_b: float) -> float:
+    """The probability that a is stronger than b, `gap` Elo above it, with these deviations:
+    Φ(gap / √(d_a² + d_b²)) (the normal approximation of the two ratings' errors)."""
+    spread = math.sqrt(deviation_a**2 + deviation_b**2)
+    if spread == 0:
+        return 1.0 if gap > 0 else 0.0 if gap < 0 else 0.5
+    return 0.5 * (1.0 + math.erf(gap / (spread * math.sqrt(2.0))))

@@ -105,6 +105,7 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
     rating: defaultdict[int, float] = defaultdict(lambda: elo.INITIAL_RATING)
     games: defaultdict[int, int] = defaultdict(int)
     wins: defaultdict[int, int] = defaultdict(int)
+    draws: defaultdict[int, int] = defaultdict(int)
     if coop is not None:
         _replay_coop(order, done, bot_of, coop, rating, games, wins, problems, tolerance)
         order = []  # the free-for-all replay below does not apply
@@ -122,16 +123,20 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
         for b, d, p in zip(seat_bots, deltas, places, strict=True):
             delta_of[b] += d
             best[b] = min(p, best.get(b, p))
+        first = [b for b in bots if best[b] == 1]  # a shared first place is a draw (recording)
         for b in bots:
             rating[b] += delta_of[b]
             games[b] += 1
-            wins[b] += best[b] == 1
+            wins[b] += first == [b]
+            draws[b] += b in first and len(first) > 1
     for entry in entries:
         b = entry.bot_id
-        if abs(entry.rating - rating[b]) > tolerance or (entry.games, entry.wins) != (games[b], wins[b]):
+        stored = (entry.games, entry.wins, entry.draws)
+        if abs(entry.rating - rating[b]) > tolerance or stored != (games[b], wins[b], draws[b]):
             problems.append(
-                f"bot {b}: stored rating {entry.rating:.6f}, {entry.games} games, {entry.wins} wins; "
-                f"replayed {rating[b]:.6f}, {games[b]} games, {wins[b]} wins"
+                f"bot {b}: stored rating {entry.rating:.6f}, {entry.games} games, {entry.wins} wins, "
+                f"{entry.draws} draws; replayed {rating[b]:.6f}, {games[b]} games, {wins[b]} wins, "
+                f"{draws[b]} draws"
             )
     return problems
 
