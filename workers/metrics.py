@@ -11,7 +11,9 @@
 * ``arena_forfeits_total{game,reason}``: seats forfeited, by why;
 * ``arena_queue_depth{ladder}``: queued matches, as the matchmaker last saw them;
 * ``arena_rating_updates_total{game}``: bot ratings changed by recorded results;
-* ``arena_matches_requeued_total``: matches the sweeper put back in the queue.
+* ``arena_matches_requeued_total``: matches the sweeper put back in the queue;
+* ``arena_qualifications_total{game,outcome}``: qualifications of new bot versions ended
+  (`outcome`: ``passed``, ``failed``, ``retry`` when the platform could not play them).
 
 Celery runs tasks in forked pool processes, so the workers use prometheus_client's
 multiprocess mode: set ``PROMETHEUS_MULTIPROC_DIR`` to an empty, writable folder before the
@@ -36,6 +38,7 @@ __all__ = [
     "MATCHES_REQUEUED",
     "MATCHES_STARTED",
     "MATCH_DURATION_SECONDS",
+    "QUALIFICATIONS",
     "QUEUE_DEPTH",
     "RATING_UPDATES",
     "TIMEOUTS",
@@ -85,6 +88,12 @@ RATING_UPDATES: Final = Counter(
 )
 MATCHES_REQUEUED: Final = Counter(
     "arena_matches_requeued", "Matches put back in the queue after their lease expired."
+)
+
+QUALIFICATIONS: Final = Counter(
+    "arena_qualifications",
+    "Qualifications of new bot versions that ended, by game and outcome (passed, failed, retry).",
+    ["game", "outcome"],
 )
 
 

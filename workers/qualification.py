@@ -64,6 +64,7 @@ from sqlalchemy import Engine
 from ladder.db import write_transaction
 from ladder.schema import bot_versions, bots, ladder_entries, ladders
 from referee.games import game_class
+from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
 from workers.executor import (
     Execution,
@@ -449,8 +450,10 @@ def qualify_version(
             lease.write("passed", reason=instant, finished_at=_iso(_now()), lease_expires_at=None)
             return QualificationRun(version_id, "passed", instant)
         played: list[dict[str, Any]] = []
+        game = "unknown"
         try:
             planned = _specs(engine, version_id, games)
+            game = planned[0][0].game
             for number, (spec, seat, reference) in enumerate(planned, start=1):
                 started = time.monotonic()
                 execution = executor_for(spec).execute(spec, lease)
@@ -474,6 +477,7 @@ def qualify_version(
                         "failed", games=played, reason=reason, log_excerpt=_excerpt(execution, seat),
                         finished_at=_iso(_now()), lease_expires_at=None,
                     )
+                    metrics.QUALIFICATIONS.labels(game=game, outcome="failed").inc()
                     return QualificationRun(version_id, "failed", reason)
                 lease.write(games=played)
             plural = "s" if games != 1 else ""
@@ -482,16 +486,21 @@ def qualify_version(
                 "passed", games=played, reason=reason, log_excerpt=_excerpt(execution, seat),
                 finished_at=_iso(_now()), lease_expires_at=None,
             )
+            metrics.QUALIFICATIONS.labels(game=game, outcome="passed").inc()
             return QualificationRun(version_id, "passed", reason)
         except MatchAborted as exc:
             if lease.lost:
                 return QualificationRun(version_id, "not_claimed", f"lease lost: {exc}")
-            return _platform_failure(lease, played, f"stopped: {exc}")
+            error = f"stopped: {exc}"
         except (ExecutorUnavailable, LookupError, ValueError, BotCommandError) as exc:
-            return _platform_failure(lease, played, f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
         except Exception as exc:
             log.exception("version %s: qualification failed on the platform's side", version_id)
-            return _platform_failure(lease, played, f"{type(exc).__name__}: {exc}")
+            error = f"{type(exc).__name__}: {exc}"
+        run = _platform_failure(lease, played, error)
+        outcome = "retry" if run.status == "pending" else "failed"
+        metrics.QUALIFICATIONS.labels(game=game, outcome=outcome).inc()
+        return run
 
 
 def _platform_failure(lease: _Lease, played: Sequence[dict[str, Any]], error: str) -> QualificationRun:

@@ -30,6 +30,7 @@ import httpx
 import psycopg
 import pytest
 import sqlalchemy as sa
+from prometheus_client import REGISTRY
 from psycopg import sql as psql
 from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
@@ -113,6 +114,11 @@ def _qualification(engine: Engine, version_id: int) -> tuple[str, dict[str, Any]
     return row.qualification, json.loads(row.qualification_detail or "{}")
 
 
+def _qualifications_total(game: str, outcome: str) -> float:
+    value = REGISTRY.get_sample_value("arena_qualifications_total", {"game": game, "outcome": outcome})
+    return value or 0.0
+
+
 def _seated_version(engine: Engine, ladder_id: int, bot_id: int) -> int | None:
     (view,) = load_ladder_views(engine, [ladder_id])
     return next((e.version_id for e in view.entrants if e.bot_id == bot_id), None)
@@ -129,6 +135,7 @@ def test_a_good_upload_qualifies_and_only_then_is_seated(pg_url: str, pg_engine:
 
     assert _seated_version(pg_engine, ladder_id, bot.bot_id) is None  # pending: not seated
     assert due_versions(pg_engine) == [version_id]
+    passed_before = _qualifications_total("clank", "passed")
 
     run = qualify_version(pg_url, version_id)
 
@@ -141,6 +148,7 @@ def test_a_good_upload_qualifies_and_only_then_is_seated(pg_url: str, pg_engine:
     assert detail["lease_expires_at"] is None and "finished_at" in detail
     assert due_versions(pg_engine) == []
     assert _seated_version(pg_engine, ladder_id, bot.bot_id) == version_id
+    assert _qualifications_total("clank", "passed") == passed_before + 1
 
 
 @pytest.mark.parametrize(
@@ -251,10 +259,12 @@ def test_when_the_platform_cannot_play_the_version_waits_and_is_tried_again(
     version_id = _upload(sqlite_engine, bot.bot_id, "1")
     monkeypatch.setenv(REFEREE_EXECUTOR_ENV, "no_such_module_for_arena:create")
     reset_referee_executor()
+    retries_before = _qualifications_total("clank", "retry")
 
     run = qualify_version(sqlite_url, version_id, games=1)
 
     assert run.status == "pending"
+    assert _qualifications_total("clank", "retry") == retries_before + 1
     status, detail = _qualification(sqlite_engine, version_id)
     assert status == "pending" and "not your" not in detail["reason"]
     assert "ExecutorUnavailable" in detail["platform_errors"][0]
