@@ -4,8 +4,7 @@ The pages call the same :mod:`ladder.queries` functions as the JSON API (standin
 match) and add what a page shows beyond the API: W/D/L and last played per bot, rating history
 for charts, a ladder's recent matches, a bot's win rate by seat and by opponent.
 
-W/D/L: a win is a sole first place, a draw a shared first place, a loss anything else (a
-free-for-all ladder's "wins" column counts shared first places as wins, see RATINGS.md).
+W/D/L: a win is a sole first place, a draw a shared first place, a loss anything else.
 """
 
 from __future__ import annotations
@@ -22,8 +21,7 @@ from ladder.schema import bot_versions, bots, ladder_entries, matches, rating_hi
 
 __all__ = [
     "RECENT",
-    "Record",
-    "ladder_records",
+    "last_played",
     "rating_series",
     "recent_ladder_matches",
     "seat_and_opponent_rates",
@@ -37,75 +35,24 @@ CHART_POINTS: Final = 300
 RATE_WINDOW: Final = 2000
 
 
-class Record(TypedDict):
-    """A bot's record on one ladder."""
+def last_played(conn: Connection, ladder_id: int) -> dict[int, str]:
+    """bot id -> when its latest recorded match on the ladder finished (ISO 8601).
 
-    wins: int
-    draws: int
-    losses: int
-    last_played: str | None
-
-
-def ladder_records(conn: Connection, ladder_id: int) -> dict[int, Record]:
-    """bot id -> W/D/L and last played, over the ladder's recorded matches (one SQL aggregate)."""
+    Match ids grow with time, so the latest match of each bot is its highest match id in the
+    rating history (an index range per ladder), and only those few matches are read.
+    """
     if not storable_id(ladder_id):
         return {}
-    if conn.dialect.name == "postgresql":
-        sql = sa.text(
-            """
-            SELECT bv.bot_id AS bot_id,
-                   count(*) FILTER (WHERE p.place = 1 AND p.firsts = 1) AS wins,
-                   count(*) FILTER (WHERE p.place = 1 AND p.firsts > 1) AS draws,
-                   count(*) FILTER (WHERE p.place <> 1) AS losses,
-                   max(p.finished_at) AS last_played
-            FROM (
-                SELECT s.version::int AS version_id,
-                       (r.places ->> (s.n::int - 1))::int AS place,
-                       (SELECT count(*) FROM json_array_elements_text(r.places) q
-                         WHERE q::int = 1) AS firsts,
-                       m.finished_at AS finished_at
-                FROM matches m
-                JOIN results r ON r.match_id = m.id
-                CROSS JOIN LATERAL json_array_elements_text(m.seats) WITH ORDINALITY AS s(version, n)
-                WHERE m.ladder_id = :ladder_id
-            ) p
-            JOIN bot_versions bv ON bv.id = p.version_id
-            GROUP BY bv.bot_id
-            """
-        )
-    else:
-        sql = sa.text(
-            """
-            SELECT bv.bot_id AS bot_id,
-                   sum(p.place = 1 AND p.firsts = 1) AS wins,
-                   sum(p.place = 1 AND p.firsts > 1) AS draws,
-                   sum(p.place <> 1) AS losses,
-                   max(p.finished_at) AS last_played
-            FROM (
-                SELECT CAST(s.value AS INTEGER) AS version_id,
-                       CAST(json_extract(r.places, '$[' || s.key || ']') AS INTEGER) AS place,
-                       (SELECT count(*) FROM json_each(r.places) q WHERE q.value = 1) AS firsts,
-                       m.finished_at AS finished_at
-                FROM matches m
-                JOIN results r ON r.match_id = m.id
-                JOIN json_each(m.seats) s
-                WHERE m.ladder_id = :ladder_id
-            ) p
-            JOIN bot_versions bv ON bv.id = p.version_id
-            GROUP BY bv.bot_id
-            """
-        )
-    out: dict[int, Record] = {}
-    for row in conn.execute(sql, {"ladder_id": ladder_id}):
-        last = row.last_played
-        out[int(row.bot_id)] = {
-            "wins": int(row.wins or 0),
-            "draws": int(row.draws or 0),
-            "losses": int(row.losses or 0),
-            # SQLite returns the raw text of the column from an aggregate
-            "last_played": None if last is None else (last if isinstance(last, str) else last.isoformat()),
-        }
-    return out
+    latest = (
+        sa.select(rating_history.c.bot_id, sa.func.max(rating_history.c.match_id).label("match_id"))
+        .where(rating_history.c.ladder_id == ladder_id)
+        .group_by(rating_history.c.bot_id)
+        .subquery()
+    )
+    rows = conn.execute(
+        sa.select(latest.c.bot_id, matches.c.finished_at).join(matches, matches.c.id == latest.c.match_id)
+    )
+    return {int(r.bot_id): r.finished_at.isoformat() for r in rows if r.finished_at is not None}
 
 
 def rating_series(

@@ -205,7 +205,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             page = None if found is None else queries.standings(conn, found)
             if page is None or found is None:
                 return not_found(f"ladder {ladder_id[:40]}")
-            records = data.ladder_records(conn, found)
+            last = data.last_played(conn, found)
             top = [s["bot_id"] for s in page["standings"][:CHART_BOTS]]
             series = data.rating_series(conn, top, found)
             recent = data.recent_ladder_matches(conn, found)
@@ -219,7 +219,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             "ladder.html",
             ladder=page["ladder"],
             standings=page["standings"],
-            records=records,
+            last=last,
             chart=chart,
             chart_bots=len(top),
             recent=recent,

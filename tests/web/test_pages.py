@@ -58,7 +58,7 @@ def test_ladder_page_standings_wdl_chart_and_recent_matches(
     standings = client.get(f"/api/ladders/{seeded.ladder_id}/standings").json()["standings"]
     rows = _rows(html, "standings")
     # the same bots in the same order and ratings as the JSON API
-    assert [(r[0], r[1].split()[0], r[3]) for r in rows] == [
+    assert [(r[0], r[1].split()[0], r[3].split()[0]) for r in rows] == [
         (str(s["rank"]), s["bot_name"], f"{s['rating']:.1f}") for s in standings
     ]
     wdl = _wdl(seeded)
