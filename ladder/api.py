@@ -399,14 +399,16 @@ def create_app(
         body: NewAccountRequest,
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
     ) -> NewAccountResponse:
-        if open_signup and credentials is None:
+        # a key, if given, must be valid; an operator's is enough on its own
+        operator = credentials is not None and _authenticate(request, credentials).has("operator")
+        if not operator:
+            if not open_signup:
+                if credentials is None:
+                    raise Unauthorized("creating accounts needs an operator key")
+                raise Forbidden("creating accounts needs an operator key")
             wait = signup_buckets.take(_client(request), limits.signups_per_minute)
             if wait is not None:
                 raise RateLimited("too many sign-ups from this address", wait)
-        else:
-            who = _authenticate(request, credentials)
-            if not who.has("operator"):
-                raise Forbidden("creating accounts needs an operator key")
         made = accounts.create_account(engine, body.name)
         return NewAccountResponse(id=made.account_id, name=made.name, api_key=made.api_key)
 
