@@ -84,6 +84,8 @@ ENV_ADMIN_TOKEN: Final = "ARENA_ADMIN_TOKEN"
 #: the long-lived referee serves TLS: trust the CA in this PEM file (or, with only
 #: ARENA_REFEREE_TLS=1, the system's roots). The referees a worker starts itself stay local.
 ENV_REFEREE_CA: Final = "ARENA_REFEREE_CA"
+#: seconds a proxied connection may take to close (TLS close_notify) before it is dropped
+PROXY_CLOSE_S: Final = 1.0
 ENV_REFEREE_TLS: Final = "ARENA_REFEREE_TLS"
 ENV_BOT_LOG_DIR: Final = "ARENA_BOT_LOG_DIR"
 ENV_UNSAFE_NO_SANDBOX: Final = "ARENA_UNSAFE_NO_SANDBOX"
@@ -561,16 +563,26 @@ async def unix_to_tcp_proxy(socket_path: Path, address: str, tls: Tls | None = N
             pass
         finally:
             writer.close()
+            # a TLS connection closes with a close_notify exchange, which a peer may never
+            # answer: give it a moment, then drop the connection
+            try:
+                await asyncio.wait_for(writer.wait_closed(), PROXY_CLOSE_S)
+            except (TimeoutError, ConnectionError, OSError, ssl.SSLError):
+                writer.transport.abort()
 
     async def connect(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            up_reader, up_writer = await asyncio.open_connection(
-                host.strip("[]"), int(port), ssl=context,
-                server_hostname=host.strip("[]") if context is not None else None,
-            )
+            up_reader, up_writer = await asyncio.open_connection(host.strip("[]"), int(port))
         except OSError:
             writer.close()
             return
+        if context is not None:
+            try:  # TLS on the open connection, so a failed handshake still closes it
+                await up_writer.start_tls(context, server_hostname=host.strip("[]"))
+            except (OSError, ssl.SSLError):
+                up_writer.close()
+                writer.close()
+                return
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
 
     server = await asyncio.start_unix_server(connect, path=str(socket_path))

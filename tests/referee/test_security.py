@@ -432,3 +432,68 @@ def test_a_remote_bot_the_ladder_cannot_seat_is_told_why(
     )
     assert sdk.returncode == 1 and "FAILED_PRECONDITION" in sdk.stderr and message in sdk.stderr
     assert ref.lobby(bot_id) is None
+
+
+def test_a_ladder_match_with_a_remote_bot_runs_on_a_tls_referee(
+    secured: Secured, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers' side (as in deploy/docker-compose.yml): $ARENA_REFEREE_CA makes the executor's
+    admin calls and its built-in seats' streams TLS."""
+    from ladder.match_queue import enqueue_match
+    from workers.executor import reset_referee_executor
+    from workers.grpc_executor import GrpcMatchExecutor
+    from workers.match_execution import run_match
+
+    ref = secured.ref
+    bot_id, token = remote_bot(secured, "tls-ladder", version=False)
+    remote_version = add_bot_version(secured.engine, bot_id, "1", REMOTE)
+    house = register_bot(secured.engine, "tls-house", "tests")
+    house_version = add_bot_version(secured.engine, house.bot_id, "1", "builtin:random")
+    join_ladder(secured.engine, secured.ladder_id, house.bot_id)
+    ref.start_sdk("tls-ladder", "--bot-token", token, "--ca", str(secured.certs.ca))
+    wait_for(lambda: ref.lobby(bot_id), "the remote bot in the lobby")
+    monkeypatch.setenv("ARENA_REFEREE_ADDR", ref.address)
+    monkeypatch.setenv("ARENA_ADMIN_TOKEN", ref.admin_token or "")
+    monkeypatch.delenv("ARENA_REFEREE_CA", raising=False)
+    assert GrpcMatchExecutor().connected_bots() == frozenset()  # plaintext: the handshake fails
+    monkeypatch.setenv("ARENA_REFEREE_CA", str(secured.certs.ca))
+    reset_referee_executor()
+    assert bot_id in GrpcMatchExecutor().connected_bots()
+    match_id = enqueue_match(secured.engine, secured.ladder_id, [remote_version, house_version], seed=5)
+    run = run_match(secured.db_url, match_id, "w-tls")
+    assert run.status == "recorded", run
+    reset_referee_executor()
+
+
+def test_the_sandbox_proxy_adds_tls_for_plaintext_bots(secured: Secured, tmp_path: Path) -> None:
+    """Sandboxed bots speak plaintext gRPC on a local Unix socket; the executor's proxy carries it
+    to the TLS referee over TLS (checked against the CA)."""
+    import asyncio
+
+    from workers.grpc_executor import PROXY_CLOSE_S, unix_to_tcp_proxy
+
+    async def through_proxy(name: str, tls: Tls) -> grpc.StatusCode:
+        socket_path = tmp_path / f"{name}.sock"
+        server = await unix_to_tcp_proxy(socket_path, secured.ref.address, tls)
+        try:
+            async with grpc.aio.insecure_channel(f"unix:{socket_path}") as ch:
+                check = ch.unary_unary(
+                    "/grpc.health.v1.Health/Check",
+                    request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+                    response_deserializer=health_pb2.HealthCheckResponse.FromString,
+                )
+                try:
+                    reply = await check(health_pb2.HealthCheckRequest(service=""), timeout=5)
+                except grpc.aio.AioRpcError as exc:
+                    return exc.code()
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING
+                return grpc.StatusCode.OK
+        finally:
+            await asyncio.sleep(2 * PROXY_CLOSE_S)  # the proxied connections finish closing
+            server.close()
+            await server.wait_closed()
+
+    assert asyncio.run(through_proxy("tls", Tls(True, secured.certs.ca))) is grpc.StatusCode.OK
+    assert asyncio.run(through_proxy("plain", Tls(False))) is grpc.StatusCode.UNAVAILABLE
+    untrusting = Tls(True, secured.certs.other_ca)
+    assert asyncio.run(through_proxy("untrusting", untrusting)) is grpc.StatusCode.UNAVAILABLE
