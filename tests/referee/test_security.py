@@ -497,3 +497,39 @@ def test_the_sandbox_proxy_adds_tls_for_plaintext_bots(secured: Secured, tmp_pat
     assert asyncio.run(through_proxy("plain", Tls(False))) is grpc.StatusCode.UNAVAILABLE
     untrusting = Tls(True, secured.certs.other_ca)
     assert asyncio.run(through_proxy("untrusting", untrusting)) is grpc.StatusCode.UNAVAILABLE
+
+
+def test_javascript_bots_play_over_tls(secured: Secured) -> None:
+    """The Node.js kit: `--ca FILE` on the command line for one seat, ARENA_CA for the other;
+    without TLS options it cannot connect."""
+    import shutil
+
+    assert shutil.which("node") is not None, "Node.js is required to test the JavaScript kit"
+    assert (REPO / "bots" / "javascript" / "node_modules" / "@grpc" / "grpc-js").is_dir(), (
+        "run `npm ci --prefix bots/javascript` (make test does)"
+    )
+    ref = secured.ref
+    js_bot = str(REPO / "bots" / "javascript" / "random_bot.js")
+    made = ref.admin("CreateMatch", _two_seats(), admin_pb2.CreateMatchResponse)
+    base = {k: v for k, v in os.environ.items() if k not in ("ARENA_TLS", "ARENA_CA")}
+    plain = subprocess.run(
+        ["node", js_bot, "--referee", ref.address, "--token", made.seat_tokens[0]],
+        capture_output=True, text=True, timeout=60, env=base,
+    )
+    assert plain.returncode == 1 and "referee closed the session: 14" in plain.stderr  # UNAVAILABLE
+    runs = [
+        subprocess.Popen(
+            ["node", js_bot, "--referee", ref.address, "--token", made.seat_tokens[0],
+             "--ca", str(secured.certs.ca)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=base,
+        ),
+        subprocess.Popen(
+            ["node", js_bot, "--referee", ref.address, "--token", made.seat_tokens[1]],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            env={**base, "ARENA_CA": str(secured.certs.ca)},
+        ),
+    ]
+    outputs = [proc.communicate(timeout=180)[0].decode(errors="replace") for proc in runs]
+    assert [proc.returncode for proc in runs] == [0, 0], outputs
+    status = ref.admin("GetMatch", admin_pb2.GetMatchRequest(match_id=made.match_id), admin_pb2.MatchStatus)
+    assert status.ended_by == "game_over" and not any(s.forfeited for s in status.seats)
