@@ -203,8 +203,16 @@ class GrpcMatchExecutor:
 
     @property
     def admin_token(self) -> str | None:
-        """The admin token of that referee, if it needs one."""
-        return self._admin_token or os.environ.get(ENV_ADMIN_TOKEN) or None
+        """The admin token of that referee: given, else the file $ARENA_ADMIN_TOKEN_FILE (a
+        Docker secret), else $ARENA_ADMIN_TOKEN."""
+        if self._admin_token:
+            return self._admin_token
+        path = os.environ.get("ARENA_ADMIN_TOKEN_FILE")
+        if path:
+            from referee.server.auth import read_admin_token
+
+            return read_admin_token(path)  # CredentialError says what is wrong with the file
+        return os.environ.get(ENV_ADMIN_TOKEN) or None
 
     # --- the matchmaker's question -------------------------------------------------------
 

@@ -81,3 +81,39 @@ def test_the_api_will_not_serve_plaintext_beyond_this_host(tmp_path: Path) -> No
         capture_output=True, text=True, timeout=60, cwd=REPO,
     )
     assert half.returncode == 2 and "both --tls-cert and --tls-key" in half.stderr
+
+
+def test_the_compose_dev_certificates_secure_a_referee(tmp_path: Path) -> None:
+    """deploy/make-dev-certs.sh makes what deploy/docker-compose.yml mounts; a referee started
+    the way compose starts it (certificate, key, token file) serves TLS to a client trusting ca.pem."""
+    import shutil
+
+    from bots.python.arena_bot._proto.arena.v1 import admin_pb2
+    from bots.python.arena_bot.wire import Tls
+
+    from .test_security import serve_referee
+
+    shutil.copy(REPO / "deploy" / "make-dev-certs.sh", tmp_path / "make-dev-certs.sh")
+    made = subprocess.run(["sh", str(tmp_path / "make-dev-certs.sh")], capture_output=True, text=True,
+                          timeout=120)
+    assert made.returncode == 0, made.stderr
+    certs, token_file = tmp_path / "certs", tmp_path / "secrets" / "admin-token"
+    assert (token_file.stat().st_mode & 0o077) in (0o044, 0o000)  # no one may write it
+    assert oct((tmp_path / "secrets").stat().st_mode & 0o777) == "0o700"
+    ref = serve_referee(
+        tmp_path / "ref", "--host", "localhost",
+        "--tls-cert", str(certs / "referee.pem"), "--tls-key", str(certs / "referee.key"),
+        "--admin-token-file", str(token_file),
+        tls=Tls(True, certs / "ca.pem"),
+    )
+    try:
+        ref.admin_token = token_file.read_text().strip()
+        listing = ref.admin("ListBots", admin_pb2.ListBotsRequest(), admin_pb2.ListBotsResponse)
+        assert list(listing.bots) == []
+    finally:
+        ref.stop()
+    # run again: nothing is replaced (a running stack keeps its CA and token)
+    before = (certs / "ca.pem").read_bytes(), token_file.read_bytes()
+    again = subprocess.run(["sh", str(tmp_path / "make-dev-certs.sh")], capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 0 and ((certs / "ca.pem").read_bytes(), token_file.read_bytes()) == before
