@@ -85,9 +85,14 @@ def remote_refusal(engine: Engine, bot_id: int, name: str) -> str:
     from ladder.bots import REMOTE
     from ladder.schema import bot_versions, ladder_entries
 
+    qualified = (
+        bot_versions.c.qualification == "passed"  # migration 0003: only these are played
+        if "qualification" in bot_versions.c
+        else sa.true()
+    )
     with engine.connect() as conn:
         versions = conn.execute(
-            sa.select(bot_versions.c.version, bot_versions.c.command)
+            sa.select(bot_versions.c.version, bot_versions.c.command, qualified.label("played"))
             .where(bot_versions.c.bot_id == bot_id)
             .order_by(bot_versions.c.id)
         ).all()
@@ -99,10 +104,15 @@ def remote_refusal(engine: Engine, bot_id: int, name: str) -> str:
             f"bot {name} has no version: run `arena bot remote {name}` to add a remote version, "
             "then connect again"
         )
-    newest = versions[-1]
-    if newest.command.strip() != REMOTE:
+    if not any(v.command.strip() == REMOTE for v in versions):
         return (
-            f"bot {name}'s newest version {newest.version!r} is hosted (the ladder plays that one, "
+            f"bot {name} has no remote version (its versions are hosted): run "
+            f"`arena bot remote {name}` to add one, then connect again"
+        )
+    played = [v for v in versions if v.played]
+    if played and played[-1].command.strip() != REMOTE:
+        return (
+            f"bot {name}'s newest version {played[-1].version!r} is hosted (the ladder plays that one, "
             f"not this connection): run `arena bot remote {name}` to add a remote version"
         )
     if not ladders:

@@ -406,6 +406,7 @@ def test_plaintext_and_untrusting_clients_fail_the_handshake(secured: Secured) -
         (False, True, "bot lost-{n} has no version: run `arena bot remote lost-{n}`"),
         (True, False, "bot lost-{n} is on no ladder: run `arena ladder join lost-{n} LADDER`"),
         ("hosted", True, "bot lost-{n}'s newest version '2' is hosted"),
+        ("only-hosted", True, "bot lost-{n} has no remote version (its versions are hosted)"),
     ],
 )
 def test_a_remote_bot_the_ladder_cannot_seat_is_told_why(
@@ -413,8 +414,8 @@ def test_a_remote_bot_the_ladder_cannot_seat_is_told_why(
 ) -> None:
     ref = secured.ref
     name = f"lost-{secrets.token_hex(3)}"
-    bot_id, token = remote_bot(secured, name, version=bool(version), ladder=ladder)
-    if version == "hosted":
+    bot_id, token = remote_bot(secured, name, version=version is True or version == "hosted", ladder=ladder)
+    if version in ("hosted", "only-hosted"):
         add_bot_version(secured.engine, bot_id, "2", "python main.py")
     message = expected.format(n=name.split("-", 1)[1])
     hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name=name, protocol=1))
@@ -533,3 +534,16 @@ def test_javascript_bots_play_over_tls(secured: Secured) -> None:
     assert [proc.returncode for proc in runs] == [0, 0], outputs
     status = ref.admin("GetMatch", admin_pb2.GetMatchRequest(match_id=made.match_id), admin_pb2.MatchStatus)
     assert status.ended_by == "game_over" and not any(s.forfeited for s in status.seats)
+
+
+def test_a_newer_hosted_version_still_qualifying_does_not_turn_a_remote_bot_away(secured: Secured) -> None:
+    """The ladder plays the newest *qualified* version: a hosted upload still pending leaves the
+    remote version in play, so the remote bot is let in."""
+    from ladder.bots import set_qualification
+
+    ref = secured.ref
+    bot_id, token = remote_bot(secured, "qualifying")
+    pending = add_bot_version(secured.engine, bot_id, "2", "python main.py")
+    set_qualification(secured.engine, pending, "pending")
+    ref.start_sdk("qualifying", "--bot-token", token, "--ca", str(secured.certs.ca))
+    wait_for(lambda: ref.lobby(bot_id), "the remote bot in the lobby")
