@@ -34,6 +34,8 @@ TEMPLATES: Final = Environment(
 CHART_BOTS: Final = 5
 #: standings rows per ladder on the home page
 HOME_TOP: Final = 10
+#: games listed on a competition page
+MAX_GAMES_LISTED: Final = 500
 #: incident lines listed on a match page
 MAX_INCIDENT_LINES: Final = 200
 
@@ -193,10 +195,36 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
                 if ladder["kind"] == "coop":
                     found = queries.scenario_ratings(conn, ladder["id"])
                     scenarios[ladder["id"]] = found["scenarios"] if found else []
+            from ladder import competitions
+
+            held = competitions.list_competitions(conn, limit=20)
         games: dict[str, list[queries.StandingsPage]] = {}
         for page in pages:
             games.setdefault(page["ladder"]["game"], []).append(page)
-        return render("home.html", games=sorted(games.items()), scenarios=scenarios, top=HOME_TOP)
+        return render(
+            "home.html", games=sorted(games.items()), scenarios=scenarios, top=HOME_TOP, competitions=held
+        )
+
+    @router.get("/competitions/{competition_id}", response_class=HTMLResponse)
+    def competition_page(competition_id: str) -> HTMLResponse:
+        from ladder import competitions
+
+        found = _id(competition_id)
+        with engine.connect() as conn:
+            res = None if found is None else competitions.competition_results(conn, found)
+        if res is None:
+            return not_found(f"competition {competition_id[:40]}")
+        return render(
+            "competition.html",
+            c=res["competition"],
+            standings=res["standings"],
+            crosstable=res["crosstable"],
+            seats=res["seats"],
+            scenarios=res.get("scenarios", []),
+            counts=res["counts"],
+            games=res["games"],
+            max_games=MAX_GAMES_LISTED,
+        )
 
     @router.get("/ladders/{ladder_id}", response_class=HTMLResponse)
     def ladder_page(ladder_id: str) -> HTMLResponse:

@@ -49,6 +49,8 @@ class Seeded:
     queued_match: int = 0
     #: the match whose replay has incidents, strikes and an unsandboxed seat
     incident_match: int = 0
+    #: a finished competition (:func:`seed_competition`), when one was made
+    competition: int = 0
 
 
 def seed(engine: Engine, games: int = 4) -> Seeded:
@@ -106,3 +108,16 @@ def seed(engine: Engine, games: int = 4) -> Seeded:
     record_result(engine, coop_match, alien.result, canonical_json(alien.replay).encode(), "finished")
     out.replays[coop_match] = alien.replay
     return out
+
+
+def seed_competition(engine: Engine, db_url: str) -> int:
+    """A finished round robin of two built-in bots (2 duplicate sets), played in-process; its id."""
+    from ladder.competitions import create_competition, parse_entry
+    from workers.tournament import Inline, run_competition
+
+    field = [parse_entry("clank", name) for name in ("greedy", "random")]
+    cid = create_competition(
+        engine, game="clank", players=2, fmt="round-robin", field=field, sets=2, seed=3, name="web cup"
+    )
+    run_competition(engine, cid, Inline(db_url), timeout=120)
+    return cid

@@ -34,7 +34,7 @@ from ladder.api import create_app
 from ladder.db import create_engine
 from tests.databases import empty_postgres
 
-from .seeding import Seeded, seed
+from .seeding import Seeded, seed, seed_competition
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -63,6 +63,7 @@ def site(postgres_url: str) -> Iterator[tuple[str, Seeded]]:
     empty_postgres(postgres_url)
     engine = create_engine(postgres_url)
     seeded = seed(engine)
+    seeded.competition = seed_competition(engine, postgres_url)
     port = _free_port()
     config = uvicorn.Config(create_app(engine), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
@@ -148,6 +149,11 @@ def test_pages_load_without_console_errors_and_show_their_rows(
     _open(browser, f"{base}/matches/{seeded.corrupt_match}", "match-corrupt-replay")
     assert _console_errors(browser) == []
     assert "cannot be read" in browser.find_element(By.ID, "replay-problem").text
+
+    _open(browser, f"{base}/competitions/{seeded.competition}", "competition")
+    assert _console_errors(browser) == []
+    assert sorted(_texts(browser, "#standings tbody tr td:nth-child(2)")) == ["greedy", "random"]
+    assert "4 of 4 games played" in browser.find_element(By.ID, "progress").text
 
     _open(browser, f"{base}/bots/424242", "not-found")
     assert browser.find_element(By.TAG_NAME, "h1").text == "Not found"

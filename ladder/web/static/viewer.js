@@ -8,7 +8,7 @@
   const base = root.dataset.frames;            // e.g. /matches/7/replay/frames/
   const total = parseInt(root.dataset.total, 10);
   const el = (id) => document.getElementById(id);
-  const state = { step: 1, seat: root.dataset.seat, playing: null, pending: 0 };
+  const state = { step: 1, seat: root.dataset.seat, playing: null, pending: 0, loading: false };
 
   function parseHash() {
     const params = new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -22,6 +22,7 @@
     step = Math.max(1, Math.min(total, step));
     const ticket = ++state.pending;
     el("status").textContent = "loading…";
+    state.loading = true;
     let frame;
     try {
       const response = await fetch(`${base}${step}?seat=${encodeURIComponent(state.seat)}`,
@@ -31,6 +32,8 @@
     } catch (err) {
       if (ticket === state.pending) el("status").textContent = `could not load step ${step}: ${err.message}`;
       return;
+    } finally {
+      if (ticket === state.pending) state.loading = false;
     }
     if (ticket !== state.pending) return;   // a later request superseded this one
     state.step = step;
@@ -55,6 +58,7 @@
     const speed = parseFloat(el("speed").value) || 1;
     el("play").textContent = "Pause";
     state.playing = setInterval(() => {
+      if (state.loading) return;  // a server slower than the speed: wait for the frame shown
       if (state.step >= total) { stop(); return; }
       show(state.step + 1);
     }, 1000 / speed);
