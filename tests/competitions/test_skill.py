@@ -14,6 +14,7 @@ from ladder.skill import (
     fit_elo,
     pair_tallies,
     score_from_elo,
+    superiority,
     wilson_interval,
 )
 
@@ -121,3 +122,24 @@ def test_elo_deviation_shrinks_with_games() -> None:
     assert hundred == pytest.approx(34.6, abs=0.2)
     # lopsided games carry less information than even ones
     assert elo_deviation(1500, [(1900, 1.0)] * 100) > hundred
+
+
+def test_ratings_md_worked_example() -> None:
+    # ladder/RATINGS.md, "Competitions": 5 duplicate sets, A scores 7.5 of 10
+    blocks = [
+        [[("A", 1), ("B", 2)], [("B", 2), ("A", 1)]],
+        [[("A", 1), ("B", 2)], [("B", 1), ("A", 2)]],
+        [[("A", 1), ("B", 2)], [("B", 2), ("A", 1)]],
+        [[("A", 1), ("B", 1)], [("B", 2), ("A", 1)]],
+        [[("A", 2), ("B", 1)], [("B", 2), ("A", 1)]],
+    ]
+    fit = bootstrap(["A", "B"], blocks, seed=0)
+    assert fit.elo["A"] == pytest.approx(1589.7, abs=0.05) and fit.elo["B"] == pytest.approx(1410.3, abs=0.05)
+    assert (round(fit.low["A"], 1), round(fit.high["A"], 1)) == (1533.5, 1715.1)
+    assert fit.los[("A", "B")] == pytest.approx(0.996, abs=0.001)
+    # "Ladder standings": A 1530 and B 1470 after ten games against each other
+    dev = elo_deviation(1530, [(1470, 1.0)] * 10)
+    assert dev == pytest.approx(106.2, abs=0.05)
+    assert superiority(60, dev, elo_deviation(1470, [(1530, 1.0)] * 10)) == pytest.approx(0.655, abs=0.001)
+    assert wilson_interval(2, 2)[0] == pytest.approx(0.342, abs=0.001)
+    assert wilson_interval(45, 50)[0] == pytest.approx(0.786, abs=0.001)
