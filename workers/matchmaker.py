@@ -36,6 +36,7 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
+from ladder.formats import rotations
 from ladder.match_queue import enqueue_match
 from ladder.schema import bot_versions, competitions, ladder_entries, ladders, matches
 from workers import metrics
@@ -44,6 +45,7 @@ from workers.executor import can_seat
 
 __all__ = [
     "DEFAULT_QUEUE_DEPTH",
+    "DUPLICATE_SETS_ENV",
     "HISTORY_WINDOW",
     "LOAD_WEIGHT",
     "PLACEMENT_GAMES",
@@ -71,6 +73,10 @@ QUEUE_DEPTH_ENV: Final = "ARENA_QUEUE_DEPTH"
 DEFAULT_QUEUE_DEPTH: Final = 8
 # an added distance that makes a rematch the last resort
 _REMATCH_PENALTY: Final = 1e6
+
+
+#: "1": the matchmaker plans duplicate sets (one seed, every cyclic seat rotation) instead of games
+DUPLICATE_SETS_ENV: Final = "ARENA_DUPLICATE_SETS"
 
 
 def queue_depth() -> int:
@@ -340,6 +346,7 @@ def fill_queues(
     match ids, in creation order.
     """
     depth = queue_depth() if target_depth is None else target_depth
+    duplicate = os.environ.get(DUPLICATE_SETS_ENV, "") == "1"
     rng = rng or random.Random()
     release = _matchmaker_lock(engine)
     if release is None:
@@ -360,11 +367,17 @@ def fill_queues(
                 pending=view.pending,
             )
             for match in planned:
-                match_id = enqueue_match(engine, view.ladder_id, match.versions, match.seed)
-                created.append(match_id)
-                dispatch(match_id)
+                # $ARENA_DUPLICATE_SETS=1: each pairing is a duplicate set, its seed played once per
+                # cyclic rotation of the seats (ladder.formats), so the luck of the deal cancels
+                seatings = rotations(match.versions) if duplicate else [match.versions]
+                for seats in seatings:
+                    match_id = enqueue_match(engine, view.ladder_id, seats, match.seed)
+                    created.append(match_id)
+                    dispatch(match_id)
             if planned:
-                metrics.QUEUE_DEPTH.labels(ladder=view.name).set(view.queued + len(planned))
+                metrics.QUEUE_DEPTH.labels(ladder=view.name).set(
+                    view.queued + len(planned) * (view.players if duplicate else 1)
+                )
     finally:
         release()
     return created
