@@ -6,7 +6,9 @@ user's own, so every perspective is offered, the whole state included.
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
+from typing import Final
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse
@@ -14,14 +16,38 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from ladder.web import mount_static
 from ladder.web.pages import frame_response, viewer_page
 from ladder.web.viewer import Timeline
-from referee.replay import load
+from referee.replay import ReplayError, loads
 
-__all__ = ["file_app", "serve_file"]
+__all__ = ["MAX_REPLAY_BYTES", "file_app", "read_replay", "serve_file"]
+
+#: a replay file is refused past this size, compressed or inflated (a file from someone else
+#: may be a gzip bomb: it is inflated in bounded chunks, never whole)
+MAX_REPLAY_BYTES: Final = 256 * 1024 * 1024
 
 
-def file_app(path: Path) -> FastAPI:
+def read_replay(path: Path, limit: int = MAX_REPLAY_BYTES) -> bytes:
+    """The replay file's JSON bytes, inflated if gzip; ReplayError past `limit` bytes."""
+    with path.open("rb") as raw:
+        head = raw.read(2)
+    if head != b"\x1f\x8b":
+        if path.stat().st_size > limit:
+            raise ReplayError(f"the replay is over {limit} bytes")
+        return path.read_bytes()
+    out = bytearray()
+    try:
+        with gzip.open(path, "rb") as inflated:
+            while chunk := inflated.read(1024 * 1024):
+                out += chunk
+                if len(out) > limit:
+                    raise ReplayError(f"the replay inflates to over {limit} bytes")
+    except (OSError, EOFError) as exc:
+        raise ReplayError(f"not a replay file: {exc}") from None
+    return bytes(out)
+
+
+def file_app(path: Path, limit: int = MAX_REPLAY_BYTES) -> FastAPI:
     """An app showing the replay at `path` at ``/`` (raises ReplayError/OSError if unreadable)."""
-    timeline = Timeline(load(path))
+    timeline = Timeline(loads(read_replay(path, limit)))
     app = FastAPI(title="Arena replay viewer", docs_url=None, redoc_url=None, openapi_url=None)
     mount_static(app)
 

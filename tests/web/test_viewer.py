@@ -152,3 +152,20 @@ def test_replay_serve_shows_a_local_file(tmp_path: Path, forfeit_replay: dict[st
     path.write_bytes(b"garbage")
     with pytest.raises(ReplayError):
         file_app(path)
+
+
+def test_replay_serve_refuses_a_gzip_bomb(tmp_path: Path) -> None:
+    """An attacker's "replay": 64 MiB of spaces compress to ~64 KiB; inflating it whole would
+    take the memory the limit is there to protect. It is refused at the limit, chunk by chunk."""
+    import gzip
+
+    bomb = tmp_path / "bomb.replay.json.gz"
+    with gzip.open(bomb, "wb") as out:
+        out.write(b'{"format": "arena-replay"' + b" " * (64 * 1024 * 1024) + b"}")
+    assert bomb.stat().st_size < 1024 * 1024
+    with pytest.raises(ReplayError, match="inflates to over"):
+        file_app(bomb, limit=8 * 1024 * 1024)
+    plain = tmp_path / "plain.json"
+    plain.write_bytes(b" " * (9 * 1024 * 1024))
+    with pytest.raises(ReplayError, match="over"):
+        file_app(plain, limit=8 * 1024 * 1024)
