@@ -68,8 +68,13 @@ async def start(folder: Path, command: str, **limits: int) -> SandboxedBot:
 async def until_ended(bot: SandboxedBot) -> float:
     """Wait for the bot's main process to end; how long that took."""
     started = time.monotonic()
-    await bot.wait()
+    await asyncio.wait_for(bot.wait(), 30)
     return time.monotonic() - started
+
+
+async def end(bot: SandboxedBot) -> None:
+    """Kill the sandbox (a broken kill fails the test rather than hanging it)."""
+    await asyncio.wait_for(bot.kill(), 10)
 
 
 def uid_processes(uid: int) -> list[str]:
@@ -116,7 +121,7 @@ def test_a_daemon_dies_with_the_bot_that_started_it(folder: Path) -> None:
             # the main process left: the whole sandbox went with it, daemon included, before any kill
             assert uid_processes(uid) == []
         finally:
-            await bot.kill()
+            await end(bot)
         assert uid_processes(uid) == []
 
     asyncio.run(scenario())
@@ -134,7 +139,7 @@ def test_kill_ends_every_process_of_a_running_sandbox_within_a_second(folder: Pa
             assert time.monotonic() < deadline, uid_processes(uid)
             await asyncio.sleep(0.02)
         started = time.monotonic()
-        await bot.kill()
+        await end(bot)
         took = time.monotonic() - started
         assert uid_processes(uid) == []
         assert took <= 1 + 1.0  # the issue's one second, plus one
@@ -147,7 +152,7 @@ def test_wall_time_ends_a_sleeping_bot_and_its_children(folder: Path) -> None:
         bot = await start(folder, "sleep 30 & setsid sleep 30 & sleep 30", wall_seconds=1)
         uid = own_uid(bot)
         lived = await until_ended(bot)
-        await bot.kill()
+        await end(bot)
         assert bot.killed_for == "wall time (1 s)"
         assert lived <= 1 + 1.0
         assert uid_processes(uid) == []
@@ -160,7 +165,7 @@ def test_cpu_time_is_cut_at_its_limit(folder: Path) -> None:
         bot = await start(folder, 'python3 -c "while True: pass"', cpu_seconds=1)
         await until_ended(bot)
         cpu = bot.cpu_seconds()
-        await bot.kill()
+        await end(bot)
         # SIGXCPU at 1 s of CPU (SIGKILL at 2 s), reported by the shell as 128 + the signal
         assert bot.returncode in (128 + 24, 128 + 9), bot.returncode
         assert cpu is not None and 0.9 <= cpu <= 1 + 1.0
@@ -174,7 +179,7 @@ def test_output_is_counted_in_full_and_kept_up_to_its_cap(folder: Path) -> None:
             folder, "python3 -c \"import sys; sys.stdout.write('x' * 3_000_000)\"", output_kb=16
         )
         await until_ended(bot)
-        await bot.kill()
+        await end(bot)
         return bot
 
     bot = asyncio.run(scenario())
@@ -198,7 +203,7 @@ def test_the_seccomp_filter_denies_tracing_namespaces_and_keyrings(folder: Path)
     async def scenario() -> None:
         bot = await start(folder, "python3 probe.py")
         await until_ended(bot)
-        await bot.kill()
+        await end(bot)
 
     asyncio.run(scenario())
     lines = (folder / "logs" / "bot.log").read_text().split("\n")
