@@ -41,6 +41,7 @@ client address. The buckets live in the API process (see README).
 # no `from __future__ import annotations`: FastAPI reads the route functions' annotations, which
 # name dependencies local to create_app (Key, bearer)
 import os
+import re
 from typing import Annotated, Any, Final
 
 from fastapi import Depends, FastAPI, Path, Query, Request
@@ -271,6 +272,24 @@ def _describe(exc: RequestValidationError) -> str:
     return "invalid request: " + "; ".join(parts)
 
 
+def _allowed_methods(request: Request, given: str) -> str:
+    """The Allow header of a 405: `given` (what Starlette's route said) and every method the
+    OpenAPI schema documents for a path template matching the request's path.
+
+    Starlette names only the methods of the first route matching the path; a path served by
+    several routes (GET and POST registered apart, or in an included router) supports all.
+    """
+    methods = {m.strip().upper() for m in given.split(",") if m.strip()}
+    for template, operations in request.app.openapi().get("paths", {}).items():
+        pattern = "^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(pattern, request.url.path):
+            methods |= {m.upper() for m in operations if m.upper() in _HTTP_METHODS}
+    return ", ".join(sorted(methods))
+
+
+_HTTP_METHODS: Final = frozenset({"GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"})
+
+
 def _client(request: Request) -> str:
     # the peer address: X-Forwarded-For is not trusted (anyone can send it)
     return request.client.host if request.client else "unknown"
@@ -305,8 +324,14 @@ def create_app(
     bearer = HTTPBearer(auto_error=False, description="an API key: arena_...")
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail), getattr(exc, "headers", None))
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        headers = getattr(exc, "headers", None)
+        if exc.status_code == 405:
+            # Starlette names only the methods of the first route on the path; a path served
+            # by several routes (GET and POST registered apart) supports all of theirs
+            allow = _allowed_methods(request, (headers or {}).get("Allow", ""))
+            headers = {**(headers or {}), "Allow": allow}
+        return _error(exc.status_code, str(exc.detail), headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -14,6 +14,7 @@ is accepted, so a schema-valid upload may be a 422 (positive_data_acceptance all
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -75,5 +76,7 @@ def test_schemathesis_finds_nothing(engine: Engine, tmp_path: Path) -> None:
         )
     report = done.stdout[-8000:] + done.stderr[-2000:]
     assert done.returncode == 0, report
-    assert "17 selected / 17 total" in done.stdout, report
+    # every operation was tested (the API has at least the 17 of ladder/api.py)
+    selected = re.search(r"Operations:\s+(\d+) selected / (\d+) total", done.stdout)
+    assert selected is not None and selected[1] == selected[2] and int(selected[1]) >= 17, report
     assert key not in done.stdout + done.stderr
