@@ -80,9 +80,16 @@ class Inline:
         self.dispatch(match_id)
 
     def pump(self) -> None:
-        """Play the next match, if any."""
+        """Play the next match, if any (kept for later while the database is unreachable)."""
         if self._queue:
-            run_match(self.db_url, self._queue.popleft())
+            match_id = self._queue.popleft()
+            try:
+                run_match(self.db_url, match_id)
+            except Exception as exc:
+                if not is_outage(exc):
+                    raise
+                self._queue.append(match_id)
+                time.sleep(0.5)
 
     def idle(self) -> bool:
         """True when nothing is waiting here."""
@@ -206,8 +213,8 @@ def run_competition(
     last_sweep = 0.0
     reported = (-1, -1)
     while True:
-        dispatcher.pump()
         try:
+            dispatcher.pump()
             now = time.monotonic()
             if now - last_sweep >= sweep_seconds:
                 sweep(engine, dispatcher.dispatch)
