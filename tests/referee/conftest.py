@@ -21,6 +21,7 @@ import pytest
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2
 from bots.python.arena_bot.wire import ADMIN_SERVICE, bearer
 from referee.replay import loads
+from referee.server.auth import FailedAuthLimiter
 from referee.server.config import ServerLimits, TimeControl
 from referee.server.launcher import LaunchedMatch, run_match
 from referee.server.lobby import Authenticator
@@ -94,14 +95,22 @@ class ThreadedReferee:
     """A referee serving from its own event loop in a thread (for tests written synchronously)."""
 
     def __init__(
-        self, limits: ServerLimits | None = None, authenticator: Authenticator | None = None
+        self,
+        limits: ServerLimits | None = None,
+        authenticator: Authenticator | None = None,
+        auth_limiter: FailedAuthLimiter | None = None,
     ) -> None:
         self.admin_token = secrets.token_urlsafe(8)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.running: RunningReferee = self.call(
-            start(limits=limits, admin_token=self.admin_token, authenticator=authenticator)
+            start(
+                limits=limits,
+                admin_token=self.admin_token,
+                authenticator=authenticator,
+                auth_limiter=auth_limiter,
+            )
         )
 
     def admin(self, method: str, request: Any, response: Any, timeout: float | None = 10) -> Any:
