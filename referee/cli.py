@@ -191,6 +191,47 @@ def _cmd_replay_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_replay_rerun(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from referee.replay import ReplayError, load, save
+    from referee.rerun import describe, rerun
+
+    if (args.step is None) == (args.start is None):
+        print("error: give --step K (one decision) or --from K (play on from there)", file=sys.stderr)
+        return 2
+    step = args.step if args.step is not None else args.start
+    try:
+        done = asyncio.run(
+            rerun(
+                load(Path(args.file)),
+                step,
+                args.seat,
+                args.bot,
+                play_on=args.start is not None,
+                others=args.others,
+                decision_ms=args.decision_ms,
+            )
+        )
+    except (ReplayError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"step {done.step}, seat {done.seat} (decision {done.decision}): {done.prompt}")
+    print(f"  recorded: {describe(done.recorded, done.actions)}")
+    print(f"  your bot: {describe(done.answered, done.actions)}")
+    if done.answered is not None and "index" in done.answered and "index" in done.recorded:
+        same = done.answered["index"] == done.recorded["index"]
+        print("  the same action" if same else "  a different action")
+    if args.start is not None:
+        result = done.replay.get("result")
+        print(f"played on to the end: {done.ended_by}; result {result}")
+    if args.replay:
+        save(done.replay, Path(args.replay))
+        print(f"replay written to {args.replay}")
+    print(f"bot output: {done.log_dir}")
+    return 0
+
+
 # --- parser --------------------------------------------------------------------------------
 
 
@@ -226,6 +267,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8765)
     serve.set_defaults(func=_cmd_replay_serve)
+    rerun = rsub.add_parser(
+        "rerun", help="send your bot what a seat was sent at a step, over the real protocol"
+    )
+    rerun.add_argument("file")
+    rerun.add_argument("--step", type=int, help="step K (as `replay show` numbers it): ask that decision")
+    rerun.add_argument("--from", dest="start", type=int, help="step K: play the rest of the game from there")
+    rerun.add_argument("--seat", type=int, required=True, help="the seat your bot takes")
+    rerun.add_argument("--bot", required=True, help='your bot\'s command, e.g. "python my_bot.py"')
+    rerun.add_argument("--others", help="the other seats' bot command (default: the random example bot)")
+    rerun.add_argument("--decision-ms", type=int, default=10_000, help="your bot's time per decision")
+    rerun.add_argument("--replay", help="write the new replay here")
+    rerun.set_defaults(func=_cmd_replay_rerun)
 
     for register in _EXTRA_COMMANDS:
         register(sub)
