@@ -47,7 +47,7 @@ def read_replay(path: Path, limit: int = MAX_REPLAY_BYTES) -> bytes:
 
 def file_app(path: Path, limit: int = MAX_REPLAY_BYTES) -> FastAPI:
     """An app showing the replay at `path` at ``/`` (raises ReplayError/OSError if unreadable)."""
-    timeline = Timeline(loads(read_replay(path, limit)))
+    timeline = Timeline(loads(read_replay(path, limit)), path.name)
     app = FastAPI(title="Arena replay viewer", docs_url=None, redoc_url=None, openapi_url=None)
     mount_static(app)
 

@@ -342,7 +342,8 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
                 message=f"The stored replay cannot be read: {problem}.", css="error",
             )
         try:
-            return cache.get((match_id, sha), lambda: Timeline(replay)), None
+            name = f"match-{match_id}.replay.gz"
+            return cache.get((match_id, sha), lambda: Timeline(replay, name)), None
         except ReplayError as exc:
             return None, render(
                 "message.html", 422, heading=f"Match #{match_id}: the replay does not re-simulate",

@@ -25,6 +25,7 @@ checkpoint without re-hashing.
 from __future__ import annotations
 
 import json
+import shlex
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -62,8 +63,10 @@ class Timeline:
     steps before the fault; `error` says what went wrong and at which step.
     """
 
-    def __init__(self, replay: Mapping[str, Any]) -> None:
+    def __init__(self, replay: Mapping[str, Any], file_name: str = "replay.json.gz") -> None:
         self.replay = replay
+        #: the file name the rerun command on screen names (the download's, or the local file's)
+        self.file_name = file_name
         self.steps: list[Mapping[str, Any]] = list(replay["steps"])
         self.seats = len(replay["seats"])
         self.error: str | None = None
@@ -223,6 +226,13 @@ class Timeline:
                     f"<li{mark} data-index={i}><code>{i}</code> {escape(action.text or action.kind)}</li>"
                 )
             parts.append(f"<ol class=actions start=0>{''.join(items)}</ol>")
+            command = (
+                f"arena replay rerun {shlex.quote(self.file_name)} --step {n} --seat {d.seat} "
+                '--bot "python my_bot.py"'
+            )
+            parts.append(
+                f"<p class=rerun>Your bot at this moment: <code id=rerun-command>{escape(command)}</code></p>"
+            )
         elif step is None:
             parts.append(f"<h3>The end, as {who} sees it</h3>")
         elif "forfeit" in step:

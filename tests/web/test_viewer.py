@@ -84,6 +84,7 @@ def test_a_seat_sees_its_own_hand_only_and_its_chosen_action(forfeit_replay: dic
             chosen = re.findall(r"<li class=chosen aria-current=true data-index=(\d+)>", frame["seat_html"])
             if asked:
                 assert step is not None
+                assert f"--step {n} --seat {seat} " in frame["seat_html"]
                 assert chosen == [str(step["index"])] and frame["chosen"] == step["index"]
                 assert step["action"]["text"] in frame["seat_html"]
             else:
