@@ -16,6 +16,7 @@ Limits are lowered in the worker's environment (``ARENA_SANDBOX_*``) so the atta
 
 from __future__ import annotations
 
+import errno
 import gzip
 import json
 import os
@@ -371,6 +372,11 @@ def test_attackers_on_the_ladder_fail_and_leave_nothing_behind(stack: Stack) -> 
         if r["ok"] != EXPECTED_OK.get(name, False) and r["ok"] is not None
     }
     assert not succeeded, succeeded
+    # writes outside /scratch meet a read-only mount (not only file permissions: both must hold)
+    for path in ("/bot", "/usr", "/etc", "", "/dev", "/run/arena", "/opt/arena/python/arena_bot"):
+        record = tried[f"write {path}/pwned" if "arena_bot" not in path else f"write {path}/pwned.py"]
+        assert record["errno"] == errno.EROFS, record
+    assert tried[f"write {REPO}/workers/pwned.py"]["errno"] == errno.ENOENT  # no repository in there
     # the host's files exist (the reads failed because the sandbox hides them, not by accident)
     assert neighbour.is_file() and (REPO / "pyproject.toml").is_file()
     # no network: the host's PostgreSQL and Redis listen, but the bot reached neither, nor the host's UDP
