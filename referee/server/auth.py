@@ -7,15 +7,21 @@ seat token, an unknown bot token) counts against the caller's address; past
 :data:`FAILED_AUTH_LIMIT` failures in :data:`FAILED_AUTH_WINDOW_S` seconds every authenticated
 call from that address is refused with RESOURCE_EXHAUSTED until the window has moved on, right
 tokens included (otherwise a guesser would still learn which guess was right).
+
+Exempt by default: clients on a Unix socket. Those are the sandboxed bots of one match on that
+match's own referee (`workers.grpc_executor`); counting them would let a hostile bot spend the
+shared budget and lock its opponents out (they would forfeit, never connected). Operators may
+exempt networks they trust (`--auth-limit-exempt CIDR`, e.g. the workers' network).
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import os
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -108,13 +114,19 @@ class FailedAuthLimiter:
         *,
         max_peers: int = 100_000,
         clock: Callable[[], float] = time.monotonic,
+        exempt: Iterable[str] = ("unix",),
     ) -> None:
+        """`exempt`: "unix" (clients on a Unix socket) and CIDR networks never counted or
+        refused. Raises ValueError for a bad limit or network."""
         if max_failures < 1 or window_s <= 0:
             raise ValueError("max_failures must be >= 1 and window_s > 0")
         self.max_failures = max_failures
         self.window_s = window_s
         self.max_peers = max_peers
         self._clock = clock
+        given = list(exempt)
+        self._exempt_unix = "unix" in given
+        self._exempt_networks = [ipaddress.ip_network(n, strict=False) for n in given if n != "unix"]
         self._failures: OrderedDict[str, deque[float]] = OrderedDict()
         #: refusals because of the limit, for logs and tests
         self.refused = 0
@@ -130,8 +142,22 @@ class FailedAuthLimiter:
             return None
         return stamps
 
+    def exempted(self, address: str) -> bool:
+        """True if failures from `address` are never counted (see `exempt`)."""
+        if address.startswith("unix"):
+            return self._exempt_unix
+        if not self._exempt_networks:
+            return False
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self._exempt_networks)
+
     def retry_after(self, address: str) -> float | None:
         """Seconds until `address` may try again, or None if it is not blocked."""
+        if address not in self._failures:
+            return None
         now = self._clock()
         stamps = self._recent(address, now)
         if stamps is None or len(stamps) < self.max_failures:
@@ -140,7 +166,9 @@ class FailedAuthLimiter:
         return max(0.0, stamps[0] + self.window_s - now)
 
     def failed(self, address: str) -> None:
-        """Count one failed authentication from `address`."""
+        """Count one failed authentication from `address` (nothing for an exempt one)."""
+        if self.exempted(address):
+            return
         now = self._clock()
         stamps = self._recent(address, now)
         if stamps is None:

@@ -97,6 +97,13 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     admin_token, tls = _referee_security(args)
+    try:
+        limiter = FailedAuthLimiter(
+            args.auth_failure_limit, FAILED_AUTH_WINDOW_S, exempt=["unix", *args.auth_limit_exempt]
+        )
+    except ValueError as exc:
+        print(f"error: --auth-failure-limit / --auth-limit-exempt: {exc}", file=sys.stderr)
+        return 2
     if admin_token is None:
         print(
             "WARNING: --insecure: admin calls are open to anyone who reaches this port "
@@ -119,7 +126,7 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
             authenticator=authenticator,
             insecure=admin_token is None,
             tls=tls,
-            auth_limiter=FailedAuthLimiter(args.auth_failure_limit, FAILED_AUTH_WINDOW_S),
+            auth_limiter=limiter,
         )
     )
     return 0
@@ -337,6 +344,13 @@ def register(sub: Any) -> None:
         default=20,
         metavar="N",
         help="failed authentications per client address per minute before it is refused (default 20)",
+    )
+    ref.add_argument(
+        "--auth-limit-exempt",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="never limit clients from this network (e.g. the workers'); Unix-socket clients always are",
     )
     ref.add_argument(
         "--db",

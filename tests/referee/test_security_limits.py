@@ -4,7 +4,10 @@ guesses included, while another address is unaffected."""
 
 from __future__ import annotations
 
+import os
 import secrets
+import subprocess
+import sys
 from pathlib import Path
 
 import grpc
@@ -135,3 +138,99 @@ def test_admin_token_sources(tmp_path: Path) -> None:
         read_admin_token(str(path), {})
     with pytest.raises(CredentialError, match="at least 16"):
         read_admin_token(None, {"ARENA_ADMIN_TOKEN": "short"})
+
+
+def test_exempt_networks_are_never_limited(tmp_path: Path) -> None:
+    """`--auth-limit-exempt 127.0.0.0/8`: 127.0.0.1 fails as often as it likes (still refused
+    each time), while ::1 is cut off after 20."""
+    token = secrets.token_urlsafe(24)
+    ref = serve_referee(
+        tmp_path / "ref", "--host", "localhost", "--auth-limit-exempt", "127.0.0.0/8",
+        env={"ARENA_ADMIN_TOKEN": token},
+    )
+    port = ref.address.rsplit(":", 1)[1]
+    try:
+        denied = grpc.StatusCode.UNAUTHENTICATED
+        for _ in range(FAILED_AUTH_LIMIT + 5):
+            assert _code(f"127.0.0.1:{port}", "seat", secrets.token_urlsafe(16)) is denied
+        assert _code(f"127.0.0.1:{port}", "admin", token) is grpc.StatusCode.OK
+        codes = [
+            _code(f"[::1]:{port}", "seat", secrets.token_urlsafe(16)) for _ in range(FAILED_AUTH_LIMIT + 1)
+        ]
+        assert codes[-1] is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert set(codes[:-1]) == {grpc.StatusCode.UNAUTHENTICATED}
+    finally:
+        ref.stop()
+    bad = subprocess.run(
+        [sys.executable, "-m", "referee.cli", "serve", "referee", "--port", "0",
+         "--auth-limit-exempt", "nonsense"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "ARENA_ADMIN_TOKEN": token},
+    )
+    assert bad.returncode == 2 and "--auth-limit-exempt" in bad.stderr
+
+
+def test_unix_socket_clients_are_exempt_so_a_bot_cannot_lock_its_opponents_out(tmp_path: Path) -> None:
+    """A match's own referee on a Unix socket (how sandboxed bots reach it): a hostile bot that
+    burns through bad tokens does not get the socket's other clients refused."""
+    import asyncio
+    import threading
+
+    from referee.server.server import start
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    socket_path = tmp_path / "referee.sock"
+    token = secrets.token_urlsafe(24)
+    running = asyncio.run_coroutine_threadsafe(
+        start(admin_token=token, unix_socket=str(socket_path)), loop
+    ).result(30)
+    try:
+        made = _create(f"unix:{socket_path}", token)
+        for _ in range(FAILED_AUTH_LIMIT * 2):  # the hostile bot
+            guess = secrets.token_urlsafe(16)
+            assert _code(f"unix:{socket_path}", "seat", guess) is grpc.StatusCode.UNAUTHENTICATED
+        # its opponent still gets in with its seat token
+        hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="opponent", protocol=1))
+        with grpc.insecure_channel(f"unix:{socket_path}", options=channel_options()) as ch:
+            call = play_call(ch)(iter([hello]), metadata=bearer(made.seat_tokens[1]), timeout=30)
+            first = next(iter(call))
+            assert first.WhichOneof("message") == "game_start"
+            call.cancel()
+        # over TCP the same failures would have been limited
+        limiter = FailedAuthLimiter()
+        for _ in range(FAILED_AUTH_LIMIT):
+            limiter.failed("127.0.0.1")
+            limiter.failed("unix:")
+        assert limiter.retry_after("127.0.0.1") is not None and limiter.retry_after("unix:") is None
+    finally:
+        asyncio.run_coroutine_threadsafe(running.stop(grace=0.1), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
+def _create(address: str, token: str) -> admin_pb2.CreateMatchResponse:
+    with grpc.insecure_channel(address, options=channel_options()) as ch:
+        made: admin_pb2.CreateMatchResponse = ch.unary_unary(
+            f"/{ADMIN_SERVICE}/CreateMatch",
+            request_serializer=admin_pb2.CreateMatchRequest.SerializeToString,
+            response_deserializer=admin_pb2.CreateMatchResponse.FromString,
+        )(
+            admin_pb2.CreateMatchRequest(
+                game="clank", seats=[admin_pb2.SeatSpec(name="hostile"), admin_pb2.SeatSpec(name="opponent")]
+            ),
+            metadata=bearer(token),
+            timeout=10,
+        )
+    return made
+
+
+def test_exemptions_parse_networks_and_unix() -> None:
+    limiter = FailedAuthLimiter(1, 60.0, exempt=["10.0.0.0/8", "fd00::/8"])
+    assert limiter.exempted("10.1.2.3") and limiter.exempted("fd00::2")
+    assert not limiter.exempted("192.0.2.2") and not limiter.exempted("unix:/x")
+    limiter.failed("10.1.2.3")
+    assert limiter.retry_after("10.1.2.3") is None
+    with pytest.raises(ValueError):
+        FailedAuthLimiter(exempt=["not-a-network"])
