@@ -88,6 +88,8 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     from_env = Tls.from_env()
     ca = args.ca or from_env.ca
+    if ca is not None and not os.access(ca, os.R_OK):
+        parser.error(f"cannot read the CA file {ca} (--ca / ${TLS_CA_ENV})")
     args.tls_options = Tls(bool(args.tls) or from_env.enabled or ca is not None, Path(ca) if ca else None)
     if not args.referee or not (args.token or args.bot_token):
         parser.error(
