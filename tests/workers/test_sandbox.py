@@ -173,6 +173,43 @@ def test_cpu_time_is_cut_at_its_limit(folder: Path) -> None:
     asyncio.run(scenario())
 
 
+#: four processes spinning for one second of wall time each, at once
+SPINNERS = (
+    "import os, time\n"
+    "for _ in range(4):\n"
+    "    if os.fork() == 0:\n"
+    "        end = time.monotonic() + 1.0\n"
+    "        while time.monotonic() < end:\n"
+    "            pass\n"
+    "        os._exit(0)\n"
+    "for _ in range(4):\n"
+    "    os.wait()\n"
+)
+
+
+def test_a_bot_gets_its_cpu_cores_however_many_processes_it_spins(folder: Path) -> None:
+    (folder / "spin.py").write_text(SPINNERS)
+    (folder / "spin.py").chmod(0o644)
+
+    async def scenario() -> None:
+        bot = await start(folder, "python3 spin.py", cpu_cores=1)
+        try:
+            assert bot.cgroup is not None
+            quota = bot.cgroup.dirs["cpu"]
+            if bot.cgroup.version == 2:
+                assert (quota / "cpu.max").read_text().split() == ["100000", "100000"]
+            else:
+                assert (quota / "cpu.cfs_quota_us").read_text().strip() == "100000"
+            lived = await until_ended(bot)
+            cpu = bot.cpu_seconds()
+        finally:
+            await end(bot)
+        # four busy processes, one core's worth of CPU time (plus the scheduler's slack)
+        assert cpu is not None and cpu <= lived * 1 + 0.3, (cpu, lived)
+
+    asyncio.run(scenario())
+
+
 def test_output_is_counted_in_full_and_kept_up_to_its_cap(folder: Path) -> None:
     async def scenario() -> SandboxedBot:
         bot = await start(

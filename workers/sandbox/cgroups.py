@@ -28,6 +28,8 @@ log = logging.getLogger("arena.sandbox")
 CGROUP_ROOT: Final = Path("/sys/fs/cgroup")
 GROUP_PARENT: Final = "arena-sandbox"
 _V1_CONTROLLERS: Final = ("memory", "pids", "cpuacct")
+#: the CFS period the CPU quota is given in (the kernel's default, 100 ms)
+_CFS_PERIOD_US: Final = 100_000
 
 
 def cgroup_version(root: Path = CGROUP_ROOT) -> Literal[2, 1] | None:
@@ -60,8 +62,19 @@ class BotCgroup:
     dirs: dict[str, Path]
 
     @classmethod
-    def create(cls, name: str, memory_bytes: int, pids: int, root: Path = CGROUP_ROOT) -> BotCgroup | None:
-        """Make the group with its limits, or None where cgroups can't be used here."""
+    def create(
+        cls,
+        name: str,
+        memory_bytes: int,
+        pids: int,
+        root: Path = CGROUP_ROOT,
+        *,
+        cpu_cores: int | None = None,
+    ) -> BotCgroup | None:
+        """Make the group with its limits, or None where cgroups can't be used here.
+
+        `cpu_cores`: a CPU quota of that many cores for the whole group (v2 ``cpu.max``; v1 the
+        ``cpu`` hierarchy's CFS quota, where it is mounted); None: no quota."""
         version = cgroup_version(root)
         if version is None:
             return None
@@ -81,6 +94,8 @@ class BotCgroup:
                 with contextlib.suppress(OSError):  # no swap configured: the file may be absent
                     _write(group / "memory.swap.max", "0")
                 _write(group / "pids.max", str(pids))
+                if cpu_cores is not None:
+                    _write(group / "cpu.max", f"{cpu_cores * _CFS_PERIOD_US} {_CFS_PERIOD_US}")
                 return cgroup
             dirs: dict[str, Path] = {}
             for controller in _V1_CONTROLLERS:
@@ -93,6 +108,13 @@ class BotCgroup:
             if memsw.exists():  # swap accounting on: cap memory + swap at the same figure
                 _write(memsw, str(memory_bytes))
             _write(dirs["pids"] / "pids.max", str(pids))
+            if cpu_cores is not None and (root / "cpu" / "cgroup.procs").exists():
+                group = root / "cpu" / GROUP_PARENT / name
+                if group.resolve() not in {d.resolve() for d in dirs.values()}:  # cpu,cpuacct co-mounted
+                    group.mkdir(parents=True)
+                dirs["cpu"] = group  # joined like the others (procs_files), removed with them
+                _write(group / "cpu.cfs_period_us", str(_CFS_PERIOD_US))
+                _write(group / "cpu.cfs_quota_us", str(cpu_cores * _CFS_PERIOD_US))
             return cgroup
         except OSError as exc:
             log.warning("cannot create the sandbox cgroup %s (%s): falling back to rlimits", name, exc)

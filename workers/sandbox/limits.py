@@ -38,6 +38,9 @@ class SandboxLimits:
     cpu_seconds: int = 600
     #: wall seconds the sandbox may live (a match never lasts longer; it is then killed)
     wall_seconds: int = 3600
+    #: CPU cores all the bot's processes may keep busy at once (cgroup CPU quota): however many
+    #: processes it spins, it cannot take more of the worker's CPU from the matches beside it
+    cpu_cores: int = 1
 
     def __post_init__(self) -> None:
         for f in fields(self):

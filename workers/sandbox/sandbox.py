@@ -253,7 +253,9 @@ class Sandbox:
                     raise SandboxUnavailable(f"the sandbox user cannot reach {path}: {why}")
         limits = self.limits
         group_name = f"{name}-{os.getpid()}-{secrets.token_hex(4)}"
-        cgroup = await asyncio.to_thread(BotCgroup.create, group_name, limits.memory_bytes, limits.pids)
+        cgroup = await asyncio.to_thread(
+            BotCgroup.create, group_name, limits.memory_bytes, limits.pids, cpu_cores=limits.cpu_cores
+        )
         uid = claim_uid()
         fds: list[int] = []
         try:
