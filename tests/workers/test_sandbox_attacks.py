@@ -234,6 +234,7 @@ def stack(worker_farm: WorkerFarm, broker: Broker, pg_url: str, tmp_path: Path) 
     canary = {
         "ARENA_ADMIN_TOKEN": secrets.token_hex(16),
         "ARENA_CANARY_SECRET": secrets.token_hex(16),
+        "PAYMENTS_WEBHOOK_SECRET": secrets.token_hex(16),  # a secret by any name stays out
     }
     worker_farm.env.update(
         {
@@ -447,7 +448,7 @@ def test_on_sqlite_a_hosted_bot_cannot_read_the_database_file(
 ) -> None:
     files_root = reachable_dir("arena-attack-files-")
     canary = {"ARENA_CANARY_SECRET": secrets.token_hex(16), "ARENA_ADMIN_TOKEN": secrets.token_hex(16),
-              "DATABASE_URL": sqlite_url}  # fmt: skip
+              "PAYMENTS_WEBHOOK_SECRET": secrets.token_hex(16), "DATABASE_URL": sqlite_url}  # fmt: skip
     for name, value in canary.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("ARENA_BOT_FILES_DIR", str(files_root))
