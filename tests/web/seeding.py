@@ -120,4 +120,9 @@ def seed_competition(engine: Engine, db_url: str) -> int:
         engine, game="clank", players=2, fmt="round-robin", field=field, sets=2, seed=3, name="web cup"
     )
     run_competition(engine, cid, Inline(db_url), timeout=120)
+    # run_match keeps an engine per URL in the process: close its connections now, before the
+    # session drops the database under them
+    from workers.match_execution import engine_for
+
+    engine_for(db_url).dispose()
     return cid
