@@ -244,6 +244,8 @@ def stack(worker_farm: WorkerFarm, broker: Broker, pg_url: str, tmp_path: Path) 
             "ARENA_SANDBOX_UID_COUNT": str(uids[1] - uids[0]),
             "ARENA_BOT_FILES_DIR": str(files_root),
             "ARENA_BOT_LOG_DIR": str(tmp_path / "bot-logs"),
+            # no lease is lost here: a loaded machine (2 cores, a fork bomb) may renew late
+            "ARENA_LEASE_SECONDS": "30",
         }
     )
     engine = create_engine(pg_url)
