@@ -85,3 +85,30 @@ def test_ratings_come_with_an_interval_that_narrows(engine: Engine) -> None:
     los = top["los_next"]
     assert los is not None and 0.5 < los <= 1.0
     assert page["standings"][-1]["los_next"] is None
+
+
+@dataclass(frozen=True)
+class _TeamResult(_Result):
+    team_won: bool
+
+
+def test_coop_ladder_ratings_have_an_interval(engine: Engine) -> None:
+    ladder_id = create_ladder(
+        engine, "team", "alien", 2, decision_ms=1000, bank_ms=0, max_strikes=3, kind="coop"
+    )
+    versions = []
+    for i in range(2):
+        bot_id = register_bot(engine, f"team{i}", "me").bot_id
+        versions.append(add_bot_version(engine, bot_id, "1", "builtin:coop"))
+    for k in range(6):
+        match_id = enqueue_match(engine, ladder_id, versions, seed=k)
+        result = _TeamResult((1, 1), (0, 0), ("escaped", "escaped"), team_won=k % 2 == 0)
+        record_result(engine, match_id, result, b"{}", "finished")
+    with engine.connect() as conn:
+        page = queries.standings(conn, ladder_id)
+    assert page is not None
+    for row in page["standings"]:
+        width = row["rating_high"] - row["rating_low"]
+        assert row["games"] == 6 and 0 < width < 2 * 1.96 * 347  # six games against the scenario
+        assert (row["wins"], row["draws"]) == (3, 0)  # team wins; no draws on a team ladder
+    assert audit_ladder(engine, ladder_id) == []
