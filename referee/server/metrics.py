@@ -12,6 +12,9 @@ run by a worker on a referee is counted once by each, as two different things):
 * `arena_referee_cpu_timeouts_total{game}`: decisions ruled out of CPU time (strike `cpu_time`)
 * `arena_referee_forfeits_total{game,reason}`: reason is the short kind (`crashed`,
   `disconnected`, `strikes`, ...), the full text is in the replay.
+* `arena_referee_auth_failures_total{kind}`: failed authentications (`admin`, `seat`, `token`:
+  an unknown seat-or-bot token, `none`: no token); `arena_referee_auth_refused_total`: calls
+  refused because their address is over the failed-authentication limit.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from prometheus_client import Counter, Gauge, Histogram
 
 __all__ = [
     "ACTIVE_MATCHES",
+    "AUTH_FAILURES",
+    "AUTH_REFUSED",
     "CPU_TIMEOUTS",
     "DECISION_CPU_SECONDS",
     "DECISION_SECONDS",
@@ -61,6 +66,12 @@ TIMEOUTS: Final = Counter("arena_referee_timeouts", "Decisions that ran out of t
 CPU_TIMEOUTS: Final = Counter("arena_referee_cpu_timeouts", "Decisions that ran out of CPU time.", ["game"])
 STRIKES: Final = Counter("arena_referee_strikes", "Strikes given, by reason.", ["game", "reason"])
 FORFEITS: Final = Counter("arena_referee_forfeits", "Seats forfeited, by reason.", ["game", "reason"])
+AUTH_FAILURES: Final = Counter(
+    "arena_referee_auth_failures", "Failed authentications, by what was presented.", ["kind"]
+)
+AUTH_REFUSED: Final = Counter(
+    "arena_referee_auth_refused", "Calls refused: their address is over the failed-authentication limit."
+)
 
 
 def short_reason(reason: str) -> str:

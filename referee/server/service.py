@@ -26,6 +26,7 @@ from google.protobuf.message import DecodeError
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, LOBBY_METADATA, PROTOCOL
+from referee.server import metrics
 from referee.server.auth import FailedAuthLimiter, peer_address, same_token
 from referee.server.config import MatchSpec, TimeControl
 from referee.server.lobby import AlreadyConnected, RemoteBot
@@ -115,14 +116,17 @@ class Gate:
         address = peer_address(context.peer())
         wait = self.limiter.retry_after(address)
         if wait is not None:
+            metrics.AUTH_REFUSED.inc()
             await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, self.limiter.message(wait))
         return address
 
     async def refuse(
-        self, context: grpc.aio.ServicerContext[Any, Any], address: str, message: str
+        self, context: grpc.aio.ServicerContext[Any, Any], address: str, kind: str, message: str
     ) -> NoReturn:
-        """Count a failed authentication and end the call with UNAUTHENTICATED."""
+        """Count a failed authentication (`kind`: admin, seat, token, none) and end the call
+        with UNAUTHENTICATED."""
         self.limiter.failed(address)
+        metrics.AUTH_FAILURES.labels(kind=kind).inc()
         log.warning("failed authentication from %s: %s", address, message)
         await _abort(context, grpc.StatusCode.UNAUTHENTICATED, message)
 
@@ -161,7 +165,7 @@ class BotService:
     ) -> tuple[MatchSession, SeatState]:
         found = self.referee.tokens.get(token)
         if found is None:
-            await self.gate.refuse(context, address, "unknown seat token")
+            await self.gate.refuse(context, address, "seat", "unknown seat token")
         session, seat = found
         if seat.connected:
             await _abort(
@@ -170,7 +174,7 @@ class BotService:
                 f"seat {seat.seat} of match {session.match_id} already has a connected bot",
             )
         if seat.used or seat.forfeited:
-            await self.gate.refuse(context, address, "seat token already used (tokens are one-time)")
+            await self.gate.refuse(context, address, "seat", "seat token already used (tokens are one-time)")
         if session.state is State.FINISHED:
             await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"match {session.match_id} is over")
         hello = await self._hello(context)
@@ -192,7 +196,7 @@ class BotService:
         token = bearer_token(context)
         if not token:
             await self.gate.refuse(
-                context, address, "missing 'authorization: Bearer <seat token or bot token>' metadata"
+                context, address, "none", "missing 'authorization: Bearer <seat token or bot token>' metadata"
             )
         if token not in self.referee.tokens and self.referee.authenticator is not None:
             await self._play_remote(context, token, address)
@@ -227,7 +231,9 @@ class BotService:
             log.exception("checking a bot token failed")
             await _abort(context, grpc.StatusCode.UNAVAILABLE, "cannot check the bot token now; retry")
         if identity is None:
-            await self.gate.refuse(context, address, "unknown token (neither a seat token nor a bot token)")
+            await self.gate.refuse(
+                context, address, "token", "unknown token (neither a seat token nor a bot token)"
+            )
         if identity.refusal:
             # a valid token, but the ladder would never seat this bot: say why, do not wait
             await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, identity.refusal)
@@ -369,7 +375,7 @@ class AdminService:
         address = await self.gate.enter(context)
         if not same_token(bearer_token(context), self.admin_token):
             await self.gate.refuse(
-                context, address, "admin calls need 'authorization: Bearer <admin token>'"
+                context, address, "admin", "admin calls need 'authorization: Bearer <admin token>'"
             )
 
     async def _find(

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import grpc
@@ -47,6 +49,12 @@ def _attempt(address: str, kind: str, token: str) -> tuple[grpc.StatusCode, str]
     return grpc.StatusCode.OK, ""
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def _code(address: str, kind: str, token: str) -> grpc.StatusCode:
     return _attempt(address, kind, token)[0]
 
@@ -55,8 +63,10 @@ def test_a_token_guesser_is_cut_off_after_20_failures(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'ladder.db'}"
     upgrade(db_url)  # bot tokens are checked against it
     token = secrets.token_urlsafe(24)
+    metrics_port = _free_port()
     ref = serve_referee(
-        tmp_path / "ref", "--host", "localhost", "--db", db_url, env={"ARENA_ADMIN_TOKEN": token}
+        tmp_path / "ref", "--host", "localhost", "--db", db_url, "--metrics-port", str(metrics_port),
+        env={"ARENA_ADMIN_TOKEN": token},
     )
     port = ref.address.rsplit(":", 1)[1]
     attacker, other = f"127.0.0.1:{port}", f"[::1]:{port}"
@@ -86,6 +96,18 @@ def test_a_token_guesser_is_cut_off_after_20_failures(tmp_path: Path) -> None:
         assert _code(other, "admin", token) is grpc.StatusCode.OK
         assert _code(other, "admin", "wrong-" + token) is grpc.StatusCode.UNAUTHENTICATED
         assert _code(other, "admin", token) is grpc.StatusCode.OK
+        # and the operator sees it: failures by kind, refusals
+        with urllib.request.urlopen(f"http://localhost:{metrics_port}/metrics", timeout=10) as page:
+            text = page.read().decode()
+        counts = {
+            line.split(" ")[0]: float(line.split(" ")[1])
+            for line in text.splitlines()
+            if line.startswith(("arena_referee_auth_failures_total", "arena_referee_auth_refused_total"))
+        }
+        # (with --db an unknown seat token may be a bot token: both count as "token")
+        assert counts['arena_referee_auth_failures_total{kind="admin"}'] == 7 + 1  # 7 guesses + ::1
+        assert counts['arena_referee_auth_failures_total{kind="token"}'] == 13
+        assert counts["arena_referee_auth_refused_total"] == 3
     finally:
         ref.stop()
     assert "failed authentication from 127.0.0.1" in ref.log.read_text()
