@@ -23,7 +23,7 @@ services:  ## start PostgreSQL and Redis if they are not running; install the sa
 	bash deploy/ensure-browser.sh
 
 test: $(STAMP) services  ## run the whole test suite (what CI runs)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 
 lint: $(STAMP)  ## ruff
 	$(VENV)/bin/ruff check referee bots workers ladder tests
