@@ -80,7 +80,14 @@ function parseArgs(argv) {
 // `tls`: {tls: true, ca: 'ca.pem'} for a referee serving TLS (default plaintext).
 function play(bot, referee, token, tls = null) {
   const v1 = loadProtocol();
-  const client = new v1.BotService(referee, credentials(tls), {
+  let creds;
+  try {
+    creds = credentials(tls);
+  } catch (err) {
+    // an unreadable CA file: a rejected promise like any other refusal, with a clear message
+    return Promise.reject(new Error(`cannot read the CA file ${tls && tls.ca}: ${err.message}`));
+  }
+  const client = new v1.BotService(referee, creds, {
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     'grpc.keepalive_time_ms': 30000,
   });
