@@ -154,7 +154,8 @@ function run(bot, argv = process.argv.slice(2)) {
       return end;
     },
     (err) => {
-      console.error(`[${bot.name}] referee closed the session: ${err.code} ${err.details || err.message}`);
+      const code = err.code === undefined ? '' : `${err.code} `;
+      console.error(`[${bot.name}] referee closed the session: ${code}${err.details || err.message}`);
       process.exitCode = 1;
       return null;
     },
