@@ -152,10 +152,11 @@ def test_wall_time_ends_a_sleeping_bot_and_its_children(folder: Path) -> None:
         bot = await start(folder, "sleep 30 & setsid sleep 30 & sleep 30", wall_seconds=1)
         uid = own_uid(bot)
         lived = await until_ended(bot)
-        await end(bot)
+        await end(bot)  # the match ends at once: the wall clock's own kill must be complete too
         assert bot.killed_for == "wall time (1 s)"
         assert lived <= 1 + 1.0
         assert uid_processes(uid) == []
+        assert bot.cgroup is not None and not any(d.exists() for d in bot.cgroup.dirs.values())
 
     asyncio.run(scenario())
 

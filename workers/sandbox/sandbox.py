@@ -101,6 +101,8 @@ class SandboxedBot:
     _reader: asyncio.Task[None] | None = None
     _timer: asyncio.Task[None] | None = None
     _closed: bool = field(default=False)
+    #: set when the first kill() has finished (a second caller waits for it)
+    _killed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def pid(self) -> int:
@@ -136,8 +138,17 @@ class SandboxedBot:
     async def kill(self) -> None:
         """End the whole sandbox now (every process, however it daemonised) and clean up."""
         if self._closed:
+            # the wall clock may be ending it right now: return only once the cgroup and the uid
+            # are given back (the caller's event loop may end next, dropping that kill half-way)
+            await self._killed.wait()
             return
         self._closed = True
+        try:
+            await self._kill()
+        finally:
+            self._killed.set()
+
+    async def _kill(self) -> None:
         with contextlib.suppress(ProcessLookupError):
             # the outer bwrap: its pid 1 dies with it (--die-with-parent), and the kernel then
             # kills every process left in the PID namespace
@@ -148,7 +159,7 @@ class SandboxedBot:
                 log.error("sandbox cgroup %s did not empty within 1 s", self.cgroup.dirs)
         with contextlib.suppress(ProcessLookupError):
             await self.process.wait()
-        if self._timer is not None:
+        if self._timer is not None and self._timer is not asyncio.current_task():
             self._timer.cancel()
         if self._reader is not None:
             with contextlib.suppress(TimeoutError, asyncio.CancelledError):
