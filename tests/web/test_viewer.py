@@ -170,3 +170,29 @@ def test_replay_serve_refuses_a_gzip_bomb(tmp_path: Path) -> None:
     plain.write_bytes(b" " * (9 * 1024 * 1024))
     with pytest.raises(ReplayError, match="over"):
         file_app(plain, limit=8 * 1024 * 1024)
+
+
+def test_names_and_incidents_from_a_replay_are_escaped(
+    tmp_path: Path, forfeit_replay: dict[str, Any]
+) -> None:
+    """A bot names itself and words its fault to inject markup into the viewer and match page."""
+    from ladder.web.pages import TEMPLATES, match_facts
+
+    evil = copy.deepcopy(forfeit_replay)
+    evil["seats"][0]["bot"] = "<script>alert(1)</script>"
+    fault = {"kind": "bad_message", "detail": "<img src=x onerror=alert(2)>", "decision": 1}
+    evil["seats"][0]["incidents"] = [fault]
+    path = tmp_path / "evil.replay.json.gz"
+    save(evil, path)
+    with TestClient(file_app(path)) as client:
+        page = client.get("/").text
+        frame = json.dumps(client.get("/frames/2?seat=all").json())
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img src=x" not in frame and "&lt;img src=x onerror=alert(2)&gt;" in frame
+    facts = match_facts(evil)
+    html = TEMPLATES.get_template("match.html").render(
+        match={"id": 1, "ladder_id": 1, "status": "done", "seed": 1, "seats": [], "result": None,
+               "replay": None, "error": None, "rating_changes": [], "scenario_change": None},
+        ladder=None, replay=evil, replay_problem=None, changes={}, **facts,
+    )
+    assert "<img src=x" not in html and "onerror=alert(2)&gt;" in html
