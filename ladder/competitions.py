@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -241,14 +242,22 @@ def create_competition(
             match_scenario(game, players, config or None)  # InvalidInput if it names no scenario
     elif scenario_list:
         raise InvalidInput("scenarios: only for the 'scenarios' format")
-    try:
-        plan = formats.next_round(fmt, len(field), players, [], sets=sets, rounds=rounds,
-                                  scenarios=max(1, len(scenario_list)))
-    except ValueError as exc:
-        raise InvalidInput(str(exc)) from None
-    first_round = sum(len(formats.plan_games(t, seed)) for t in plan or [])
+    # the size of the first round, counted before anything is planned (an attacker's field of 64
+    # at tables of 4 with 1000 sets would be 2.5 billion games)
+    n = len(field)
+    tables = {
+        "round-robin": math.comb(n, players),
+        "gauntlet": math.comb(max(0, n - 1), players - 1),
+        "scenarios": n * max(1, len(scenario_list)),
+    }.get(fmt, max(1, n // max(1, players)))
+    first_round = tables * sets * (1 if fmt == "scenarios" else players)
     if first_round > MAX_GAMES:
         raise InvalidInput(f"the first round alone has {first_round} games (at most {MAX_GAMES})")
+    try:
+        formats.next_round(fmt, n, players, [], sets=sets, rounds=rounds,
+                           scenarios=max(1, len(scenario_list)))
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
     label = name or f"{fmt} {game} {players}p"
     if not 1 <= len(label) <= 128:
         raise InvalidInput("name: 1-128 characters")

@@ -10,7 +10,7 @@ from sqlalchemy import Engine
 
 from ladder.accounts import create_account
 from ladder.api import create_app
-from workers.tournament import Inline, run_competition
+from workers.tournament import Inline, advance_competitions
 
 FIELD = {"game": "clank", "players": 2, "format": "round-robin", "field": ["greedy", "random"], "sets": 1}
 
@@ -35,6 +35,10 @@ def test_create_start_play_read(engine: Engine, db_url: str) -> None:
     assert create(sets=10**6) == 422
     assert create(format="ladder") == 422
     assert create(game="alien") == 422  # a cooperative game plays the scenarios format
+    # an attacker asking for a round robin of 64 at tables of 4, 1000 sets each: 635 million games
+    assert create(field=["greedy"] * 64, players=4, sets=1000) == 422
+    assert create(format="swiss", rounds=10**9) == 422
+    assert client.get("/api/competitions").json() == []  # nothing of the refused ones was stored
     made = client.post("/api/competitions", json=FIELD, headers=auth)
     assert made.status_code == 201, made.text
     cid = made.json()["id"]
@@ -43,8 +47,15 @@ def test_create_start_play_read(engine: Engine, db_url: str) -> None:
     as_user = {"Authorization": f"Bearer {user}"}
     assert client.post(f"/api/competitions/{cid}/start", headers=as_user).status_code == 403
     assert client.post(f"/api/competitions/{cid}/start", headers=auth).json()["status"] == "running"
-    # `arena beat` would play it; here the runner does, in this process
-    run_competition(engine, cid, Inline(db_url))
+    # `arena beat` plays it: its competitions step, with the games played in this process
+    here = Inline(db_url)
+    for _ in range(20):
+        assert advance_competitions(engine, here) in (0, 1)
+        while not here.idle():
+            here.pump()
+        if client.get(f"/api/competitions/{cid}").json()["status"] == "done":
+            break
+    assert advance_competitions(engine, here) == 0  # nothing left running
     assert client.get(f"/api/competitions/{cid}").json()["status"] == "done"
     res = client.get(f"/api/competitions/{cid}/results").json()
     assert [r["bot"] for r in res["standings"]] == ["greedy", "random"]

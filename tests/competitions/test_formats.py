@@ -204,3 +204,11 @@ def test_next_round_waits_for_the_round_and_refuses_bad_input() -> None:
         next_round("ladder", 4, 2, [])
     with pytest.raises(ValueError):
         next_round("round-robin", 2, 3, [])
+
+
+def test_swiss_search_is_bounded_when_every_pair_has_met() -> None:
+    # an attacker's worst case: 64 entrants at tables of 4, all pairs already met; the search
+    # is cut off (a node budget) and still seats everyone, with as few rematches as it found
+    met = {frozenset(p) for p in itertools.combinations(range(64), 2)}
+    tables, byes = swiss_pairing(list(range(64)), 4, met, set())
+    assert byes == [] and sorted(e for t in tables for e in t) == list(range(64))
