@@ -196,7 +196,7 @@ def run_competition(
     dispatcher: Dispatcher,
     *,
     on_progress: Callable[[int, int], None] | None = None,
-    poll_seconds: float = 0.05,
+    poll_seconds: float = 0.2,
     sweep_seconds: float = 2.0,
     stale_seconds: float = STALE_SECONDS,
     timeout: float | None = None,
