@@ -402,7 +402,7 @@ def schedule_round(
             scenario_configs = comp.options.get("scenarios") or []
             created = []
             for table in plan:
-                for game in formats.plan_games(table, comp.seed):
+                for game in formats.plan_games(table):
                     seed = formats.set_seed(comp.seed, game.round, game.table, game.set_no)
                     config: Any = sa.null()
                     if game.scenario is not None and scenario_configs[game.scenario]:

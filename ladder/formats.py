@@ -360,8 +360,9 @@ def next_round(
     return _knockout_next(n, players, sets, games)
 
 
-def plan_games(plan: TablePlan, seed: int) -> list[GameRecord]:
-    """The games of one table: each set's seed played in each rotation of the seats."""
+def plan_games(plan: TablePlan) -> list[GameRecord]:
+    """The games of one table: each set played in each rotation of the seats (the set's seed is
+    :func:`set_seed`, the same for all its rotations)."""
     out = []
     for set_no in range(plan.first_set, plan.first_set + plan.sets):
         seats_list = rotations(plan.entrants) if plan.rotate else [plan.entrants]
