@@ -36,23 +36,19 @@ RATE_WINDOW: Final = 2000
 
 
 def last_played(conn: Connection, ladder_id: int) -> dict[int, str]:
-    """bot id -> when its latest recorded match on the ladder finished (ISO 8601).
+    """bot id -> when its latest match on the ladder was recorded (ISO 8601), for bots that played.
 
-    Match ids grow with time, so the latest match of each bot is its highest match id in the
-    rating history (an index range per ladder), and only those few matches are read.
+    Recording a match updates each of its bots' ``ladder_entries`` row in the same transaction,
+    so ``updated_at`` is that moment: one row per bot, no scan of the matches.
     """
     if not storable_id(ladder_id):
         return {}
-    latest = (
-        sa.select(rating_history.c.bot_id, sa.func.max(rating_history.c.match_id).label("match_id"))
-        .where(rating_history.c.ladder_id == ladder_id)
-        .group_by(rating_history.c.bot_id)
-        .subquery()
-    )
     rows = conn.execute(
-        sa.select(latest.c.bot_id, matches.c.finished_at).join(matches, matches.c.id == latest.c.match_id)
+        sa.select(ladder_entries.c.bot_id, ladder_entries.c.updated_at).where(
+            ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.games > 0
+        )
     )
-    return {int(r.bot_id): r.finished_at.isoformat() for r in rows if r.finished_at is not None}
+    return {int(r.bot_id): r.updated_at.isoformat() for r in rows}
 
 
 def rating_series(
