@@ -17,13 +17,14 @@ from sqlalchemy import Connection
 from typing_extensions import TypedDict
 
 from ladder.queries import MatchSummary, _seat_infos, _seats, storable_id
-from ladder.schema import bot_versions, bots, ladder_entries, matches, rating_history, results
+from ladder.schema import bot_versions, bots, ladder_entries, matches, rating_history, replays, results
 
 __all__ = [
     "RECENT",
     "last_played",
     "rating_series",
     "recent_ladder_matches",
+    "replay_sha256",
     "seat_and_opponent_rates",
 ]
 
@@ -49,6 +50,16 @@ def last_played(conn: Connection, ladder_id: int) -> dict[int, str]:
         )
     )
     return {int(r.bot_id): r.updated_at.isoformat() for r in rows}
+
+
+def replay_sha256(conn: Connection, match_id: int) -> str | None:
+    """The SHA-256 of a match's stored replay (not the replay itself), or None."""
+    if not storable_id(match_id):
+        return None
+    found: str | None = conn.execute(
+        sa.select(replays.c.sha256).where(replays.c.match_id == match_id)
+    ).scalar_one_or_none()
+    return found
 
 
 def rating_series(

@@ -333,6 +333,12 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
         )
 
     def _timeline(match_id: int) -> tuple[Timeline | None, HTMLResponse | None]:
+        # a cached timeline needs only the replay's digest (a frame must not re-read the blob)
+        with engine.connect() as conn:
+            digest = data.replay_sha256(conn, match_id)
+        cached = None if digest is None else cache.peek((match_id, digest))
+        if cached is not None:
+            return cached, None
         replay, sha, problem = _load(match_id)
         if replay is None:
             if problem is None:

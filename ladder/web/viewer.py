@@ -262,6 +262,14 @@ class TimelineCache:
         self._items: OrderedDict[Any, Timeline] = OrderedDict()
         self._lock = threading.Lock()
 
+    def peek(self, key: Any) -> Timeline | None:
+        """The timeline under `key` if it is cached."""
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
     def get(self, key: Any, build: Any) -> Timeline:
         """The timeline under `key`, built with ``build()`` when it is not cached."""
         with self._lock:
