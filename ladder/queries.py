@@ -104,7 +104,8 @@ class Standing(TypedDict):
 
 
 class StandingsPage(TypedDict):
-    """A ladder with its standings, best rating first (on a cooperative ladder wins are team wins)."""
+    """A ladder with its standings, ranked by the low end of the rating's 95% interval (on a
+    cooperative ladder wins are team wins)."""
 
     ladder: LadderInfo
     standings: list[Standing]
@@ -295,7 +296,8 @@ def ladder_info(conn: Connection, ladder_id: int) -> LadderInfo | None:
 
 
 def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
-    """A ladder's standings table (rating descending, then name), or None for no ladder."""
+    """A ladder's standings table, or None for no ladder. Rows are ranked by the low end of
+    each rating's 95% interval (then rating, then name): ladder/RATINGS.md, "Rank order"."""
     ladder = ladder_info(conn, ladder_id)
     if ladder is None:
         return None
@@ -314,6 +316,11 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
         .order_by(ladder_entries.c.rating.desc(), bots.c.name)
     ).all()
     deviation = _deviations(conn, ladder_id, ladder["kind"], {row.bot_id: row.rating for row in rows})
+    # ranked by how sure we are: the low end of the 95% interval (ladder/RATINGS.md, "Rank
+    # order"), so a bot with few games ranks below an equally rated one with many
+    rows = sorted(
+        rows, key=lambda r: (-(r.rating - skill.Z95 * deviation[r.bot_id]), -r.rating, r.name)
+    )
     table: list[Standing] = []
     for rank, row in enumerate(rows, start=1):
         half = skill.Z95 * deviation[row.bot_id]

@@ -66,12 +66,15 @@ def test_ladders_and_standings(client: TestClient, played: tuple[Roster, int, in
     ]
     page = client.get(f"/api/ladders/{roster.ladder_id}/standings").json()
     table = page["standings"]
+    # ranked by the low end of the 95% interval (RATINGS.md, "Rank order"): one game played
+    # (RD 246.5) puts bot1 at 1480 - 483 = 997, above the unplayed bots (1500 - 681 = 819)
     assert [(s["rank"], s["bot_name"], s["rating"], s["games"]) for s in table] == [
         (1, "bot0", 1520.0, 1),
-        (2, "bot2", 1500.0, 0),
-        (3, "bot3", 1500.0, 0),
-        (4, "bot1", 1480.0, 1),
+        (2, "bot1", 1480.0, 1),
+        (3, "bot2", 1500.0, 0),
+        (4, "bot3", 1500.0, 0),
     ]
+    assert [s["rating_low"] for s in table] == sorted((s["rating_low"] for s in table), reverse=True)
     assert table[0]["provisional"] and table[0]["wins"] == 1
     _assert_error(client.get("/api/ladders/999/standings"), 404)
 
@@ -207,11 +210,12 @@ def test_team_ladder_standings_scenarios_and_page(client: TestClient, engine: En
     # 1st match: all 1500, E = 0.5: crew0, crew1 +20, scenario -16 (1484).
     # 2nd: T = (1520 + 1500) / 2 = 1510 v 1484: E = 1 / (1 + 10^(-26/400)) = 1 / 1.860994 = 0.537347;
     # crew0, crew2 -40 * 0.537347 = -21.4939; scenario +32 * 0.537347 = +17.1951
+    # ranked by the low end of the 95% interval: crew0's two games narrow its interval most
     assert [(s["bot_name"], s["rating"], s["games"], s["wins"]) for s in page["standings"]] == [
-        ("crew1", 1520.0, 1, 1),
-        ("crew3", 1500.0, 0, 0),
         ("crew0", 1498.5, 2, 1),
+        ("crew1", 1520.0, 1, 1),
         ("crew2", 1478.5, 1, 0),
+        ("crew3", 1500.0, 0, 0),
     ]
     body = client.get(f"/api/ladders/{roster.ladder_id}/scenarios").json()
     assert body["ladder"]["id"] == roster.ladder_id
