@@ -7,6 +7,7 @@ The ladder path (a real worker, attackers among real matches) is in test_sandbox
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 import subprocess
 import sys
@@ -344,3 +345,29 @@ def test_the_unsafe_flag_runs_hosted_bots_unsandboxed_and_the_replay_says_so(
         assert {"check": "read own files", "ok": True} in check_lines(bot_log(engine, unsandboxed_ladder, 0))
     finally:
         engine.dispose()
+
+
+@pytest.mark.integration
+def test_empty_groups_of_dead_workers_are_removed_and_live_ones_kept() -> None:
+    from workers.sandbox.cgroups import CGROUP_ROOT, GROUP_PARENT, cgroup_version, remove_stale_groups
+
+    assert cgroup_version() is not None, "this test needs writable cgroups (root)"
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    parents = (
+        [CGROUP_ROOT / GROUP_PARENT]
+        if cgroup_version() == 2
+        else [CGROUP_ROOT / c / GROUP_PARENT for c in ("memory", "pids", "cpuacct")]
+    )
+    stale = [p / f"seat0-{dead.pid}-deadbeef" for p in parents]
+    live = [p / f"seat0-{os.getpid()}-cafef00d" for p in parents]
+    for group in (*stale, *live):
+        group.mkdir(parents=True)
+    try:
+        assert remove_stale_groups() >= len(stale)
+        assert not any(g.exists() for g in stale)
+        assert all(g.exists() for g in live)
+    finally:
+        for group in (*stale, *live):
+            if group.exists():
+                group.rmdir()

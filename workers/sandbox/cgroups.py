@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
 
-__all__ = ["CGROUP_ROOT", "BotCgroup", "cgroup_version"]
+__all__ = ["CGROUP_ROOT", "BotCgroup", "cgroup_version", "remove_stale_groups"]
 
 log = logging.getLogger("arena.sandbox")
 
@@ -46,6 +46,27 @@ def cgroup_version(root: Path = CGROUP_ROOT) -> Literal[2, 1] | None:
     if all((root / c / "cgroup.procs").exists() for c in _V1_CONTROLLERS):
         return 1
     return None
+
+
+def remove_stale_groups(root: Path = CGROUP_ROOT) -> int:
+    """Remove the empty sandbox groups that a worker which died hard (SIGKILL, power loss) left
+    behind: named ``<seat>-<worker pid>-<random>`` (`Sandbox.launch`), with no process left in
+    them, and whose worker pid is no longer alive. Returns how many were removed."""
+    removed = 0
+    for parent in [root / GROUP_PARENT, *(p / GROUP_PARENT for p in root.iterdir() if p.is_dir())]:
+        if not parent.is_dir():
+            continue
+        for group in parent.iterdir():
+            if not group.is_dir():
+                continue
+            pid_part = group.name.rsplit("-", 2)
+            if len(pid_part) != 3 or not pid_part[1].isdigit() or Path(f"/proc/{pid_part[1]}").exists():
+                continue  # not ours, or its worker still runs (it removes its own groups)
+            with contextlib.suppress(OSError):  # busy (processes inside) or already gone
+                if not (group / "cgroup.procs").read_text().strip():
+                    group.rmdir()
+                    removed += 1
+    return removed
 
 
 def _write(path: Path, value: str) -> None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from workers.sandbox.cgroups import BotCgroup, cgroup_version
+from workers.sandbox.cgroups import BotCgroup, cgroup_version, remove_stale_groups
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.runtime import BotRuntime, default_runtime
 from workers.sandbox.seccomp_filter import SeccompUnavailable, compile_filter
@@ -223,7 +223,13 @@ class Sandbox:
         return self._runtime
 
     def check(self) -> None:
-        """Raise SandboxUnavailable unless bubblewrap, user namespaces and libseccomp work here."""
+        """Raise SandboxUnavailable unless bubblewrap, user namespaces and libseccomp work here.
+        Also removes the empty cgroups of workers that died without cleaning up."""
+        if cgroup_version() is not None:
+            with contextlib.suppress(OSError):
+                removed = remove_stale_groups()
+                if removed:
+                    log.info("removed %d empty sandbox cgroups of workers no longer running", removed)
         if self._bwrap is None:
             raise SandboxUnavailable("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
         try:
