@@ -167,7 +167,8 @@ def test_serve_referee_refuses_to_start_open(tmp_path: Path) -> None:
     assert "no admin credential" in nothing.stderr and "--admin-token-file" in nothing.stderr
 
     # a secret on the command line (visible in `ps`) is refused, not used
-    argv = refusal("--admin-token", secrets.token_urlsafe(24))
+    # (the `=` form: a random token may start with "-", which argparse would take for an option)
+    argv = refusal(f"--admin-token={secrets.token_urlsafe(24)}")
     assert argv.returncode == 2 and "visible to every user (ps)" in argv.stderr
 
     weak = tmp_path / "weak"
