@@ -280,7 +280,9 @@ class MatchSession:
                 SeatState(
                     i,
                     name[:NAME_LIMIT],
-                    secrets.token_urlsafe(24),
+                    # a prefix so a token never starts with "-" (a bot's `--token T` argument
+                    # parser would take it for an option)
+                    "seat_" + secrets.token_urlsafe(24),
                     self.time.bank_ms,
                     record,
                     cpu_bank_ms=self.time.cpu_bank_ms,
