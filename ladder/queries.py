@@ -50,6 +50,7 @@ __all__ = [
     "ladder_info",
     "list_ladders",
     "match_info",
+    "match_summaries",
     "replay_data",
     "scenario_ratings",
     "standings",
@@ -610,10 +611,16 @@ def bot_matches(conn: Connection, bot_id: int, limit: int = 50) -> list[MatchSum
     )
     if not version_ids:
         return []
+    return match_summaries(conn, _seats_contain(conn, version_ids), limit)
+
+
+def match_summaries(conn: Connection, where: sa.ColumnElement[bool], limit: int) -> list[MatchSummary]:
+    """The matches that satisfy `where`, newest first, at most `limit`, as match summaries
+    (the bot page's and the ladder page's recent matches)."""
     rows = conn.execute(
         sa.select(matches, results.c.places)
         .outerjoin(results, results.c.match_id == matches.c.id)
-        .where(_seats_contain(conn, version_ids))
+        .where(where)
         .order_by(matches.c.id.desc())
         .limit(limit)
     ).all()

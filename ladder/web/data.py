@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy import Connection
 from typing_extensions import TypedDict
 
-from ladder.queries import MatchSummary, _seat_infos, _seats, storable_id
+from ladder.queries import MatchSummary, match_summaries, storable_id
 from ladder.schema import bot_versions, bots, ladder_entries, matches, rating_history, replays, results
 
 __all__ = [
@@ -89,26 +89,7 @@ def recent_ladder_matches(conn: Connection, ladder_id: int, limit: int = RECENT)
     """The ladder's latest matches, newest first, in the API's match-summary shape."""
     if not storable_id(ladder_id):
         return []
-    rows = conn.execute(
-        sa.select(matches, results.c.places)
-        .outerjoin(results, results.c.match_id == matches.c.id)
-        .where(matches.c.ladder_id == ladder_id)
-        .order_by(matches.c.id.desc())
-        .limit(limit)
-    ).all()
-    known = _seat_infos(conn, (row.seats for row in rows))
-    return [
-        {
-            "id": row.id,
-            "ladder_id": row.ladder_id,
-            "status": row.status,
-            "seats": _seats(row.seats, known),
-            "places": row.places,
-            "created_at": row.created_at.isoformat(),
-            "finished_at": None if row.finished_at is None else row.finished_at.isoformat(),
-        }
-        for row in rows
-    ]
+    return match_summaries(conn, matches.c.ladder_id == ladder_id, limit)
 
 
 class Rate(TypedDict):
