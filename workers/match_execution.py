@@ -61,6 +61,7 @@ from workers.executor import (
     executor_for,
     reset_referee_executor,
 )
+from workers.lease import LeaseThread
 
 __all__ = [
     "DB_RETRY_SECONDS",
@@ -150,62 +151,35 @@ def reset_after_fork() -> None:
     reset_referee_executor()
 
 
-class _LeaseKeeper:
+class _LeaseKeeper(LeaseThread):
     """Renews a match's lease from a background thread; tells the match when to stop."""
 
     def __init__(
         self, engine: Engine, match_id: int, worker_id: str, lease: float, deadline: float
     ) -> None:
+        super().__init__(lease, deadline, name=f"lease-{match_id}")
         self._engine = engine
         self._match_id = match_id
         self._worker_id = worker_id
-        self._lease = lease
-        self._deadline = deadline
-        self._done = threading.Event()
-        self._lost = False
         self._last_renewed = time.monotonic()
-        self._thread = threading.Thread(
-            target=self._run, name=f"lease-{match_id}", daemon=True
-        )
 
-    def __enter__(self) -> _LeaseKeeper:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._done.set()
-        self._thread.join()
-
-    @property
-    def lost(self) -> bool:
-        return self._lost
-
-    def stop_reason(self) -> str | None:
-        if self._lost:
-            return "lease lost"
-        if time.monotonic() > self._deadline:
-            return "time limit"
-        return None
-
-    def _run(self) -> None:
-        while not self._done.wait(self._lease / 3):
-            try:
-                held = renew_lease(self._engine, self._match_id, self._worker_id, self._lease)
-            except Exception as exc:  # a database blip: try again, give up once the lease has run out
-                if is_outage(exc):
-                    log.warning(
-                        "match %s: renewing the lease failed, the database is unreachable (%s)",
-                        self._match_id, type(exc).__name__,
-                    )
-                else:
-                    log.warning("match %s: renewing the lease failed", self._match_id, exc_info=True)
-                held = time.monotonic() - self._last_renewed < self._lease
+    def _renew(self) -> bool:
+        try:
+            held = renew_lease(self._engine, self._match_id, self._worker_id, self._lease)
+        except Exception as exc:  # a database blip: try again, give up once the lease has run out
+            if is_outage(exc):
+                log.warning(
+                    "match %s: renewing the lease failed, the database is unreachable (%s)",
+                    self._match_id, type(exc).__name__,
+                )
             else:
-                self._last_renewed = time.monotonic()
-            if not held:
-                log.warning("match %s: %s lost its lease", self._match_id, self._worker_id)
-                self._lost = True
-                return
+                log.warning("match %s: renewing the lease failed", self._match_id, exc_info=True)
+            held = time.monotonic() - self._last_renewed < self._lease
+        else:
+            self._last_renewed = time.monotonic()
+        if not held:
+            log.warning("match %s: %s lost its lease", self._match_id, self._worker_id)
+        return held
 
 
 def seat_specs(conn: Connection, version_ids: Sequence[int]) -> tuple[SeatSpec, ...]:

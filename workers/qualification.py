@@ -75,6 +75,7 @@ from workers.executor import (
     TimeControl,
     executor_for,
 )
+from workers.lease import LeaseThread
 from workers.match_execution import default_worker_id, engine_for, lease_seconds, seat_specs
 
 __all__ = [
@@ -245,45 +246,20 @@ def _claim(
     return (detail, text) if changed == 1 else None
 
 
-class _Lease:
+class _Lease(LeaseThread):
     """Holds a running qualification: renews its lease in a thread, swaps the detail under it.
 
     Also the executor's stop signal: ``lease lost`` once someone else holds it, ``time limit``
     after :data:`MAX_SECONDS`."""
 
     def __init__(self, engine: Engine, version_id: int, detail: dict[str, Any], text: str) -> None:
+        super().__init__(lease_seconds(), time.monotonic() + MAX_SECONDS, name=f"qualify-{version_id}")
         self._engine = engine
         self.version_id = version_id
         self.detail = detail
         self._finished = False
         self._text = text
         self._lock = threading.Lock()
-        self._done = threading.Event()
-        self._lost = False
-        self._deadline = time.monotonic() + MAX_SECONDS
-        self._lease = lease_seconds()
-        self._thread = threading.Thread(target=self._run, name=f"qualify-{version_id}", daemon=True)
-
-    def __enter__(self) -> _Lease:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        self._done.set()
-        self._thread.join()
-
-    @property
-    def lost(self) -> bool:
-        """True once the lease is gone."""
-        return self._lost
-
-    def stop_reason(self) -> str | None:
-        """The executor's stop signal."""
-        if self._lost:
-            return "lease lost"
-        if time.monotonic() > self._deadline:
-            return "time limit"
-        return None
 
     def write(self, status: str | None = None, **changes: Any) -> bool:
         """Update the detail (and the status, if given) while the lease is held; False if lost."""
@@ -316,12 +292,14 @@ class _Lease:
             self._finished = status is not None
             return True
 
-    def _run(self) -> None:
-        while not self._done.wait(self._lease / 3) and not self._finished:
-            expires = _iso(_now() + timedelta(seconds=self._lease))
-            if not self.write(lease_expires_at=expires) and self._lost:
-                log.warning("version %s: lost its qualification lease", self.version_id)
-                return
+    def _renew(self) -> bool:
+        if self._finished:  # its final status is written: nothing left to hold
+            return True
+        expires = _iso(_now() + timedelta(seconds=self._lease))
+        if not self.write(lease_expires_at=expires) and self._lost:
+            log.warning("version %s: lost its qualification lease", self.version_id)
+            return False
+        return True  # held, or a passing database failure (retried at the next renewal)
 
 
 # --- playing -----------------------------------------------------------------------------------
