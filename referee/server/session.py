@@ -606,7 +606,7 @@ class MatchSession:
             kind=d.kind,
             prompt=d.prompt,
             observation=self._encode(obs),
-            legal_actions=encode_actions(d.actions),
+            legal_actions=encode_actions(d.actions, self.game.name, obs),
             context=context,
             deadline_ms=self.time.decision_ms,
             time_bank_ms=seat.bank_ms,

@@ -4,26 +4,55 @@ The referee core never imports a game or a game's codec directly: it asks `codec
 which imports the registered module lazily. A game without a typed codec yet is sent as
 `Observation.json` (the engine's dict as canonical JSON), so every registered game is playable
 over the wire from day one.
+
+Legal actions always carry `kind`, `args` and `text`; a game with a typed action codec
+(`ACTION_CODECS`) also fills `LegalAction.<game>`, the same action with named fields. A game
+without one, or an action kind its codec does not know yet, goes with `args` only.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from google.protobuf.message import Message
 
 from bots.python.arena_bot._proto.arena.v1 import bot_pb2, common_pb2
 from referee.core.game import Action, canonical_json
 
-__all__ = ["ObservationEncoder", "codec_for", "encode_action", "encode_actions", "encode_json"]
+__all__ = [
+    "ActionEncoder",
+    "ObservationEncoder",
+    "action_codec_for",
+    "codec_for",
+    "encode_action",
+    "encode_actions",
+    "encode_json",
+]
+
+log = logging.getLogger(__name__)
 
 ObservationEncoder = Callable[[Mapping[str, Any]], bot_pb2.Observation]
+#: (engine action, the deciding seat's observation dict) -> the game's typed action message
+ActionEncoder = Callable[[Action, Mapping[str, Any]], Message]
 
 #: game name -> "module:function" encoding that game's observation dict
 CODECS: dict[str, str] = {
     "clank": "referee.server.codecs.clank:encode_observation",
     "alien": "referee.server.codecs.alien:encode_observation",
 }
+
+#: game name -> "module:function" encoding that game's actions; the LegalAction oneof field that
+#: carries them has the game's name
+ACTION_CODECS: dict[str, str] = {
+    "clank": "referee.server.codecs.clank:encode_action",
+    "alien": "referee.server.codecs.alien:encode_action",
+}
+
+#: (game, action kind) pairs whose typed encoding failed once (logged once per process)
+_warned: set[tuple[str, str]] = set()
 
 
 def encode_json(observation: Mapping[str, Any]) -> bot_pb2.Observation:
@@ -41,15 +70,54 @@ def codec_for(game: str) -> ObservationEncoder:
     return encoder
 
 
-def encode_action(action: Action) -> common_pb2.LegalAction:
-    """One engine action as a LegalAction (ints stay ints, names stay strings)."""
-    args = [
-        common_pb2.Arg(int_value=a) if isinstance(a, int) else common_pb2.Arg(string_value=a)
-        for a in action.args
-    ]
-    return common_pb2.LegalAction(kind=action.kind, args=args, text=action.text)
+def action_codec_for(game: str) -> ActionEncoder | None:
+    """The typed action encoder of `game`, or None if its actions go with `args` only."""
+    target = ACTION_CODECS.get(game)
+    if target is None:
+        return None
+    module_name, _, attr = target.partition(":")
+    encoder: ActionEncoder = getattr(importlib.import_module(module_name), attr)
+    return encoder
 
 
-def encode_actions(actions: Sequence[Action]) -> list[common_pb2.LegalAction]:
-    """The legal actions of a decision, in the engine's order (bots answer with an index)."""
-    return [encode_action(a) for a in actions]
+def encode_action(
+    action: Action, game: str | None = None, observation: Mapping[str, Any] | None = None
+) -> common_pb2.LegalAction:
+    """One engine action as a LegalAction (ints stay ints, names stay strings).
+
+    With `game` and the deciding seat's `observation`, the typed field `LegalAction.<game>` is
+    filled too when the game has a typed action codec (see `encode_actions`).
+    """
+    return encode_actions([action], game, observation)[0]
+
+
+def encode_actions(
+    actions: Sequence[Action], game: str | None = None, observation: Mapping[str, Any] | None = None
+) -> list[common_pb2.LegalAction]:
+    """The legal actions of a decision, in the engine's order (bots answer with an index).
+
+    With `game` and the deciding seat's `observation`, each is typed too when the game has a
+    typed action codec. A failure there (an engine action kind the codec does not know yet) is
+    logged once and that action goes untyped: the bot can still answer it by index
+    (tests/referee/test_typed_actions.py catches the drift).
+    """
+    encoder = action_codec_for(game) if game is not None and observation is not None else None
+    out = []
+    for action in actions:
+        args = [
+            common_pb2.Arg(int_value=a) if isinstance(a, int) else common_pb2.Arg(string_value=a)
+            for a in action.args
+        ]
+        legal = common_pb2.LegalAction(kind=action.kind, args=args, text=action.text)
+        if encoder is not None:
+            assert game is not None and observation is not None
+            try:
+                typed = encoder(action, observation)
+            except (ValueError, TypeError, KeyError, IndexError):
+                if (game, action.kind) not in _warned:
+                    _warned.add((game, action.kind))
+                    log.exception("typed action codec of %s failed on %r; args only", game, action.text)
+            else:
+                getattr(legal, game).CopyFrom(typed)
+        out.append(legal)
+    return out

@@ -1,8 +1,9 @@
-"""Clank! observation dict -> `arena.v1.ClankObservation` (see proto/arena/v1/clank.proto).
+"""Clank! observation dict -> `arena.v1.ClankObservation`, and engine actions -> `arena.v1.ClankAction`
+(see proto/arena/v1/clank.proto).
 
-The inverse lives in the SDK (`arena_bot.observation_dict`); tests check the round trip on
-every decision of whole games, so a field added to the engine's observation and forgotten here
-fails a test.
+The inverses live in the SDK (`arena_bot.observation_dict`, `arena_bot.typed_kind_args`); tests
+check both round trips on every decision of whole games, so a field added to the engine's
+observation or a new action kind forgotten here fails a test.
 """
 
 from __future__ import annotations
@@ -10,9 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2, clank_pb2
+from google.protobuf.message import Message
 
-__all__ = ["encode_effects", "encode_observation"]
+from bots.python.arena_bot._proto.arena.v1 import bot_pb2, clank_pb2
+from referee.core.game import Action
+from referee.games.clank.content import default_content
+
+__all__ = ["encode_action", "encode_effects", "encode_observation"]
 
 
 def encode_effects(effects: Sequence[Mapping[str, Any]]) -> list[clank_pb2.ClankEffect]:
@@ -81,3 +86,62 @@ def encode_observation(obs: Mapping[str, Any]) -> bot_pb2.Observation:
         last_attack=clank_pb2.ClankAttack(**attack) if attack else None,
     )
     return bot_pb2.Observation(clank=msg)
+
+
+def _wrap(kind: str, message: Message) -> clank_pb2.ClankAction:
+    """The action message with its field `kind` (the action kind's name) set to `message`."""
+    wrapped = clank_pb2.ClankAction()
+    getattr(wrapped, kind).CopyFrom(message)
+    return wrapped
+
+
+def encode_action(action: Action, obs: Mapping[str, Any]) -> clank_pb2.ClankAction:
+    """One engine action as a ClankAction; `obs` is the deciding seat's observation dict, from
+    which the informative fields (a move's destination and damage, a row slot's card) are read.
+
+    ValueError for an action kind without a typed message (the referee then sends `args` only).
+    """
+    kind, args = action.kind, action.args
+    if kind == "play":
+        return clank_pb2.ClankAction(play=clank_pb2.ClankPlay(card=str(args[0])))
+    if kind in ("fight", "acquire"):
+        slot = int(args[0])
+        row = clank_pb2.ClankRowCard(slot=slot, card=obs["row"][slot] or "")
+        return _wrap(kind, row)
+    if kind == "buy_reserve":
+        return clank_pb2.ClankAction(buy_reserve=clank_pb2.ClankBuyReserve(card=str(args[0])))
+    if kind == "fight_goblin":
+        return clank_pb2.ClankAction(fight_goblin=clank_pb2.ClankFightGoblin())
+    if kind in ("move", "teleport"):
+        board = default_content().boards[obs["board"]]
+        tunnel_index = int(args[0])
+        here = obs["players"][obs["current"]]["room"]
+        to_room = board.other_end(tunnel_index, here)
+        if kind == "teleport":
+            teleport = clank_pb2.ClankTeleport(tunnel_index=tunnel_index, to_room=to_room)
+            return clank_pb2.ClankAction(teleport=teleport)
+        spent = int(args[1])
+        move = clank_pb2.ClankMove(
+            tunnel_index=tunnel_index,
+            swords_spent=spent,
+            to_room=to_room,
+            damage=board.tunnels[tunnel_index].monsters - spent,
+        )
+        return clank_pb2.ClankAction(move=move)
+    if kind == "take":
+        return clank_pb2.ClankAction(take=clank_pb2.ClankTake(token=str(args[0])))
+    if kind == "buy_item":
+        return clank_pb2.ClankAction(buy_item=clank_pb2.ClankBuyItem(item=str(args[0])))
+    if kind == "drink":
+        return clank_pb2.ClankAction(drink=clank_pb2.ClankDrink(potion=str(args[0])))
+    if kind == "end_turn":
+        return clank_pb2.ClankAction(end_turn=clank_pb2.ClankEndTurn())
+    if kind == "trash":
+        return clank_pb2.ClankAction(trash=clank_pb2.ClankTrash(zone=str(args[0]), card=str(args[1])))
+    if kind == "skip":
+        return clank_pb2.ClankAction(skip=clank_pb2.ClankSkip())
+    if kind == "discard":
+        return clank_pb2.ClankAction(discard=clank_pb2.ClankDiscard(card=str(args[0])))
+    if kind == "choose":
+        return clank_pb2.ClankAction(choose=clank_pb2.ClankChoose(option=int(args[0])))
+    raise ValueError(f"clank action kind {kind!r} has no typed message")

@@ -212,3 +212,132 @@ class AlienStrike(_message.Message):
     enemy: str
     strike: str
     def __init__(self, seat: _Optional[int] = ..., enemy: _Optional[str] = ..., strike: _Optional[str] = ...) -> None: ...
+
+class AlienAction(_message.Message):
+    __slots__ = ("play", "use_once", "sacrifice", "release", "recruit", "recruit_sergeant", "scan", "fight", "complete", "ask", "end_turn", "coordinate", "discard", "choose", "scan_free", "heal_target")
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    USE_ONCE_FIELD_NUMBER: _ClassVar[int]
+    SACRIFICE_FIELD_NUMBER: _ClassVar[int]
+    RELEASE_FIELD_NUMBER: _ClassVar[int]
+    RECRUIT_FIELD_NUMBER: _ClassVar[int]
+    RECRUIT_SERGEANT_FIELD_NUMBER: _ClassVar[int]
+    SCAN_FIELD_NUMBER: _ClassVar[int]
+    FIGHT_FIELD_NUMBER: _ClassVar[int]
+    COMPLETE_FIELD_NUMBER: _ClassVar[int]
+    ASK_FIELD_NUMBER: _ClassVar[int]
+    END_TURN_FIELD_NUMBER: _ClassVar[int]
+    COORDINATE_FIELD_NUMBER: _ClassVar[int]
+    PASS_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    CHOOSE_FIELD_NUMBER: _ClassVar[int]
+    SCAN_FREE_FIELD_NUMBER: _ClassVar[int]
+    HEAL_TARGET_FIELD_NUMBER: _ClassVar[int]
+    play: AlienPlay
+    use_once: AlienPlayedCard
+    sacrifice: AlienPlayedCard
+    release: AlienRelease
+    recruit: AlienRecruit
+    recruit_sergeant: AlienRecruitSergeant
+    scan: AlienScan
+    fight: AlienFight
+    complete: AlienComplete
+    ask: AlienAsk
+    end_turn: AlienEndTurn
+    coordinate: AlienCoordinate
+    discard: AlienDiscard
+    choose: AlienChoose
+    scan_free: AlienScan
+    heal_target: AlienHealTarget
+    def __init__(self, play: _Optional[_Union[AlienPlay, _Mapping]] = ..., use_once: _Optional[_Union[AlienPlayedCard, _Mapping]] = ..., sacrifice: _Optional[_Union[AlienPlayedCard, _Mapping]] = ..., release: _Optional[_Union[AlienRelease, _Mapping]] = ..., recruit: _Optional[_Union[AlienRecruit, _Mapping]] = ..., recruit_sergeant: _Optional[_Union[AlienRecruitSergeant, _Mapping]] = ..., scan: _Optional[_Union[AlienScan, _Mapping]] = ..., fight: _Optional[_Union[AlienFight, _Mapping]] = ..., complete: _Optional[_Union[AlienComplete, _Mapping]] = ..., ask: _Optional[_Union[AlienAsk, _Mapping]] = ..., end_turn: _Optional[_Union[AlienEndTurn, _Mapping]] = ..., coordinate: _Optional[_Union[AlienCoordinate, _Mapping]] = ..., discard: _Optional[_Union[AlienDiscard, _Mapping]] = ..., choose: _Optional[_Union[AlienChoose, _Mapping]] = ..., scan_free: _Optional[_Union[AlienScan, _Mapping]] = ..., heal_target: _Optional[_Union[AlienHealTarget, _Mapping]] = ..., **kwargs) -> None: ...
+
+class AlienPlay(_message.Message):
+    __slots__ = ("card",)
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    def __init__(self, card: _Optional[str] = ...) -> None: ...
+
+class AlienPlayedCard(_message.Message):
+    __slots__ = ("play_index", "card")
+    PLAY_INDEX_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    play_index: int
+    card: str
+    def __init__(self, play_index: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class AlienRelease(_message.Message):
+    __slots__ = ("vigilant_index", "card")
+    VIGILANT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    vigilant_index: int
+    card: str
+    def __init__(self, vigilant_index: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class AlienRecruit(_message.Message):
+    __slots__ = ("hq_slot", "card")
+    HQ_SLOT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    hq_slot: int
+    card: str
+    def __init__(self, hq_slot: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class AlienRecruitSergeant(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AlienScan(_message.Message):
+    __slots__ = ("room",)
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    room: int
+    def __init__(self, room: _Optional[int] = ...) -> None: ...
+
+class AlienFight(_message.Message):
+    __slots__ = ("zone", "index", "card")
+    ZONE_FIELD_NUMBER: _ClassVar[int]
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    zone: str
+    index: int
+    card: str
+    def __init__(self, zone: _Optional[str] = ..., index: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class AlienComplete(_message.Message):
+    __slots__ = ("objective",)
+    OBJECTIVE_FIELD_NUMBER: _ClassVar[int]
+    objective: int
+    def __init__(self, objective: _Optional[int] = ...) -> None: ...
+
+class AlienAsk(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AlienEndTurn(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AlienCoordinate(_message.Message):
+    __slots__ = ("card",)
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    def __init__(self, card: _Optional[str] = ...) -> None: ...
+
+class AlienPass(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class AlienDiscard(_message.Message):
+    __slots__ = ("card",)
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    def __init__(self, card: _Optional[str] = ...) -> None: ...
+
+class AlienChoose(_message.Message):
+    __slots__ = ("option",)
+    OPTION_FIELD_NUMBER: _ClassVar[int]
+    option: int
+    def __init__(self, option: _Optional[int] = ...) -> None: ...
+
+class AlienHealTarget(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...

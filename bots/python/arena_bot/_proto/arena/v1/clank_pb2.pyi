@@ -241,3 +241,127 @@ class ClankAttack(_message.Message):
     damage: _containers.RepeatedScalarFieldContainer[int]
     drawn: int
     def __init__(self, reason: _Optional[str] = ..., round: _Optional[int] = ..., cubes: _Optional[int] = ..., black: _Optional[int] = ..., damage: _Optional[_Iterable[int]] = ..., drawn: _Optional[int] = ...) -> None: ...
+
+class ClankAction(_message.Message):
+    __slots__ = ("play", "fight", "acquire", "buy_reserve", "fight_goblin", "move", "teleport", "take", "buy_item", "drink", "end_turn", "trash", "skip", "discard", "choose")
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    FIGHT_FIELD_NUMBER: _ClassVar[int]
+    ACQUIRE_FIELD_NUMBER: _ClassVar[int]
+    BUY_RESERVE_FIELD_NUMBER: _ClassVar[int]
+    FIGHT_GOBLIN_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    TELEPORT_FIELD_NUMBER: _ClassVar[int]
+    TAKE_FIELD_NUMBER: _ClassVar[int]
+    BUY_ITEM_FIELD_NUMBER: _ClassVar[int]
+    DRINK_FIELD_NUMBER: _ClassVar[int]
+    END_TURN_FIELD_NUMBER: _ClassVar[int]
+    TRASH_FIELD_NUMBER: _ClassVar[int]
+    SKIP_FIELD_NUMBER: _ClassVar[int]
+    DISCARD_FIELD_NUMBER: _ClassVar[int]
+    CHOOSE_FIELD_NUMBER: _ClassVar[int]
+    play: ClankPlay
+    fight: ClankRowCard
+    acquire: ClankRowCard
+    buy_reserve: ClankBuyReserve
+    fight_goblin: ClankFightGoblin
+    move: ClankMove
+    teleport: ClankTeleport
+    take: ClankTake
+    buy_item: ClankBuyItem
+    drink: ClankDrink
+    end_turn: ClankEndTurn
+    trash: ClankTrash
+    skip: ClankSkip
+    discard: ClankDiscard
+    choose: ClankChoose
+    def __init__(self, play: _Optional[_Union[ClankPlay, _Mapping]] = ..., fight: _Optional[_Union[ClankRowCard, _Mapping]] = ..., acquire: _Optional[_Union[ClankRowCard, _Mapping]] = ..., buy_reserve: _Optional[_Union[ClankBuyReserve, _Mapping]] = ..., fight_goblin: _Optional[_Union[ClankFightGoblin, _Mapping]] = ..., move: _Optional[_Union[ClankMove, _Mapping]] = ..., teleport: _Optional[_Union[ClankTeleport, _Mapping]] = ..., take: _Optional[_Union[ClankTake, _Mapping]] = ..., buy_item: _Optional[_Union[ClankBuyItem, _Mapping]] = ..., drink: _Optional[_Union[ClankDrink, _Mapping]] = ..., end_turn: _Optional[_Union[ClankEndTurn, _Mapping]] = ..., trash: _Optional[_Union[ClankTrash, _Mapping]] = ..., skip: _Optional[_Union[ClankSkip, _Mapping]] = ..., discard: _Optional[_Union[ClankDiscard, _Mapping]] = ..., choose: _Optional[_Union[ClankChoose, _Mapping]] = ...) -> None: ...
+
+class ClankPlay(_message.Message):
+    __slots__ = ("card",)
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    def __init__(self, card: _Optional[str] = ...) -> None: ...
+
+class ClankRowCard(_message.Message):
+    __slots__ = ("slot", "card")
+    SLOT_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    slot: int
+    card: str
+    def __init__(self, slot: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class ClankBuyReserve(_message.Message):
+    __slots__ = ("card",)
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    def __init__(self, card: _Optional[str] = ...) -> None: ...
+
+class ClankFightGoblin(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ClankMove(_message.Message):
+    __slots__ = ("tunnel_index", "swords_spent", "to_room", "damage")
+    TUNNEL_INDEX_FIELD_NUMBER: _ClassVar[int]
+    SWORDS_SPENT_FIELD_NUMBER: _ClassVar[int]
+    TO_ROOM_FIELD_NUMBER: _ClassVar[int]
+    DAMAGE_FIELD_NUMBER: _ClassVar[int]
+    tunnel_index: int
+    swords_spent: int
+    to_room: str
+    damage: int
+    def __init__(self, tunnel_index: _Optional[int] = ..., swords_spent: _Optional[int] = ..., to_room: _Optional[str] = ..., damage: _Optional[int] = ...) -> None: ...
+
+class ClankTeleport(_message.Message):
+    __slots__ = ("tunnel_index", "to_room")
+    TUNNEL_INDEX_FIELD_NUMBER: _ClassVar[int]
+    TO_ROOM_FIELD_NUMBER: _ClassVar[int]
+    tunnel_index: int
+    to_room: str
+    def __init__(self, tunnel_index: _Optional[int] = ..., to_room: _Optional[str] = ...) -> None: ...
+
+class ClankTake(_message.Message):
+    __slots__ = ("token",)
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    def __init__(self, token: _Optional[str] = ...) -> None: ...
+
+class ClankBuyItem(_message.Message):
+    __slots__ = ("item",)
+    ITEM_FIELD_NUMBER: _ClassVar[int]
+    item: str
+    def __init__(self, item: _Optional[str] = ...) -> None: ...
+
+class ClankDrink(_message.Message):
+    __slots__ = ("potion",)
+    POTION_FIELD_NUMBER: _ClassVar[int]
+    potion: str
+    def __init__(self, potion: _Optional[str] = ...) -> None: ...
+
+class ClankEndTurn(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ClankTrash(_message.Message):
+    __slots__ = ("zone", "card")
+    ZONE_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    zone: str
+    card: str
+    def __init__(self, zone: _Optional[str] = ..., card: _Optional[str] = ...) -> None: ...
+
+class ClankSkip(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ClankDiscard(_message.Message):
+    __slots__ = ("card",)
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    card: str
+    def __init__(self, card: _Optional[str] = ...) -> None: ...
+
+class ClankChoose(_message.Message):
+    __slots__ = ("option",)
+    OPTION_FIELD_NUMBER: _ClassVar[int]
+    option: int
+    def __init__(self, option: _Optional[int] = ...) -> None: ...

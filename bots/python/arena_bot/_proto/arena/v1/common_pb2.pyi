@@ -1,3 +1,5 @@
+from . import alien_pb2 as _alien_pb2
+from . import clank_pb2 as _clank_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -15,14 +17,18 @@ class Arg(_message.Message):
     def __init__(self, int_value: _Optional[int] = ..., string_value: _Optional[str] = ...) -> None: ...
 
 class LegalAction(_message.Message):
-    __slots__ = ("kind", "args", "text")
+    __slots__ = ("kind", "args", "text", "clank", "alien")
     KIND_FIELD_NUMBER: _ClassVar[int]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
+    CLANK_FIELD_NUMBER: _ClassVar[int]
+    ALIEN_FIELD_NUMBER: _ClassVar[int]
     kind: str
     args: _containers.RepeatedCompositeFieldContainer[Arg]
     text: str
-    def __init__(self, kind: _Optional[str] = ..., args: _Optional[_Iterable[_Union[Arg, _Mapping]]] = ..., text: _Optional[str] = ...) -> None: ...
+    clank: _clank_pb2.ClankAction
+    alien: _alien_pb2.AlienAction
+    def __init__(self, kind: _Optional[str] = ..., args: _Optional[_Iterable[_Union[Arg, _Mapping]]] = ..., text: _Optional[str] = ..., clank: _Optional[_Union[_clank_pb2.ClankAction, _Mapping]] = ..., alien: _Optional[_Union[_alien_pb2.AlienAction, _Mapping]] = ...) -> None: ...
 
 class GroupChoice(_message.Message):
     __slots__ = ("group_id", "members", "votes", "tie_break")
