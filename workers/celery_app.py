@@ -29,6 +29,12 @@ sweeper re-dispatches matches queued for a while whose marker is gone: after a b
 both the messages and the markers are lost, and those matches would otherwise wait forever (a
 duplicate message is harmless: the claim lets one run through).
 
+Refill on completion: when a match task ends (recorded, failed, or found done) the worker pushes
+its id on the Redis list ``arena:<queue>:done`` (:meth:`CeleryDispatcher.signal_done`); ``arena
+beat`` waits on that list between its timed passes (:func:`wait_for_completion`) and runs the
+matchmaker at once, so the queue is topped up as fast as the workers empty it (see
+``workers.control``).
+
 Qualification (``workers.qualification``): the sweeper also sends ``arena.qualify_version``
 (on the match queue: its games are matches) for every version due — pending, or running with a
 lease its worker stopped renewing — at most once per lease plus :data:`QUALIFY_MARKER_MARGIN_S`
@@ -50,6 +56,7 @@ from __future__ import annotations
 import logging
 import os
 import random
+import time
 from typing import Any, Final
 
 import redis
@@ -94,6 +101,7 @@ __all__ = [
     "play_match",
     "qualify",
     "retry_countdown",
+    "wait_for_completion",
 ]
 
 log = logging.getLogger(__name__)
@@ -111,6 +119,8 @@ PLAY_RETRY_MAX: Final = 20
 PLAY_RETRY_CAP_S: Final = 10.0
 #: a retried match's marker lives the retry's countdown plus this
 RETRY_MARKER_MARGIN_S: Final = 10
+#: the completion list expires this long after its last push (nobody is waiting: no beat runs)
+DONE_TTL_S: Final = 60
 #: a version due for qualification is sent again after this long past the lease if still due
 #: (its task was lost, or its worker died and its lease ran out)
 QUALIFY_MARKER_MARGIN_S: Final = 15
@@ -199,6 +209,30 @@ class CeleryDispatcher:
             return
         self.celery.send_task("arena.qualify_version", args=[version_id], queue=self.queue)
 
+    def done_key(self) -> str:
+        """The Redis list finished matches are pushed on (the beat waits on it)."""
+        return f"arena:{self.queue}:done"
+
+    def signal_done(self, match_id: int) -> None:
+        """Tell the beat a match ended, so its matchmaker refills the queue now."""
+        if self._markers is not None:
+            with self._markers.pipeline() as pipe:
+                pipe.rpush(self.done_key(), match_id)
+                pipe.expire(self.done_key(), DONE_TTL_S)
+                pipe.execute()
+
+    def wait_done(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for a finished match; True if one or more ended (all are
+        taken off the list: one refill serves them all)."""
+        if self._markers is None:
+            time.sleep(timeout)
+            return False
+        got = self._markers.blpop([self.done_key()], timeout=max(0.05, timeout))
+        if got is None:
+            return False
+        self._markers.delete(self.done_key())
+        return True
+
     def ensure_dispatched(self, match_id: int) -> None:
         """Re-send a queued match if its marker is gone (lost with a restarted broker)."""
         if self._markers is None or not self._markers.exists(self._marker(match_id)):
@@ -245,6 +279,11 @@ def play_match(match_id: int) -> dict[str, Any]:
     """
     run = run_match(database_url(), match_id)
     log.info("match %s: %s %s (%.2f s)", match_id, run.status, run.detail, run.seconds)
+    if run.status != "not_claimed":
+        try:  # best effort: without it the beat refills on its timer
+            dispatcher().signal_done(match_id)
+        except redis.RedisError:
+            log.warning("match %s: could not signal its end to the beat", match_id, exc_info=True)
     return {"match_id": run.match_id, "status": run.status, "detail": run.detail}
 
 
@@ -281,6 +320,11 @@ def _play_match_task(task: Any, match_id: int) -> dict[str, Any]:
         except redis.RedisError:  # best effort: the full-length marker only delays a re-send
             log.warning("match %s: could not shorten its dispatch marker", match_id, exc_info=True)
         raise task.retry(exc=exc, countdown=countdown, max_retries=PLAY_RETRY_MAX) from exc
+
+
+def wait_for_completion(timeout: float) -> bool:
+    """Wait up to `timeout` s for a match task to end; True if one did (``arena beat``'s wake)."""
+    return dispatcher().wait_done(timeout)
 
 
 def qualify(version_id: int) -> dict[str, Any]:

@@ -11,6 +11,13 @@ lease ran out. Match workers (`arena worker`) consume only the match queue.
 
 One `arena beat` is enough; a second is harmless (the matchmaker takes a PostgreSQL advisory
 lock, requeueing is one conditional UPDATE, claims are exactly-once).
+
+Refill on completion: between passes the loop does not just sleep. It waits on `wake` (for
+`arena beat`: a Redis list each worker pushes to when a match ends,
+``workers.celery_app.wait_for_completion``) and runs the `on_wake` steps (the matchmaker) at
+once when a match ends. The queue is therefore topped up as fast as workers empty it, not
+``ARENA_QUEUE_DEPTH`` matches per interval: on a timer alone, a second worker added nothing
+(8 matches per 5 s whatever the number of workers). The timed pass still runs every interval.
 """
 
 from __future__ import annotations
@@ -50,6 +57,12 @@ class ControlLoop:
     interval: float = field(default_factory=beat_seconds)
     stop: threading.Event = field(default_factory=threading.Event)
     passes: int = 0
+    #: waits up to the given seconds for a completed match; True if one (or more) ended
+    wake: Callable[[float], bool] | None = None
+    #: names of the steps run when `wake` says a match ended
+    on_wake: Sequence[str] = ()
+    #: how many times `on_wake` ran
+    wakes: int = 0
 
     def run_once(self) -> None:
         """One pass: every step, in order."""
@@ -60,6 +73,36 @@ class ControlLoop:
                 log.exception("control loop: %s failed; next pass in %.1f s", name, self.interval)
         self.passes += 1
 
+    def run_wake_steps(self) -> None:
+        """The `on_wake` steps, after a match ended."""
+        for name, step in self.steps:
+            if name not in self.on_wake:
+                continue
+            try:
+                step()
+            except Exception:
+                log.exception("control loop: %s (on a finished match) failed", name)
+        self.wakes += 1
+
+    def _wait(self, until: float) -> None:
+        """Until monotonic time `until` (or `stop`), running the wake steps on each completion."""
+        while not self.stop.is_set():
+            left = until - time.monotonic()
+            if left <= 0:
+                return
+            if self.wake is None:
+                self.stop.wait(left)
+                continue
+            try:
+                # at most a second per wait, so `stop` is seen promptly
+                woken = self.wake(min(left, 1.0))
+            except Exception:
+                log.warning("control loop: waiting for finished matches failed", exc_info=True)
+                self.stop.wait(min(left, 1.0))
+                continue
+            if woken and not self.stop.is_set():
+                self.run_wake_steps()
+
     def run(self) -> None:
         """Pass after pass until `stop` is set."""
         if self.interval <= 0:
@@ -69,16 +112,18 @@ class ControlLoop:
         while not self.stop.is_set():
             self.run_once()
             next_start = max(next_start + self.interval, time.monotonic())
-            self.stop.wait(max(0.0, next_start - time.monotonic()))
+            self._wait(next_start)
 
 
 def arena_control_loop(interval: float | None = None) -> ControlLoop:
     """The loop `arena beat` runs: sweep first (recover dead workers' matches), then matchmake."""
-    from workers.celery_app import matchmake, sweep_leases
+    from workers.celery_app import matchmake, sweep_leases, wait_for_completion
     from workers.tournament import advance_running
 
     # competitions after the matchmaker: a started competition's next round is scheduled here
     return ControlLoop(
         [("sweeper", sweep_leases), ("matchmaker", matchmake), ("competitions", advance_running)],
         interval if interval is not None else beat_seconds(),
+        wake=wait_for_completion,
+        on_wake=("matchmaker",),
     )

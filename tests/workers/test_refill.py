@@ -1,0 +1,84 @@
+"""The queue is refilled when a match finishes, not on the beat's timer (issue 14).
+
+A real Celery worker plays the matches and signals each end on Redis; the control loop's timer
+is an hour, so only that signal can make its matchmaker queue more than the first pass did.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import sqlalchemy as sa
+
+from ladder.db import create_engine
+from ladder.schema import matches
+from workers.celery_app import CeleryDispatcher, make_app
+from workers.control import ControlLoop
+from workers.matchmaker import fill_queues
+
+from .conftest import Broker, WorkerFarm, make_ladder
+
+pytestmark = [pytest.mark.slow, pytest.mark.integration]
+
+DEPTH = 2
+#: far longer than the test: a timed pass never comes after the first one
+INTERVAL_S = 3600.0
+
+
+def test_a_finished_match_makes_the_matchmaker_refill_the_queue(
+    worker_farm: WorkerFarm, broker: Broker, pg_url: str
+) -> None:
+    engine = create_engine(pg_url)
+    dispatcher = CeleryDispatcher(make_app(broker.url, broker.queue), broker.queue, broker.url)
+    ladder = make_ladder(engine, ["builtin:random", "builtin:greedy", "builtin:random", "builtin:greedy"])
+    loop = ControlLoop(
+        [("matchmaker", lambda: fill_queues(engine, dispatcher.dispatch, target_depth=DEPTH,
+                                            ladder_ids=[ladder.ladder_id]))],
+        INTERVAL_S,
+        wake=dispatcher.wait_done,
+        on_wake=("matchmaker",),
+    )
+    thread = threading.Thread(target=loop.run, daemon=True)
+    try:
+        thread.start()
+        worker_farm.start(1)
+        deadline = time.monotonic() + 90
+        done = 0
+        while done < 3 * DEPTH:
+            assert time.monotonic() < deadline, (
+                f"{done} matches done; the queue was not refilled on completion\n"
+                + worker_farm.log_text()
+            )
+            time.sleep(0.3)
+            with engine.connect() as conn:
+                done = conn.execute(
+                    sa.select(sa.func.count()).select_from(matches).where(matches.c.status == "done")
+                ).scalar_one()
+        # one timed pass queued DEPTH matches; every other one came from a completion
+        assert loop.passes == 1
+        assert loop.wakes >= 2 * DEPTH
+    finally:
+        loop.stop.set()
+        thread.join(timeout=10)
+        worker_farm.stop_all()
+        dispatcher.close()
+        engine.dispose()
+
+
+def test_without_a_wake_the_loop_waits_for_its_timer() -> None:
+    calls: list[str] = []
+    loop = ControlLoop([("matchmaker", lambda: calls.append("m"))], 0.05)
+    loop.stop.clear()
+    passes = 0
+
+    def stop_after_three() -> None:
+        nonlocal passes
+        passes += 1
+        if passes >= 3:
+            loop.stop.set()
+
+    loop.steps = [*loop.steps, ("stopper", stop_after_three)]
+    loop.run()
+    assert calls == ["m", "m", "m"] and loop.wakes == 0
