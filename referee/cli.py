@@ -105,6 +105,8 @@ def _print_table(stats: dict[str, Any]) -> None:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    from referee.cli_checks import check_writable_dir
+    from referee.core.game import InvalidConfig
     from referee.games import game_class
     from referee.replay import save
     from referee.runner import play_local
@@ -120,12 +122,15 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if len(bots) != args.players:
         print(f"error: --bots names {len(bots)} bots for {args.players} players", file=sys.stderr)
         return 2
-    config = cls.default_config(args.players)
-    if args.board:
-        config["board"] = args.board
-    replay_dir = Path(args.replay_dir) if args.replay_dir else None
-    if replay_dir:
-        replay_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        config = cls.default_config(args.players)
+        if args.board:
+            config["board"] = args.board
+        cls.new_game(config, args.seed)  # the players and board are checked before any game
+    except (InvalidConfig, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    replay_dir = check_writable_dir(args.replay_dir, "--replay-dir") if args.replay_dir else None
     games = []
     from rich.progress import Progress
 
@@ -158,6 +163,8 @@ def _cmd_replay_verify(args: argparse.Namespace) -> int:
 
     try:
         report = verify(load(Path(args.file)))
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
     except (ReplayError, OSError) as exc:
         print(f"FAILED {args.file}: {exc}", file=sys.stderr)
         return 1
@@ -171,8 +178,10 @@ def _cmd_replay_show(args: argparse.Namespace) -> int:
     from referee.replay_view import render
 
     try:
-        for line in render(load(Path(args.file)), args.seat):
+        for line in render(load(Path(args.file)), args.seat, actions=args.actions):
             print(line)
+    except BrokenPipeError:
+        raise  # the reader went away (`| head`): main() ends quietly
     except (ReplayError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -194,12 +203,14 @@ def _cmd_replay_serve(args: argparse.Namespace) -> int:
 def _cmd_replay_rerun(args: argparse.Namespace) -> int:
     import asyncio
 
-    from referee.replay import ReplayError, load, save
+    from referee.cli_checks import check_replay_target, write_replay
+    from referee.replay import ReplayError, load
     from referee.rerun import describe, rerun
 
     if (args.step is None) == (args.start is None):
         print("error: give --step K (one decision) or --from K (play on from there)", file=sys.stderr)
         return 2
+    target = check_replay_target(args.replay) if args.replay else None
     step = args.step if args.step is not None else args.start
     try:
         done = asyncio.run(
@@ -213,6 +224,8 @@ def _cmd_replay_rerun(args: argparse.Namespace) -> int:
                 decision_ms=args.decision_ms,
             )
         )
+    except BrokenPipeError:
+        raise
     except (ReplayError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -225,9 +238,9 @@ def _cmd_replay_rerun(args: argparse.Namespace) -> int:
     if args.start is not None:
         result = done.replay.get("result")
         print(f"played on to the end: {done.ended_by}; result {result}")
-    if args.replay:
-        save(done.replay, Path(args.replay))
-        print(f"replay written to {args.replay}")
+    if target is not None:
+        write_replay(done.replay, target)
+        print(f"replay written to {target}")
     print(f"bot output: {done.log_dir}")
     return 0
 
@@ -237,17 +250,19 @@ def _cmd_replay_rerun(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The `arena` argument parser."""
-    parser = argparse.ArgumentParser(prog="arena", description="Arena: bot ladders for deck-building games")
+    from referee.cli_checks import OneLineParser, positive_int
+
+    parser = OneLineParser(prog="arena", description="Arena: bot ladders for deck-building games")
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="play games in-process between built-in bots")
     play.add_argument("game", help="game name, e.g. clank")
-    play.add_argument("--players", type=int, default=2)
+    play.add_argument("--players", type=positive_int, default=2, help="seats per game (default 2)")
     play.add_argument(
         "--bots", help="comma-separated bot names, one per seat, or one name for every seat (default: random)"
     )
     play.add_argument("--seed", type=int, default=1, help="seed of the first game (game i uses seed+i)")
-    play.add_argument("--games", type=int, default=1)
+    play.add_argument("--games", type=positive_int, default=1, help="how many games (default 1)")
     play.add_argument("--board", help="board side (default: the game's default)")
     play.add_argument("--replay-dir", help="write each game's replay into this folder")
     play.add_argument("--json", action="store_true", help="print the figures as one JSON object")
@@ -256,28 +271,33 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="verify or show a replay file")
     rsub = replay.add_subparsers(dest="replay_command", required=True)
     verify = rsub.add_parser("verify", help="re-simulate and check every digest")
-    verify.add_argument("file")
+    verify.add_argument("file", help="the replay file (.json or .json.gz)")
     verify.set_defaults(func=_cmd_replay_verify)
     show = rsub.add_parser("show", help="print the game, as one seat saw it or all of it")
-    show.add_argument("file")
-    show.add_argument("--seat", type=int, default=None)
+    show.add_argument("file", help="the replay file (.json or .json.gz)")
+    show.add_argument(
+        "--seat", type=int, default=None, help="show only what this seat saw (default: everything)"
+    )
+    show.add_argument(
+        "--actions", action="store_true", help="list the legal actions at each decision shown"
+    )
     show.set_defaults(func=_cmd_replay_show)
     serve = rsub.add_parser("serve", help="open the replay in the web viewer (ladder/web/README.md)")
-    serve.add_argument("file")
+    serve.add_argument("file", help="the replay file (.json or .json.gz)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
     serve.set_defaults(func=_cmd_replay_serve)
     rerun = rsub.add_parser(
         "rerun", help="send your bot what a seat was sent at a step, over the real protocol"
     )
-    rerun.add_argument("file")
+    rerun.add_argument("file", help="the replay file (.json or .json.gz)")
     rerun.add_argument("--step", type=int, help="step K (as `replay show` numbers it): ask that decision")
     rerun.add_argument("--from", dest="start", type=int, help="step K: play the rest of the game from there")
     rerun.add_argument("--seat", type=int, required=True, help="the seat your bot takes")
     rerun.add_argument("--bot", required=True, help='your bot\'s command, e.g. "python my_bot.py"')
     rerun.add_argument("--others", help="the other seats' bot command (default: the random example bot)")
     rerun.add_argument("--decision-ms", type=int, default=10_000, help="your bot's time per decision")
-    rerun.add_argument("--replay", help="write the new replay here")
+    rerun.add_argument("--replay", help="write the new replay here (FILE.json or FILE.json.gz)")
     rerun.set_defaults(func=_cmd_replay_rerun)
 
     for register in _EXTRA_COMMANDS:
@@ -319,10 +339,37 @@ _EXTRA_COMMANDS.append(_register_client_commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `arena` command."""
+    """Entry point of the `arena` command.
+
+    A command refused for its input (`referee.cli_checks.UsageError`) ends with one
+    ``error:`` line and status 2; output cut short by its reader (``arena ... | head``) ends
+    with one line and status 2 too, never a traceback.
+    """
+    from referee.cli_checks import USAGE_EXIT, UsageError
+
     args = build_parser().parse_args(argv)
-    code: int = args.func(args)
+    try:
+        code: int = args.func(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_EXIT
+    except BrokenPipeError:
+        _quiet_stdout()
+        print("error: the output was closed before the command finished (broken pipe)", file=sys.stderr)
+        return USAGE_EXIT
     return code
+
+
+def _quiet_stdout() -> None:
+    # the interpreter flushes stdout on exit: into a closed pipe that is a second BrokenPipeError,
+    # printed as "Exception ignored"; pointing stdout at /dev/null makes that flush a no-op
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

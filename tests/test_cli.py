@@ -80,8 +80,8 @@ def test_replay_verify_and_show(tmp_path: Path) -> None:
     ok = run("replay", "verify", str(path))
     assert ok.returncode == 0 and "every digest matches" in ok.stdout
     shown = run("replay", "show", str(path), "--seat", "0")
-    assert shown.returncode == 0 and "seat 0 to act" in shown.stdout and "result:" in shown.stdout
-    assert "seat 1 to act" not in shown.stdout
+    assert shown.returncode == 0 and "seat 0 (random) to act" in shown.stdout and "result:" in shown.stdout
+    assert "seat 1 (random) to act" not in shown.stdout
     path.write_bytes(b"garbage")
     bad = run("replay", "verify", str(path))
     assert bad.returncode == 1 and "not a replay" in bad.stderr

@@ -132,10 +132,55 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
     return 0
 
 
+def _describe_event(event: Any, names: list[str]) -> str | None:
+    """A match event in words, the seat named (protobuf's text form drops a field that is 0,
+    so seat 0 went unnamed); None for the events not shown (each action)."""
+    which = event.WhichOneof("event")
+
+    def seat(n: int) -> str:
+        return f"seat {n} ({names[n]})" if 0 <= n < len(names) else f"seat {n}"
+
+    if which == "connected":
+        e = event.connected
+        own = f" as {e.bot_name!r}" if e.bot_name and e.bot_name != names[e.seat] else ""
+        return f"{seat(e.seat)} connected{own}"
+    if which == "strike":
+        e = event.strike
+        return f"{seat(e.seat)} strike {e.strikes} at decision {e.decision_id}: {e.reason}"
+    if which == "forfeit":
+        return f"{seat(event.forfeit.seat)} forfeits: {event.forfeit.reason}"
+    return None
+
+
+def _crashed_before_playing(replay: dict[str, Any]) -> list[int]:
+    """Seats forfeited before making a single decision (a bot that crashed or never came)."""
+    played = {int(step["seat"]) for step in replay["steps"] if "seat" in step and "forfeit" not in step}
+    return [
+        i for i, record in enumerate(replay["seats"]) if record.get("forfeit") and i not in played
+    ]
+
+
+def _check_game(game: str, players: int, seed: int) -> None:
+    """The game exists and takes this many players: refused before any bot is started."""
+    from referee.cli_checks import UsageError
+    from referee.core.game import InvalidConfig
+    from referee.games import game_class
+
+    try:
+        cls = game_class(game)
+        cls.new_game(cls.default_config(players), seed)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    except (InvalidConfig, ValueError) as exc:
+        raise UsageError(f"{players} --bot commands: {exc}") from None
+
+
 def _cmd_match(args: argparse.Namespace) -> int:
     import asyncio
 
-    from referee.replay import loads, save
+    from referee.cli_checks import check_replay_target, check_writable_dir, seat_names, write_replay
+    from referee.replay import loads
+    from referee.replay_view import describe_incident, place_notes
 
     try:
         tc = _time_control(args)
@@ -145,6 +190,10 @@ def _cmd_match(args: argparse.Namespace) -> int:
     if not args.bot:
         print('error: give one --bot "CMD" per seat', file=sys.stderr)
         return 2
+    names = seat_names(args.bot, args.name)  # UsageError: one line, status 2
+    _check_game(args.game, len(args.bot), args.seed)
+    target = check_replay_target(args.replay) if args.replay else None
+    logs = check_writable_dir(args.bot_logs, "--bot-logs") if args.bot_logs else None
     if tc.cpu_clock and not args.sandbox:
         # only a sandbox measures a bot's CPU time (its cgroup): say so rather than ignore it
         print(
@@ -154,14 +203,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
     from referee.server.launcher import run_match
 
     def progress(event: Any) -> None:
-        which = event.WhichOneof("event")
-        if which in ("strike", "forfeit", "connected") and not args.json:
-            from google.protobuf import text_format
-
-            print(
-                f"  {which}: {text_format.MessageToString(getattr(event, which), as_one_line=True)}",
-                file=sys.stderr,
-            )
+        line = None if args.json else _describe_event(event, names)
+        if line is not None:
+            print(f"  {line}", file=sys.stderr)
 
     import grpc
 
@@ -179,8 +223,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
                 args.bot,
                 seed=args.seed,
                 time_control=tc,
-                log_dir=Path(args.bot_logs) if args.bot_logs else None,
+                log_dir=logs,
                 on_event=progress,
+                names=names,
                 sandbox=sandbox,
                 files_dir=Path.cwd() if sandbox is not None else None,
             )
@@ -189,8 +234,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
         print(f"error: {exc.code().name}: {exc.details()}", file=sys.stderr)
         return 2
     replay = loads(launched.replay)
-    if args.replay:
-        save(replay, Path(args.replay))
+    if target is not None:
+        write_replay(replay, target)
     status = launched.status
     rows = []
     for seat, run in enumerate(launched.bots):
@@ -198,17 +243,26 @@ def _cmd_match(args: argparse.Namespace) -> int:
         rows.append(
             {
                 "seat": seat,
-                "bot": record.get("bot_name") or run.command,
+                "name": names[seat],
+                "bot": record.get("bot_name") or names[seat],
                 "command": run.command,
                 "place": status.result.places[seat] if status.HasField("result") else None,
                 "score": status.result.scores[seat] if status.HasField("result") else None,
                 "outcome": status.result.outcomes[seat] if status.HasField("result") else None,
                 "strikes": record.get("strikes", 0),
                 "forfeit": record.get("forfeit", ""),
+                "incidents": [describe_incident(i) for i in record.get("incidents") or ()],
                 "exit_code": run.exit_code,
+                "log": str(run.log_path),
             }
         )
     result = status.result if status.HasField("result") else None
+    notes = (
+        place_notes(list(result.places), list(result.scores), list(result.outcomes)) if result else {}
+    )
+    for r in rows:
+        r["place_note"] = notes.get(r["seat"], "")
+    crashed = _crashed_before_playing(replay)
     summary = {
         "match_id": launched.match_id,
         "game": args.game,
@@ -218,7 +272,8 @@ def _cmd_match(args: argparse.Namespace) -> int:
         "team_won": result.team_won if result is not None and result.HasField("team_won") else None,
         "decisions": status.decisions,
         "seats": rows,
-        "replay": args.replay,
+        "replay": str(target) if target is not None else None,
+        "crashed_before_playing": crashed,
     }
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -230,16 +285,36 @@ def _cmd_match(args: argparse.Namespace) -> int:
             f"{status.decisions} decisions{team}"
         )
         for r in rows:
+            own = f", calls itself {r['bot']!r}" if r["bot"] != r["name"] else ""
+            outcome = str(r["outcome"]).replace("_", " ")
             line = (
-                f"  seat {r['seat']}: place {r['place']}  score {r['score']}  {r['outcome']}  "
-                f"strikes {r['strikes']}  [{r['bot']}]"
+                f"  seat {r['seat']} ({r['name']}{own}): place {r['place']}, score {r['score']}, "
+                f"{outcome}, {r['strikes']} strikes"
             )
             if r["forfeit"]:
-                line += f"  forfeit: {r['forfeit']}"
+                line += f"; forfeited: {r['forfeit']}"
+            if r["place_note"]:
+                line += f" ({r['place_note']})"
             print(line)
-        if args.replay:
-            print(f"replay written to {args.replay}")
-    return 0
+            for incident in r["incidents"]:
+                print(f"    incident: {incident}")
+        if target is not None:
+            print(f"replay written to {target}")
+    for seat in crashed:
+        r = rows[seat]
+        last = _last_line(launched.bots[seat].log_tail(5))
+        said = f"; it printed: {last}" if last else ""
+        print(
+            f"error: seat {seat} ({r['name']}) ended before playing ({r['forfeit']}){said}; "
+            f"its output: {r['log']}",
+            file=sys.stderr,
+        )
+    return 1 if crashed else 0
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
 
 
 #: the sandbox the ladder runs hosted bots in; loaded by name because the referee never
@@ -317,10 +392,12 @@ def _serve_subparsers(sub: Any) -> Any:
 
 def register(sub: Any) -> None:
     """Add `serve referee`, `match` and `bot check` to the `arena` parser."""
+    from referee.cli_checks import positive_int
+
     ssub = _serve_subparsers(sub)
     ref = ssub.add_parser("referee", help="the gRPC referee (bots connect here)")
-    ref.add_argument("--host", default="127.0.0.1")
-    ref.add_argument("--port", type=int, default=50051)
+    ref.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    ref.add_argument("--port", type=int, default=50051, help="port to listen on (default 50051)")
     ref.add_argument(
         "--admin-token-file",
         default=os.environ.get("ARENA_ADMIN_TOKEN_FILE") or None,
@@ -358,7 +435,9 @@ def register(sub: Any) -> None:
         metavar="URL",
         help="the ladder database: remote bots may then connect with their bot tokens",
     )
-    ref.add_argument("--max-matches", type=int, default=1024)
+    ref.add_argument(
+        "--max-matches", type=positive_int, default=1024, help="matches held at once (default 1024)"
+    )
     ref.add_argument(
         "--metrics-port", type=int, default=0, help="serve Prometheus metrics (arena_referee_*) on this port"
     )
@@ -371,10 +450,20 @@ def register(sub: Any) -> None:
         action="append",
         default=[],
         metavar="CMD",
-        help="a bot command, one per seat (it gets ARENA_REFEREE and ARENA_TOKEN)",
+        help="a bot command, one per seat (it gets ARENA_REFEREE and ARENA_TOKEN); `python` in it "
+        "is the interpreter arena runs on",
     )
-    match.add_argument("--seed", type=int, default=1)
-    match.add_argument("--replay", help="write the replay here")
+    match.add_argument(
+        "--name",
+        action="append",
+        default=[],
+        help="the seat's name, as opponents and the replay see it; one per --bot, in order "
+        "(default: the bot's script or program name, never the command line)",
+    )
+    match.add_argument("--seed", type=int, default=1, help="the game's seed (default 1)")
+    match.add_argument(
+        "--replay", metavar="FILE", help="write the replay here: FILE.json (plain JSON) or FILE.json.gz"
+    )
     match.add_argument("--bot-logs", help="folder for each bot's output (default: a temp folder)")
     match.add_argument("--json", action="store_true", help="print the result as JSON")
     match.add_argument(
@@ -393,9 +482,9 @@ def register(sub: Any) -> None:
         bot.arena_subparsers = bsub
     check = bsub.add_parser("check", help="the conformance kit: run a bot through short games")
     check.add_argument("command", help='the bot command, e.g. "python my_bot.py"')
-    check.add_argument("--game", default="clank")
-    check.add_argument("--games", type=int, default=2)
-    check.add_argument("--seed", type=int, default=1)
-    check.add_argument("--json", action="store_true")
+    check.add_argument("--game", default="clank", help="the game to play (default clank)")
+    check.add_argument("--games", type=positive_int, default=2, help="how many short games (default 2)")
+    check.add_argument("--seed", type=int, default=1, help="seed of the first game (default 1)")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
     _time_args(check)
     check.set_defaults(func=_cmd_bot_check)

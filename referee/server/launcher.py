@@ -18,6 +18,7 @@ import os
 import secrets
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ __all__ = [
     "BotSandbox",
     "LaunchedMatch",
     "follow_match",
+    "interpreter_env",
     "launch_bot",
     "run_match",
     "stop_bots",
@@ -97,6 +99,21 @@ class BotSandbox(Protocol):
     ) -> BotProcess:
         """Start `command` in a new sandbox."""
         ...
+
+
+def interpreter_env(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with the running interpreter's folder first on ``PATH``.
+
+    ``python`` in an unsandboxed bot command is then the interpreter `arena` runs on (its
+    virtualenv, where the project and the SDK are installed), as if the virtualenv were
+    activated: without it, ``python bots/python/examples/random_bot.py`` fails with "No module
+    named 'bots'" (or "python: not found") whenever the shell's ``python`` is another one.
+    """
+    folder = os.path.dirname(sys.executable)
+    path = env.get("PATH", os.defpath)
+    if not folder or path.split(os.pathsep)[0] == folder:
+        return dict(env)
+    return {**env, "PATH": f"{folder}{os.pathsep}{path}"}
 
 
 class _ProcessGroup:
@@ -168,7 +185,8 @@ async def launch_bot(
 
     Unsandboxed (`sandbox` None): a shell command line in its own process group, with the
     referee address and its seat token in ARENA_REFEREE / ARENA_TOKEN and the rest of its
-    environment `base_env` (default: this process's).
+    environment `base_env` (default: this process's), this interpreter's folder first on PATH
+    (`interpreter_env`).
     Sandboxed: `sandbox.launch` with `files_dir` as the bot's read-only files and the referee's
     `referee_socket` (required), and no environment but ARENA_TOKEN (the sandbox adds its own).
 
@@ -190,7 +208,11 @@ async def launch_bot(
         )
         run.sandbox = sandbox.kind
     else:
-        env = {**(os.environ if base_env is None else base_env), ENV_REFEREE: address, ENV_TOKEN: token}
+        env = {
+            **interpreter_env(os.environ if base_env is None else base_env),
+            ENV_REFEREE: address,
+            ENV_TOKEN: token,
+        }
         with run.log_path.open("wb") as out:
             plain = await asyncio.create_subprocess_shell(
                 command,

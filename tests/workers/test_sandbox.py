@@ -281,9 +281,9 @@ def test_arena_match_sandbox_plays_a_python_and_a_javascript_bot(folder: Path) -
         cwd=folder, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "game_over" in out.stdout and "[well-behaved-python]" in out.stdout, out.stdout
-    assert "[well-behaved-js]" in out.stdout, out.stdout
-    assert out.stdout.count("strikes 0") == 2 and "forfeit" not in out.stdout, out.stdout
+    assert "game_over" in out.stdout and "calls itself 'well-behaved-python'" in out.stdout, out.stdout
+    assert "calls itself 'well-behaved-js'" in out.stdout, out.stdout
+    assert out.stdout.count(", 0 strikes") == 2 and "forfeit" not in out.stdout, out.stdout
 
 
 # --- hosted bots without the sandbox: only on the operator's explicit word ----------------------
