@@ -32,6 +32,7 @@ import grpc
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
 from referee.core.game import Action, Decision, Game, Result, canonical_json
 from referee.games import game_class
+from referee.games.static_content import wire_content
 from referee.replay import NOTE_LIMIT, ReplayRecorder, dumps
 from referee.server import metrics
 from referee.server.codecs import codec_for, encode_actions, encode_json
@@ -891,6 +892,8 @@ class MatchSession:
     def _game_start(self, seat: int) -> bot_pb2.GameStart:
         from bots.python.arena_bot.wire import PROTOCOL
 
+        # the static content (PROTOCOL.md "Static content"): built once per game and board
+        content = wire_content(self.game)
         return bot_pb2.GameStart(
             match_id=self.match_id,
             game=self.spec.game,
@@ -902,6 +905,8 @@ class MatchSession:
             engine_version=self.game.engine_version,
             content_version=self.game.content_version,
             protocol=PROTOCOL,
+            content_json=content.json,
+            content_digest=content.digest,
         )
 
     def status(self) -> admin_pb2.MatchStatus:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .actions import Action, decode_action
 from .bot import Bot, play, run, serve
+from .content import ContentMismatch, game_content
 from .observations import message_to_dict, observation_dict, unwrap
 from .wire import PROTOCOL, Tls
 
@@ -29,8 +30,10 @@ __all__ = [
     "PROTOCOL",
     "Action",
     "Bot",
+    "ContentMismatch",
     "Tls",
     "decode_action",
+    "game_content",
     "message_to_dict",
     "observation_dict",
     "play",

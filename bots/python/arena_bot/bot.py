@@ -17,6 +17,7 @@ from google.protobuf.message import Message
 
 from ._proto.arena.v1 import bot_pb2
 from .actions import Action, decode_action
+from .content import game_content
 from .observations import unwrap
 from .wire import LOBBY_METADATA, NOTE_LIMIT, PROTOCOL, TLS_CA_ENV, TLS_ENV, Tls, bearer, channel, play_call
 
@@ -44,6 +45,9 @@ class Bot:
 
     def __init__(self) -> None:
         self.start: bot_pb2.GameStart | None = None
+        #: the game's static content from GameStart (cards, board, scenario; PROTOCOL.md
+        #: "Static content"), parsed; None before the first game or from a referee sending none
+        self.content: dict[str, Any] | None = None
         self.request: bot_pb2.DecisionRequest | None = None
         self.note: str = ""
 
@@ -56,7 +60,8 @@ class Bot:
         raise NotImplementedError
 
     def on_game_start(self, start: bot_pb2.GameStart) -> None:
-        """The game begins: `start.seat` is your seat, `start.time_control` your clock."""
+        """The game begins: `start.seat` is your seat, `start.time_control` your clock, and
+        `self.content` the game's static content (cards, board, scenario) already parsed."""
 
     def on_notice(self, notice: bot_pb2.Notice) -> None:
         """The referee reports a timeout, a rejected answer or a forfeit (default: print it)."""
@@ -152,6 +157,7 @@ def _stream(
                     outbox.put(bot_pb2.BotMessage(answer=answer))
                 elif which == "game_start":
                     bot.start = msg.game_start
+                    bot.content = game_content(msg.game_start)
                     bot.on_game_start(msg.game_start)
                 elif which == "notice":
                     bot.on_notice(msg.notice)

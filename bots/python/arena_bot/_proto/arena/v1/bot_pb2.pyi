@@ -44,7 +44,7 @@ class Hello(_message.Message):
     def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., sdk: _Optional[str] = ..., protocol: _Optional[int] = ...) -> None: ...
 
 class GameStart(_message.Message):
-    __slots__ = ("match_id", "game", "seat", "num_seats", "seat_names", "config_json", "time_control", "engine_version", "content_version", "protocol")
+    __slots__ = ("match_id", "game", "seat", "num_seats", "seat_names", "config_json", "time_control", "engine_version", "content_version", "protocol", "content_json", "content_digest")
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -55,6 +55,8 @@ class GameStart(_message.Message):
     ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
     CONTENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_JSON_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_DIGEST_FIELD_NUMBER: _ClassVar[int]
     match_id: str
     game: str
     seat: int
@@ -65,7 +67,9 @@ class GameStart(_message.Message):
     engine_version: str
     content_version: str
     protocol: int
-    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., seat: _Optional[int] = ..., num_seats: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., config_json: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., engine_version: _Optional[str] = ..., content_version: _Optional[str] = ..., protocol: _Optional[int] = ...) -> None: ...
+    content_json: str
+    content_digest: str
+    def __init__(self, match_id: _Optional[str] = ..., game: _Optional[str] = ..., seat: _Optional[int] = ..., num_seats: _Optional[int] = ..., seat_names: _Optional[_Iterable[str]] = ..., config_json: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., engine_version: _Optional[str] = ..., content_version: _Optional[str] = ..., protocol: _Optional[int] = ..., content_json: _Optional[str] = ..., content_digest: _Optional[str] = ...) -> None: ...
 
 class DecisionContext(_message.Message):
     __slots__ = ("active_seat", "out_of_turn", "group")
