@@ -584,22 +584,6 @@ def test_tie_still_equal_is_shared_place() -> None:
     assert result.places == (1, 2, 2)
 
 
-def test_zero_scorers_share_a_place_whatever_they_carried() -> None:
-    """Knocked out in the Depths, an artifact scores nothing and so breaks no tie either."""
-    game = make_game(3)
-    s = game.s
-    escape(game, 0, game.content.artifacts[0])
-    s.players[1].status = KNOCKED_OUT
-    s.players[1].room = next(r.id for r in game.board.rooms.values() if r.depths)
-    s.players[1].artifacts = [game.content.artifacts[6]]
-    s.current = 2
-    arranged(game)
-    knock_out_in_tunnel(game, depths=True)
-    result = game.result()
-    assert result.scores[1:] == (0, 0)
-    assert result.places == (1, 2, 2)
-
-
 def test_ladder_ranks_from_places_shared_places_are_draws() -> None:
     """The ladder rates a match by final placing; players sharing a place score a draw."""
     game = make_game(3)

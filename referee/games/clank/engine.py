@@ -30,7 +30,7 @@ from referee.games.clank.state import ESCAPED, KNOCKED_OUT, PLAYING, ClankState,
 
 __all__ = ["ClankGame"]
 
-ENGINE_VERSION = "clank-1"
+ENGINE_VERSION = "clank-2"
 #: engine safeguard (not a printed rule): if nobody has finished after this many rounds, the
 #: dragon wakes and the countdown starts on its own, so every game ends.
 ROUND_LIMIT = 60
@@ -236,8 +236,9 @@ class ClankGame(Game):
         if not self.s.over:
             raise IllegalAction("the game is not over")
         scores = [self.score(seat) for seat in range(self.s.players_n)]
-        # Tie-break: the more valuable artifact (only for players who score at all).
-        best = [max(p.artifacts, default=0) if scores[i] > 0 else 0 for i, p in enumerate(self.s.players)]
+        # Tie-break: "the tied player with the more valuable artifact wins" -- zero scorers too
+        # (the seed makes no exception); a forfeited seat's artifacts break no tie.
+        best = [0 if p.forfeited else max(p.artifacts, default=0) for p in self.s.players]
         keys = [(scores[i], best[i]) for i in range(self.s.players_n)]
         places = [1 + sum(1 for other in keys if other > mine) for mine in keys]
         return Result(
@@ -295,7 +296,9 @@ class ClankGame(Game):
         rules = self.content.rules
         out: list[Action] = []
         for card_id in sorted(set(p.hand)):
-            out.append(Action("play", (card_id,), f"play {cards[card_id].name}"))
+            # a card acquired this turn and drawn again this turn cannot be used yet
+            if p.hand.count(card_id) > p.new_hand.count(card_id):
+                out.append(Action("play", (card_id,), f"play {cards[card_id].name}"))
         for slot, row_card in enumerate(s.row):
             if row_card is None:
                 continue
@@ -333,13 +336,15 @@ class ClankGame(Game):
         if p.may_take:
             for token in self._takeable_tokens(p):
                 out.append(Action("take", (token,), f"take the {token.replace('_', ' ')} here"))
-        if board.rooms[p.room].market and p.gold >= rules["market_price"]:
+        if board.rooms[p.room].market and p.may_take and p.gold >= rules["market_price"]:
+            # A market item is a token: one per entry. "Each Backpack lets you carry one more":
+            # Backpacks may be stacked; one of each other item (checklist pin).
             for item, left in s.market.items():
-                if left > 0 and item not in p.items:
+                if left > 0 and (item == "backpack" or item not in p.items):
                     out.append(Action("buy_item", (item,), f"buy a {item.replace('_', ' ')} (7 gold)"))
         for potion in sorted(set(p.potions)):
             out.append(Action("drink", (potion,), f"drink {self.content.secrets[potion].name}"))
-        if not p.hand:
+        if len(p.hand) == len(p.new_hand):  # every card played (new ones cannot be)
             out.append(Action("end_turn", (), "end the turn"))
         return out
 
@@ -402,6 +407,7 @@ class ClankGame(Game):
                 self._resolve(seat, c.use)
             else:
                 p.discard.append(card_id)
+                p.new_discard.append(card_id)
                 self._resolve(seat, c.acquire)
         elif kind == "buy_reserve":
             pile = str(args[0])
@@ -409,6 +415,7 @@ class ClankGame(Game):
             pool.skill -= c.cost
             s.reserve[pile] -= 1
             p.discard.append(pile)
+            p.new_discard.append(pile)
             self._resolve(seat, c.acquire)
         elif kind == "fight":
             slot = int(args[0])
@@ -444,6 +451,7 @@ class ClankGame(Game):
         elif kind == "buy_item":
             item = str(args[0])
             p.gold -= self.content.rules["market_price"]
+            p.may_take = False  # the one token of this entry
             s.market[item] -= 1
             p.items.append(item)
             if item == "crown":
@@ -469,11 +477,16 @@ class ClankGame(Game):
         if action.kind == "trash":
             zone, card_id = str(action.args[0]), str(action.args[1])
             (p.play if zone == "play" else p.discard).remove(card_id)
+            if zone == "discard" and card_id in p.new_discard:
+                p.new_discard.remove(card_id)  # of identical copies, the new one goes first
             p.trashed += 1
         elif action.kind == "discard":
             card_id = str(action.args[0])
             p.hand.remove(card_id)
             p.discard.append(card_id)
+            if card_id in p.new_hand:  # of identical copies, the unplayable new one goes first
+                p.new_hand.remove(card_id)
+                p.new_discard.append(card_id)
             self._resolve(seat, effects_from_json(top["then"]), top.get("source", ""))
         elif action.kind == "choose":
             self._resolve(seat, effects_from_json(top["options"][int(action.args[0])]), top.get("source", ""))
@@ -587,8 +600,19 @@ class ClankGame(Game):
                 if not p.discard:
                     return
                 p.deck, p.discard = p.discard, []
+                p.new_deck.extend(p.new_discard)
+                p.new_discard.clear()
                 RandomStreams(self.s.seed, self.s.rng).shuffle(_stream_deck(seat), p.deck)
-            p.hand.append(p.deck.pop())
+            card_id = p.deck.pop()
+            p.hand.append(card_id)
+            if card_id in p.new_deck:
+                # Copies of a card are alike but for being new: the top one of k copies, j of
+                # them new, is a new one with chance j/k (its own stream, so games without a
+                # mid-turn reshuffle draw exactly as before).
+                new, copies = p.new_deck.count(card_id), p.deck.count(card_id) + 1
+                if new >= copies or RandomStreams(self.s.seed, self.s.rng).below(f"new/{seat}", copies) < new:
+                    p.new_deck.remove(card_id)
+                    p.new_hand.append(card_id)
 
     def _heal(self, seat: int, n: int) -> None:
         p = self.s.players[seat]
@@ -677,6 +701,10 @@ class ClankGame(Game):
         p = s.players[seat]
         s.stack.clear()
         s.pool.negative_clank = 0  # unused negative Clank! expires
+        p.may_take = False  # "take at most one token when you enter": not on a later turn
+        p.new_discard.clear()
+        p.new_deck.clear()
+        p.new_hand.clear()
         p.discard.extend(p.play)
         p.discard.extend(p.hand)
         p.play.clear()
@@ -798,6 +826,11 @@ def _hidden_variant(game: ClankGame, seat: int, seed: int) -> ClankGame:
         unseen = p.hand + p.deck
         rng.shuffle("other", unseen)
         p.hand, p.deck = unseen[: len(p.hand)], unseen[len(p.hand) :]
+        # cards acquired and redrawn this turn: spread over the re-dealt hand, the rest in the deck
+        new, p.new_hand, p.new_deck = p.new_hand + p.new_deck, [], []
+        for card_id in new:
+            in_hand = p.hand.count(card_id) > p.new_hand.count(card_id)
+            (p.new_hand if in_hand else p.new_deck).append(card_id)
     rng.shuffle("dungeon", s.dungeon_deck)
     for size, rooms in (("minor", s.minor_secrets), ("major", s.major_secrets)):
         pool = [x for r in sorted(rooms) for x in rooms[r]]

@@ -43,8 +43,15 @@ class PlayerState:
     mastery: bool = False
     #: forfeited seats score zero whatever they carry
     forfeited: bool = False
-    #: may take one token in the current room (set on entering it, cleared on taking or leaving)
+    #: may take one token (or buy one market item) in the current room: set on entering it,
+    #: cleared on taking, on leaving and at the end of the turn ("when you enter a room")
     may_take: bool = False
+    #: cards acquired this turn, by where they are now (a draw effect may reshuffle the discard
+    #: pile into the deck mid-turn and draw one); "other newly acquired cards cannot be used
+    #: that turn", so those drawn (new_hand) cannot be played. All three empty between turns.
+    new_discard: list[str] = field(default_factory=list)
+    new_deck: list[str] = field(default_factory=list)
+    new_hand: list[str] = field(default_factory=list)
     #: how many cards this player trashed (they leave the game)
     trashed: int = 0
 
