@@ -13,6 +13,10 @@
 * ``timeout_graceful_shutdown``: 10 s for requests in flight when stopping.
 
 The request body's size and time limits are the app's (``ladder.api_limits.BodyLimits``).
+
+Before serving, ``arena serve api`` asks :func:`schema_problem` whether the database is at the
+newest migration: on an unmigrated (or older) database every page would be a 500, so it says to
+run ``arena db upgrade`` (or ``--upgrade``) instead of starting.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ import json
 from typing import Any, Final
 
 import h11
+from sqlalchemy import Engine
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["HEADER_TIMEOUT_S", "GuardedH11Protocol", "uvicorn_limits"]
+__all__ = ["HEADER_TIMEOUT_S", "GuardedH11Protocol", "schema_problem", "uvicorn_limits"]
 
 #: seconds for a request line and its headers to arrive
 HEADER_TIMEOUT_S: Final = 10.0
@@ -115,3 +120,31 @@ def uvicorn_limits(header_timeout_s: float = HEADER_TIMEOUT_S) -> dict[str, Any]
         "limit_concurrency": 256,
         "timeout_graceful_shutdown": 10,
     }
+
+
+def schema_problem(engine: Engine) -> str | None:
+    """Why the API cannot serve `engine`'s database, in one sentence; None when it is at the
+    newest migration. An unreachable database is a problem too (its error's first line)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from ladder.db import alembic_config
+
+    heads = set(ScriptDirectory.from_config(alembic_config()).get_heads())
+    try:
+        with engine.connect() as conn:
+            current = set(MigrationContext.configure(conn).get_current_heads())
+    except SQLAlchemyError as exc:
+        cause = getattr(exc, "orig", None) or exc  # the driver's own message, without SQL
+        first = (str(cause).strip().splitlines() or [""])[0]
+        return f"cannot reach the database ({type(exc).__name__}: {first})"
+    if current == heads:
+        return None
+    fix = "run `arena db upgrade` first (or start with --upgrade)"
+    if not current:
+        return f"the database has no Arena tables yet: {fix}"
+    return (
+        f"the database is at migration {', '.join(sorted(current))}, this build needs "
+        f"{', '.join(sorted(heads))}: {fix}"
+    )

@@ -21,7 +21,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-demo-metrics-")
     from ladder.db import is_outage
-    from workers.demo import run_demo
+    from workers.demo import PortInUse, run_demo
     from workers.season import SeasonDatabaseUnavailable, SeasonStalled
 
     try:
@@ -36,6 +36,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             seed=args.seed,
             timeout=args.timeout,
         )
+    except PortInUse as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except SeasonDatabaseUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -69,7 +72,7 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
     import uvicorn
 
     from ladder.api import create_app
-    from ladder.api_server import uvicorn_limits
+    from ladder.api_server import schema_problem, uvicorn_limits
     from ladder.db import create_engine, upgrade
 
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -87,6 +90,11 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
     if args.upgrade:
         upgrade(args.db)
     engine = create_engine(args.db)
+    problem = schema_problem(engine)  # an unmigrated database would answer every page with 500
+    if problem is not None:
+        engine.dispose()
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     scheme = "https" if tls else "http"
     print(f"Serving the ladder at {scheme}://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
     try:
@@ -176,17 +184,23 @@ def serve_subparsers(sub: Any) -> Any:
 
 def register(sub: Any) -> None:
     """Add demo, db, serve api, worker and beat to the `arena` subparsers `sub`."""
+    from referee.cli_checks import positive_int
+
     demo = sub.add_parser(
         "demo", help="register the bundled bots, play a ladder season, print standings, serve"
     )
-    demo.add_argument("--matches", type=int, default=60, help="the season's length (default 60)")
-    demo.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    demo.add_argument("--workers", type=int, default=None,
+    demo.add_argument("--matches", type=positive_int, default=60,
+                      help="the season's length (default 60)")
+    demo.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                      help="seats per match (default 2)")
+    demo.add_argument("--workers", type=positive_int, default=None,
                       help="match processes (default: cores, at most 4)")
     demo.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena-demo.db)")
     demo.add_argument("--no-serve", action="store_true", help="exit after printing the standings")
-    demo.add_argument("--host", default="127.0.0.1")
-    demo.add_argument("--port", type=int, default=8000)
+    demo.add_argument("--host", default="127.0.0.1",
+                      help="address to serve the ladder on (default 127.0.0.1)")
+    demo.add_argument("--port", type=int, default=8000,
+                      help="port to serve on (default 8000; checked before the season)")
     demo.add_argument("--seed", type=int, default=None, help="seed the matchmaker")
     demo.add_argument("--timeout", type=float, default=None,
                       help="give the season up after this many seconds (default 120 + 10 a match)")
@@ -200,10 +214,13 @@ def register(sub: Any) -> None:
 
     api = serve_subparsers(sub).add_parser("api", help="the ladder's HTTP API and web page")
     api.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
-    api.add_argument("--host", default="127.0.0.1")
-    api.add_argument("--port", type=int, default=8000)
-    api.add_argument("--upgrade", action="store_true", help="migrate the database first")
-    api.add_argument("--log-level", default="info")
+    api.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    api.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    api.add_argument("--upgrade", action="store_true",
+                     help="migrate the database first (without it, an unmigrated one is refused)")
+    api.add_argument("--log-level", default="info",
+                     choices=("critical", "error", "warning", "info", "debug", "trace"),
+                     help="uvicorn's log level (default info)")
     api.add_argument("--tls-cert", metavar="FILE", help="serve HTTPS with this PEM certificate chain")
     api.add_argument("--tls-key", metavar="FILE", help="... and this PEM private key")
     api.add_argument("--insecure", action="store_true",
@@ -211,11 +228,12 @@ def register(sub: Any) -> None:
     api.set_defaults(func=_cmd_serve_api)
 
     worker = sub.add_parser("worker", help="a Celery worker playing ladder matches ($BROKER_URL)")
-    worker.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    worker.add_argument("--concurrency", type=positive_int, default=os.cpu_count() or 1,
+                        help="matches played at once (default: the number of cores)")
     worker.add_argument("--name", default=None, help="worker node name (default arena-<random>)")
     worker.add_argument("--metrics-port", type=int, default=None,
                         help="serve the worker's Prometheus metrics on this port")
-    worker.add_argument("--loglevel", default="INFO")
+    worker.add_argument("--loglevel", default="INFO", help="Celery's log level (default INFO)")
     worker.add_argument(
         "--unsafe-no-sandbox",
         action="store_true",
@@ -227,7 +245,7 @@ def register(sub: Any) -> None:
     beat = sub.add_parser(
         "beat", help="the control process: runs the sweeper and the matchmaker (not via the queue)"
     )
-    beat.add_argument("--loglevel", default="INFO")
+    beat.add_argument("--loglevel", default="INFO", help="log level (default INFO)")
     beat.add_argument("--interval", type=float, default=None, metavar="S",
                       help="seconds between passes (default $ARENA_BEAT_SECONDS, else 5)")
     beat.set_defaults(func=_cmd_beat)

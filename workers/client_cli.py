@@ -511,7 +511,7 @@ def register(sub: Any) -> None:
 
     accounts = _subparsers(sub, "account", "accounts (operators)", "account_command")
     create_account = accounts.add_parser("create", help="create an account and its first API key")
-    create_account.add_argument("name")
+    create_account.add_argument("name", help="the account's name")
     create_account.add_argument(
         "--key-file", help="write the new key to this file (0600) instead of printing it"
     )
@@ -525,7 +525,7 @@ def register(sub: Any) -> None:
 
     bots = _subparsers(sub, "bot", "bot tools", "bot_command")
     create = bots.add_parser("create", help="register a bot under your account")
-    create.add_argument("name")
+    create.add_argument("name", help="the bot's name (unique on the server)")
     create.add_argument("--game", required=True, help="clank, alien, ...")
     _common(create)
     create.set_defaults(func=_guarded(_cmd_bot_create))
@@ -544,7 +544,7 @@ def register(sub: Any) -> None:
     upload.set_defaults(func=_guarded(_cmd_bot_upload))
 
     remote = bots.add_parser("remote", help="a new remote version: prints its token and how to run it")
-    remote.add_argument("name")
+    remote.add_argument("name", help="the bot's name")
     remote.add_argument("--version", help="a label for the version (default: the server numbers it)")
     remote.add_argument("--command", default="python main.py", help="your bot's command, for the hint")
     remote.add_argument("--referee", help="the referee's HOST:PORT, for the hint")
@@ -553,7 +553,7 @@ def register(sub: Any) -> None:
     remote.set_defaults(func=_guarded(_cmd_bot_remote))
 
     status = bots.add_parser("status", help="versions, qualification, ratings, recent matches")
-    status.add_argument("name")
+    status.add_argument("name", help="the bot's name")
     status.add_argument(
         "--wait", choices=("qualified", "rated"),
         help="wait until the newest hosted version's qualification ends (exit 1 if it failed), "
@@ -564,7 +564,7 @@ def register(sub: Any) -> None:
     status.set_defaults(func=_guarded(_cmd_bot_status))
 
     logs = bots.add_parser("logs", help="what your bot printed in one match (owner only)")
-    logs.add_argument("name")
+    logs.add_argument("name", help="the bot's name")
     logs.add_argument("--match", required=True, help="a match id, or 'latest' (its latest finished match)")
     logs.add_argument("--seat", type=int, help="one seat (default: every seat the bot played)")
     _common(logs, json_flag=False)
@@ -574,12 +574,15 @@ def register(sub: Any) -> None:
     create_ladder = ladders.add_parser(
         "create", help="(operator, on the server host) create a ladder in the database",
     )
-    create_ladder.add_argument("name")
-    create_ladder.add_argument("--game", required=True)
-    create_ladder.add_argument("--players", type=int, default=2)
-    create_ladder.add_argument("--decision-ms", type=int, default=1000)
-    create_ladder.add_argument("--bank-ms", type=int, default=30_000)
-    create_ladder.add_argument("--max-strikes", type=int, default=3)
+    create_ladder.add_argument("name", help="the ladder's name, e.g. clank-2p")
+    create_ladder.add_argument("--game", required=True, help="game name, e.g. clank")
+    create_ladder.add_argument("--players", type=int, default=2, help="seats per match (default 2)")
+    create_ladder.add_argument("--decision-ms", type=int, default=1000,
+                               help="per-decision allowance (default 1000)")
+    create_ladder.add_argument("--bank-ms", type=int, default=30_000,
+                               help="per-seat time bank (default 30000)")
+    create_ladder.add_argument("--max-strikes", type=int, default=3,
+                               help="strikes that forfeit a seat (default 3)")
     create_ladder.add_argument(
         "--reference-bots", action="store_true",
         help="put the game's built-in reference bots on it (opponents from the first match)",

@@ -10,6 +10,10 @@ them and stops them afterwards. If the queue's consumers play on another databas
 say), the demo does not share it: it uses a queue of its own (``<queue>-demo-<pid>``) with
 workers it starts.
 
+The port it will serve on is checked before the season (:class:`PortInUse`: a second demo says
+so at once), and a match in which a bot crashed or never started counts as failed in the summary
+(:func:`crash_forfeits`), though it was recorded and rated.
+
 The season is bounded: ``--timeout`` seconds (default :func:`default_timeout`) and a database
 outage of at most ``workers.season.DB_OUTAGE_SECONDS``; either ends it with a one-line error
 (``SeasonStalled``), never a hang.
@@ -18,7 +22,10 @@ outage of at most ``workers.season.DB_OUTAGE_SECONDS``; either ends it with a on
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import gzip
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -32,7 +39,7 @@ from ladder import queries
 from ladder.bots import add_bot_version, register_bot
 from ladder.db import create_engine, database_url, upgrade
 from ladder.ladders import create_ladder, join_ladder
-from ladder.schema import bot_versions, bots, ladders
+from ladder.schema import bot_versions, bots, ladders, replays
 from workers.bot_commands import builtin_command
 from workers.local_pool import DEFAULT_POOL_SIZE, LocalPool
 from workers.season import Dispatcher, SeasonSummary, play_season
@@ -41,6 +48,8 @@ __all__ = [
     "DEMO_BOTS",
     "DEMO_DATABASE_URL",
     "DemoSetup",
+    "PortInUse",
+    "crash_forfeits",
     "default_timeout",
     "queue_workers",
     "run_demo",
@@ -58,6 +67,52 @@ DEMO_BOTS: Final = (
     ("random-3", "random"),
 )
 DEMO_OWNER: Final = "arena-demo"
+
+
+#: forfeit reasons (their kind, before the first colon) of a bot that crashed or never started
+CRASH_KINDS: Final = frozenset({"crashed", "exited before the game ended", "never connected"})
+
+
+class PortInUse(Exception):
+    """The demo cannot serve on the port it was given (another demo, or any server, has it)."""
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise :class:`PortInUse` unless `host`:`port` can be listened on (as uvicorn will)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # uvicorn sets it too
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise PortInUse(
+                f"cannot serve on {host}:{port} ({exc.strerror or exc}): is another demo running? "
+                "Stop it, or give --port N (or --no-serve)"
+            ) from None
+
+
+def crash_forfeits(engine: Engine, match_ids: Sequence[int]) -> int:
+    """How many of `match_ids` have a seat that forfeited because its bot crashed, exited early
+    or never connected (read from the stored replays)."""
+    from referee.replay import ReplayError, loads
+
+    crashed = 0
+    with engine.connect() as conn:
+        for start in range(0, len(match_ids), 200):
+            rows = conn.execute(
+                sa.select(replays.c.data).where(replays.c.match_id.in_(match_ids[start : start + 200]))
+            )
+            for (data,) in rows:
+                try:
+                    replay = loads(gzip.decompress(bytes(data)))
+                except (OSError, ReplayError):
+                    crashed += 1  # an unreadable replay is no sign of a sound match
+                    continue
+                kinds = {
+                    str(seat.get("forfeit", "")).split(":", 1)[0].strip() for seat in replay["seats"]
+                }
+                crashed += bool(kinds & CRASH_KINDS)
+    return crashed
 
 
 def default_timeout(matches: int) -> float:
@@ -209,13 +264,17 @@ def run_demo(
     seed: int | None = None,
     timeout: float | None = None,
 ) -> SeasonSummary:
-    """The whole demo. Returns the season's summary (after serving, if `serve`).
+    """The whole demo. Returns the season's summary (after serving, if `serve`); its `failed`
+    counts the matches that failed and those in which a bot crashed (:func:`crash_forfeits`).
 
+    Raises :class:`PortInUse` before the season if it is to serve on a port that is taken.
     The season gives up after `timeout` seconds (default :func:`default_timeout`) and raises
     ``workers.season.SeasonStalled`` (``SeasonDatabaseUnavailable`` after a long database
     outage)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if serve:
+        check_port(host, port)  # before the season, not after minutes of it
     distributed = bool(os.environ.get("BROKER_URL"))
     db_url = database_url(db or os.environ.get("DATABASE_URL") or DEMO_DATABASE_URL)
     upgrade(db_url)
@@ -246,10 +305,13 @@ def run_demo(
                 timeout=default_timeout(matches) if timeout is None else timeout,
             )
         rate = 60 * summary.done / summary.seconds if summary.seconds else 0.0
+        crashed = crash_forfeits(engine, summary.match_ids)
         print(
-            f"{summary.done} matches recorded, {summary.failed} failed, "
+            f"{summary.done} matches recorded, {summary.failed + crashed} failed "
+            f"({crashed} with a bot that crashed or never started), "
             f"in {summary.seconds:.1f} s ({rate:.0f} matches/min)"
         )
+        summary = dataclasses.replace(summary, failed=summary.failed + crashed)
         print_standings(engine, setup.ladder_id)
         if serve:
             _serve(engine, host, port)

@@ -357,40 +357,42 @@ def _running(p: argparse.ArgumentParser) -> None:
 
 
 def _time_control(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--decision-ms", type=int, default=1000)
-    p.add_argument("--bank-ms", type=int, default=30_000)
-    p.add_argument("--max-strikes", type=int, default=3)
+    p.add_argument("--decision-ms", type=int, default=1000, help="per-decision allowance (default 1000)")
+    p.add_argument("--bank-ms", type=int, default=30_000, help="per-seat time bank (default 30000)")
+    p.add_argument("--max-strikes", type=int, default=3, help="strikes that forfeit a seat (default 3)")
 
 
 def _definition(p: argparse.ArgumentParser) -> None:
     from ladder.formats import FORMATS
 
-    p.add_argument("--game", required=True)
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--format", required=True, choices=FORMATS)
+    p.add_argument("--game", required=True, help="game name, e.g. clank")
+    p.add_argument("--players", type=int, default=2, help="seats per game (default 2)")
+    p.add_argument("--format", required=True, choices=FORMATS, help="how entrants are paired")
     p.add_argument("--bots", action="append", required=True,
                    help='the field, comma-separated: built-in names, bot:NAME, version:ID, "python bot.py"')
     p.add_argument("--sets", type=int, default=1, help="duplicate sets per table (default 1)")
     p.add_argument("--rounds", type=int, default=None, help="Swiss rounds (default ceil(log2 n))")
     p.add_argument("--scenario", action="append", help="scenarios format: a game config as JSON (repeatable)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--name", default=None)
+    p.add_argument("--seed", type=int, default=1, help="seed of the pairings and games (default 1)")
+    p.add_argument("--name", default=None, help="the competition's name (default: made from its settings)")
     _time_control(p)
 
 
 def register(sub: Any) -> None:
     """Add ``sprt`` and ``tournament`` to the `arena` subparsers `sub`."""
     sprt = sub.add_parser("sprt", help="is the candidate better? paired games until the SPRT decides")
-    sprt.add_argument("--game", required=True)
+    sprt.add_argument("--game", required=True, help="game name, e.g. clank")
     sprt.add_argument("--candidate", required=True, help='built-in name, bot:NAME, version:ID or "CMD"')
-    sprt.add_argument("--baseline", required=True)
-    sprt.add_argument("--elo0", type=float, default=0.0)
-    sprt.add_argument("--elo1", type=float, default=20.0)
-    sprt.add_argument("--alpha", type=float, default=0.05)
-    sprt.add_argument("--beta", type=float, default=0.05)
+    sprt.add_argument("--baseline", required=True, help='built-in name, bot:NAME, version:ID or "CMD"')
+    sprt.add_argument("--elo0", type=float, default=0.0,
+                      help="Elo difference of the null hypothesis (default 0)")
+    sprt.add_argument("--elo1", type=float, default=20.0,
+                      help="Elo difference of the alternative (default 20)")
+    sprt.add_argument("--alpha", type=float, default=0.05, help="false positive rate (default 0.05)")
+    sprt.add_argument("--beta", type=float, default=0.05, help="false negative rate (default 0.05)")
     sprt.add_argument("--max-games", type=int, default=0,
                       help="stop inconclusive after N games (0: no limit)")
-    sprt.add_argument("--seed", type=int, default=1)
+    sprt.add_argument("--seed", type=int, default=1, help="seed of the first game pair (default 1)")
     _common(sprt, db_help="keep the games in this database (default: a temporary one)")
     _running(sprt)
     _time_control(sprt)
@@ -418,7 +420,7 @@ def register(sub: Any) -> None:
         ("results", _cmd_results, "a stored competition's standings, crosstable and seat effect"),
     ):
         p = tsub.add_parser(name, help=helptext)
-        p.add_argument("id", type=int)
+        p.add_argument("id", type=int, help="the competition's id (printed by create)")
         _common(p, db_help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
         if name == "start":
             _running(p)

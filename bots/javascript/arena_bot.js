@@ -5,6 +5,7 @@
 // set ARENA_PROTO_DIR to use a copy elsewhere) with the official @grpc/grpc-js and
 // @grpc/proto-loader packages. Field names are the proto names (snake_case).
 
+const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
@@ -41,6 +42,18 @@ function decodeAction(action) {
     args: action.args.map((a) => (a.value === 'int_value' ? Number(a.int_value) : a.string_value)),
     text: action.text,
   };
+}
+
+// The game's static content from a GameStart (PROTOCOL.md, "Static content"): content_json
+// parsed, after checking it against content_digest (SHA-256 hex); null when the referee sent
+// none. Its schema is proto/content/<game>.schema.json (Clank!: board, cards, secrets, rules).
+function gameContent(start) {
+  if (!start.content_json) return null;
+  const digest = crypto.createHash('sha256').update(start.content_json, 'utf8').digest('hex');
+  if (start.content_digest && digest !== start.content_digest) {
+    throw new Error(`content_json hashes to ${digest}, GameStart says ${start.content_digest}`);
+  }
+  return JSON.parse(start.content_json);
 }
 
 // TLS options from the environment: ARENA_TLS=1 turns TLS on (system CAs), ARENA_CA=FILE trusts
@@ -107,6 +120,7 @@ function play(bot, referee, token, tls = null) {
           const note = typeof bot.note === 'string' ? bot.note.slice(0, 256) : '';
           call.write({ answer: { decision_id: request.decision_id, index, note } });
         } else if (msg.message === 'game_start') {
+          msg.game_start.content = gameContent(msg.game_start); // parsed once for the bot
           if (bot.onGameStart) bot.onGameStart(msg.game_start);
         } else if (msg.message === 'notice') {
           if (bot.onNotice) bot.onNotice(msg.notice);
@@ -162,4 +176,4 @@ function run(bot, argv = process.argv.slice(2)) {
   );
 }
 
-module.exports = { PROTOCOL, loadProtocol, unwrapObservation, decodeAction, credentials, tlsFromEnv, play, run };
+module.exports = { PROTOCOL, loadProtocol, unwrapObservation, decodeAction, gameContent, credentials, tlsFromEnv, play, run };
