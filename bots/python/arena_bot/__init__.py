@@ -20,13 +20,14 @@ The wire messages are generated from proto/arena/v1 into `arena_bot._proto` (nev
 
 from __future__ import annotations
 
-from .actions import Action, decode_action
+from .actions import ARG_FIELDS, Action, decode_action, typed_kind_args
 from .bot import Bot, play, run, serve
 from .content import ContentMismatch, game_content
 from .observations import message_to_dict, observation_dict, unwrap
 from .wire import PROTOCOL, Tls
 
 __all__ = [
+    "ARG_FIELDS",
     "PROTOCOL",
     "Action",
     "Bot",
@@ -39,5 +40,6 @@ __all__ = [
     "play",
     "run",
     "serve",
+    "typed_kind_args",
     "unwrap",
 ]
