@@ -11,9 +11,12 @@ the first test would then see. It reads nothing from the repository but the kit.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import heapq
+import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +137,26 @@ def test_the_pathfinder_reads_nothing_from_the_repository() -> None:
     assert re.findall(r"require\(\s*['\"]([^'\"]+)['\"]\s*\)", source) == ["../arena_bot"]
     assert "referee/" not in source and "content/" not in source.replace("proto/content/", "")
     assert not re.search(r"\b(readFile|readFileSync|openSync|createReadStream|import\()", source)
+
+
+def test_the_javascript_kit_parses_the_content_and_checks_its_digest() -> None:
+    _require_node()
+    text = '{"board":{"start":"gate"},"game":"clank"}'
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    script = f"""
+const {{ gameContent }} = require({json.dumps(str(REPO / "bots" / "javascript" / "arena_bot.js"))});
+const text = {json.dumps(text)};
+console.log(JSON.stringify(gameContent({{ content_json: text, content_digest: {json.dumps(digest)} }})));
+console.log(JSON.stringify(gameContent({{ content_json: '', content_digest: '' }})));
+try {{
+  gameContent({{ content_json: text, content_digest: '0'.repeat(64) }});
+  console.log('accepted');
+}} catch (err) {{
+  console.log('refused: ' + err.message);
+}}
+"""
+    out = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60, check=True)
+    parsed, missing, altered = out.stdout.splitlines()
+    assert json.loads(parsed) == {"board": {"start": "gate"}, "game": "clank"}
+    assert missing == "null"
+    assert altered.startswith("refused: content_json hashes to")
