@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._proto.arena.v1.alien_pb2 import AlienObservation
+from ._proto.arena.v1.alien_pb2 import AlienAction, AlienObservation
 from ._proto.arena.v1.bot_pb2 import (
     Answer,
     BotMessage,
@@ -16,13 +16,15 @@ from ._proto.arena.v1.bot_pb2 import (
     RefereeMessage,
 )
 from ._proto.arena.v1.clank_legacy_pb2 import ClankLegacyObservation
-from ._proto.arena.v1.clank_pb2 import ClankObservation
+from ._proto.arena.v1.clank_pb2 import ClankAction, ClankObservation
 from ._proto.arena.v1.common_pb2 import GameResult, GroupChoice, LegalAction, TimeControl
 
 __all__ = [
+    "AlienAction",
     "AlienObservation",
     "Answer",
     "BotMessage",
+    "ClankAction",
     "ClankLegacyObservation",
     "ClankObservation",
     "DecisionContext",
