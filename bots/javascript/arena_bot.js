@@ -15,6 +15,17 @@ const PROTOCOL = 1;
 const SDK = 'arena-bot-node/0.1';
 const PROTO_DIR = process.env.ARENA_PROTO_DIR || path.resolve(__dirname, '..', '..', 'proto');
 
+// Channel options. Keepalive as the referee's policy allows (PROTOCOL.md, "Keepalive"): a ping
+// every 30 s while the stream is open (the referee accepts one every 10 s at most; more often
+// gets the connection closed with GOAWAY "too_many_pings"), a connection whose ping is not
+// answered in 10 s is given up, and no pings without a call.
+const CHANNEL_OPTIONS = Object.freeze({
+  'grpc.max_receive_message_length': 4 * 1024 * 1024,
+  'grpc.keepalive_time_ms': 30000,
+  'grpc.keepalive_timeout_ms': 10000,
+  'grpc.keepalive_permit_without_calls': 0,
+});
+
 function loadProtocol() {
   const definition = protoLoader.loadSync('arena/v1/bot.proto', {
     includeDirs: [PROTO_DIR],
@@ -80,6 +91,12 @@ function credentials(tls) {
   return grpc.credentials.createSsl(tls.ca ? fs.readFileSync(tls.ca) : null);
 }
 
+// Is the notice about this request? A notice about no decision (FORFEIT, a message that was
+// not an answer) leaves decision_id unset: ids start at 0, so presence is tested, not zero.
+function namesDecision(notice, request) {
+  return notice._decision_id === 'decision_id' && Number(notice.decision_id) === Number(request.decision_id);
+}
+
 function parseArgs(argv) {
   const out = { referee: process.env.ARENA_REFEREE, token: process.env.ARENA_TOKEN, ...tlsFromEnv() };
   for (let i = 0; i < argv.length; i += 1) {
@@ -110,32 +127,44 @@ function play(bot, referee, token, tls = null) {
     // an unreadable CA file: a rejected promise like any other refusal, with a clear message
     return Promise.reject(new Error(`cannot read the CA file ${tls && tls.ca}: ${err.message}`));
   }
-  const client = new v1.BotService(referee, creds, {
-    'grpc.max_receive_message_length': 4 * 1024 * 1024,
-    'grpc.keepalive_time_ms': 30000,
-  });
+  const client = new v1.BotService(referee, creds, { ...CHANNEL_OPTIONS });
   const metadata = new grpc.Metadata();
   metadata.set('authorization', `Bearer ${token}`);
   return new Promise((resolve, reject) => {
     const call = client.Play(metadata);
     let end = null;
     let queue = Promise.resolve();
+    // the decision asked and not yet settled (a rejected answer leaves it open)
+    let pending = null;
+    const answer = async (request) => {
+      const actions = request.legal_actions.map(decodeAction);
+      const index = await bot.act(unwrapObservation(request.observation), actions, request);
+      const note = typeof bot.note === 'string' ? bot.note.slice(0, 256) : '';
+      call.write({ answer: { decision_id: request.decision_id, index, note } });
+    };
     call.on('data', (msg) => {
       // decisions are answered in order, even when act() is async
       queue = queue.then(async () => {
         if (msg.message === 'decision') {
-          const request = msg.decision;
-          const actions = request.legal_actions.map(decodeAction);
-          const index = await bot.act(unwrapObservation(request.observation), actions, request);
-          const note = typeof bot.note === 'string' ? bot.note.slice(0, 256) : '';
-          call.write({ answer: { decision_id: request.decision_id, index, note } });
+          pending = msg.decision;
+          await answer(pending);
         } else if (msg.message === 'game_start') {
           msg.game_start.content = gameContent(msg.game_start); // parsed once for the bot
           if (bot.onGameStart) bot.onGameStart(msg.game_start);
         } else if (msg.message === 'notice') {
-          if (bot.onNotice) bot.onNotice(msg.notice);
-          else console.error(`[${bot.name}] referee notice: ${msg.notice.code} ${msg.notice.message}`);
+          const notice = msg.notice;
+          if (bot.onNotice) bot.onNotice(notice);
+          else console.error(`[${bot.name}] referee notice: ${notice.code} ${notice.message}`);
+          if (pending !== null && namesDecision(notice, pending)) {
+            // REJECTED: the decision is still open and its clock runs on: ask act() again now
+            // rather than let it wait out the whole time bank. TIMEOUT: it is settled.
+            if (notice.kind === 'REJECTED') await answer(pending);
+            else pending = null;
+          } else if (notice.kind === 'FORFEIT') {
+            pending = null;
+          }
         } else if (msg.message === 'game_end') {
+          pending = null;
           end = msg.game_end;
           if (bot.onGameEnd) bot.onGameEnd(end);
         }
@@ -186,4 +215,4 @@ function run(bot, argv = process.argv.slice(2)) {
   );
 }
 
-module.exports = { PROTOCOL, loadProtocol, unwrapObservation, decodeAction, gameContent, credentials, tlsFromEnv, play, run };
+module.exports = { PROTOCOL, CHANNEL_OPTIONS, loadProtocol, unwrapObservation, decodeAction, gameContent, credentials, tlsFromEnv, play, run };

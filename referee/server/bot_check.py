@@ -17,7 +17,7 @@ from typing import Any
 
 from referee.replay import loads
 from referee.server.config import TimeControl
-from referee.server.launcher import run_match
+from referee.server.launcher import EXIT_WAIT_S, run_match
 
 __all__ = ["CheckReport", "GameCheck", "check_bot", "house_bot_command", "percentile"]
 
@@ -53,6 +53,30 @@ class GameCheck:
     exit_code: int | None
     log_tail: str
 
+    def problems(self) -> list[str]:
+        """Why this game fails the check, one reason per line: the bot crashed, never connected,
+        was forfeited, did not exit after the game, or exited with an error; then its protocol
+        faults. Empty for a clean game."""
+        out: list[str] = []
+        forfeit = self.forfeit
+        if forfeit.startswith("crashed: exit code "):
+            out.append(f"crashed with exit code {forfeit.removeprefix('crashed: exit code ')}")
+        elif forfeit.startswith("never connected"):
+            out.append(f"never connected ({forfeit})" if forfeit != "never connected" else forfeit)
+        elif forfeit == "exited before the game ended":
+            out.append("exited (code 0) before the game ended")
+        elif forfeit:
+            out.append(f"forfeited: {forfeit}")
+        if self.exit_code is None:
+            # the launcher waits EXIT_WAIT_S after the match, then kills what is still running
+            out.append(f"did not exit within {EXIT_WAIT_S:g} s after the game (killed)")
+        elif self.exit_code != 0 and not forfeit.startswith("crashed"):
+            out.append(f"exited with code {self.exit_code} after the game")
+        if self.faults:
+            kinds = sorted({str(f.get("kind")) for f in self.faults})
+            out.append(f"{len(self.faults)} protocol fault(s): {', '.join(kinds)}")
+        return out
+
 
 @dataclass
 class CheckReport:
@@ -70,6 +94,15 @@ class CheckReport:
     def passed(self) -> bool:
         """No fault, no forfeit, a clean exit after every game."""
         return not self.faults and all(not g.forfeit and g.exit_code == 0 for g in self.games)
+
+    def reasons(self) -> list[str]:
+        """Why the check fails ("game 1 (seat 0): crashed with exit code 3", ...); empty if it
+        passes."""
+        return [
+            f"game {i} (seat {g.seat}): {problem}"
+            for i, g in enumerate(self.games, 1)
+            for problem in g.problems()
+        ]
 
     def timings(self) -> dict[str, float]:
         """Decision-time percentiles in ms (referee-side: request sent -> answer received)."""
@@ -96,7 +129,7 @@ class CheckReport:
                 out.append(
                     f"    fault: {f.get('kind')} at decision {f.get('decision', '-')}: {f.get('detail')}"
                 )
-            if (g.forfeit or g.exit_code) and g.log_tail:
+            if g.problems() and g.log_tail:
                 out.append("    bot output (last lines):")
                 out.extend("      " + line for line in g.log_tail.splitlines())
         t = self.timings()
@@ -104,7 +137,11 @@ class CheckReport:
             f"  decision time (ms): p50 {t['p50']:.0f}  p90 {t['p90']:.0f}  p99 {t['p99']:.0f}  "
             f"max {t['max']:.0f}  over {t['decisions']:.0f} decisions"
         )
-        out.append("PASS" if self.passed else f"FAIL: {len(self.faults)} protocol faults")
+        if self.passed:
+            out.append("PASS")
+        else:
+            out.append("FAIL:")
+            out.extend(f"  {reason}" for reason in self.reasons())
         return out
 
 

@@ -351,6 +351,7 @@ def _cmd_bot_check(args: argparse.Namespace) -> int:
                 {
                     "command": report.command,
                     "passed": report.passed,
+                    "reasons": report.reasons(),
                     "faults": report.faults,
                     "timings_ms": report.timings(),
                     "games": [
@@ -362,6 +363,7 @@ def _cmd_bot_check(args: argparse.Namespace) -> int:
                             "decisions": g.decisions,
                             "forfeit": g.forfeit,
                             "exit_code": g.exit_code,
+                            "problems": g.problems(),
                         }
                         for g in report.games
                     ],

@@ -144,11 +144,19 @@ class ServerLimits:
     max_transport_receive_bytes: int = 1024 * 1024
     #: largest message the referee sends (observations; replays through GetReplay)
     max_send_bytes: int = 32 * 1024 * 1024
-    #: the referee pings an idle connection this often, and drops it if no pong comes in time
+    #: The keepalive policy (PROTOCOL.md, "Keepalive"); the SDKs' settings must respect it
+    #: (`bots/python/arena_bot/wire.py` KEEPALIVE_*, `bots/javascript/arena_bot.js`
+    #: CHANNEL_OPTIONS; tests/referee/test_lifecycle.py checks both against these numbers).
+    #: The referee pings an idle connection this often, and drops it if no pong comes in time:
     keepalive_time_ms: int = 60_000
     keepalive_timeout_ms: int = 20_000
-    #: clients may ping at most this often (the SDKs ping every 30 s)
+    #: clients may ping this often at most (the SDKs ping every 30 s), even on a stream that
+    #: carries no data for hours (a remote bot in the lobby); a ping sooner than this after the
+    #: last one is a "ping strike"
     min_client_ping_interval_ms: int = 10_000
+    #: ping strikes tolerated: one more and the connection is closed (GOAWAY ENHANCE_YOUR_CALM
+    #: "too_many_pings", which the bot sees as UNAVAILABLE)
+    max_ping_strikes: int = 2
     #: a bot must send its hello this soon after opening the stream
     hello_timeout_ms: int = 10_000
     #: a game still running after this many decisions is stopped (an engine bug, not a bot's)
@@ -176,7 +184,13 @@ class ServerLimits:
             ("grpc.keepalive_time_ms", self.keepalive_time_ms),
             ("grpc.keepalive_timeout_ms", self.keepalive_timeout_ms),
             ("grpc.keepalive_permit_without_calls", 1),
-            ("grpc.http2.min_recv_ping_interval_without_data_ms", self.min_client_ping_interval_ms),
-            ("grpc.http2.max_ping_strikes", 2),
+            # gRPC core's name for the minimum interval between a client's pings. (A name gRPC
+            # does not know is ignored silently: the default, 5 minutes, then applies, and a
+            # bot idle in the lobby pinging every 30 s was cut off after about 2.5 minutes.)
+            ("grpc.http2.min_ping_interval_without_data_ms", self.min_client_ping_interval_ms),
+            ("grpc.http2.max_ping_strikes", self.max_ping_strikes),
+            # keep pinging an idle stream (the default stops after 2 pings without data), so a
+            # lobby bot that vanished without closing its connection is noticed
+            ("grpc.http2.max_pings_without_data", 0),
             ("grpc.so_reuseport", 0),
         ]

@@ -313,7 +313,7 @@ class BotService:
                     )
                 else:
                     notice = _between_games(
-                        bot_pb2.Notice.REJECTED, 0, "INVALID_ARGUMENT", "expected an answer; ignored"
+                        bot_pb2.Notice.REJECTED, None, "INVALID_ARGUMENT", "expected an answer; ignored"
                     )
                 if not bot.outbox.put(notice):
                     lobby.fault(
@@ -349,11 +349,12 @@ class BotService:
 
 
 def _between_games(
-    kind: bot_pb2.Notice.Kind, decision_id: int, code: str, message: str
+    kind: bot_pb2.Notice.Kind, decision_id: int | None, code: str, message: str
 ) -> bot_pb2.RefereeMessage:
-    return bot_pb2.RefereeMessage(
-        notice=bot_pb2.Notice(kind=kind, decision_id=decision_id, code=code, message=message)
-    )
+    notice = bot_pb2.Notice(kind=kind, code=code, message=message)
+    if decision_id is not None:  # unset: about no decision (PROTOCOL.md, "Notices")
+        notice.decision_id = decision_id
+    return bot_pb2.RefereeMessage(notice=notice)
 
 
 class AdminService:

@@ -416,7 +416,7 @@ class MatchSession:
             self._notice(
                 seat,
                 bot_pb2.Notice.REJECTED,
-                0,
+                None,  # about no decision: the open one (if any) is not touched
                 "INVALID_ARGUMENT",
                 f"expected an answer, got {detail}; ignored",
             ),
@@ -543,6 +543,9 @@ class MatchSession:
                 return "decision_limit"
             d = game.decision()
             assert d is not None
+            if not d.actions:
+                # the protocol promises at least one legal action (the default action needs one)
+                raise RuntimeError(f"decision {d.id} of seat {d.seat} has no legal action")
             seat = self.seats[d.seat]
             if seat.forfeited:
                 outcome: _Answered | _Forfeited = _Answered(default_index(d.actions), "", 0, "forfeited")
@@ -819,18 +822,25 @@ class MatchSession:
         return False
 
     def _notice(
-        self, seat: SeatState, kind: bot_pb2.Notice.Kind, decision_id: int, code: str, message: str
+        self,
+        seat: SeatState,
+        kind: bot_pb2.Notice.Kind,
+        decision_id: int | None,
+        code: str,
+        message: str,
     ) -> bot_pb2.RefereeMessage:
-        return bot_pb2.RefereeMessage(
-            notice=bot_pb2.Notice(
-                kind=kind,
-                decision_id=decision_id,
-                code=code,
-                message=message,
-                strikes=seat.strikes,
-                max_strikes=self.time.max_strikes,
-            )
+        """A Notice; `decision_id` None leaves the field unset (ids start at 0, so a notice
+        about no decision must not look like one about decision 0)."""
+        notice = bot_pb2.Notice(
+            kind=kind,
+            code=code,
+            message=message,
+            strikes=seat.strikes,
+            max_strikes=self.time.max_strikes,
         )
+        if decision_id is not None:
+            notice.decision_id = decision_id
+        return bot_pb2.RefereeMessage(notice=notice)
 
     def _forfeit(
         self, seat: SeatState, reason: str, code: grpc.StatusCode = grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -847,7 +857,8 @@ class MatchSession:
             self.recorder.forfeit(seat.seat, reason)
         self._emit(forfeit=admin_pb2.SeatForfeited(seat=seat.seat, reason=reason))
         if seat.connected:
-            self._send(seat, self._notice(seat, bot_pb2.Notice.FORFEIT, 0, code.name, f"forfeited: {reason}"))
+            forfeit = self._notice(seat, bot_pb2.Notice.FORFEIT, None, code.name, f"forfeited: {reason}")
+            self._send(seat, forfeit)
             self._send(seat, bot_pb2.RefereeMessage(game_end=bot_pb2.GameEnd(forfeited=True, reason=reason)))
             seat.outbox.put(Close(code, f"seat {seat.seat} forfeited: {reason}"))
 

@@ -19,6 +19,8 @@ from ._proto.arena.v1 import admin_pb2, bot_pb2
 __all__ = [
     "ADMIN_SERVICE",
     "BOT_SERVICE",
+    "KEEPALIVE_TIMEOUT_MS",
+    "KEEPALIVE_TIME_MS",
     "LOBBY_METADATA",
     "MAX_BOT_MESSAGE",
     "MAX_REFEREE_MESSAGE",
@@ -54,14 +56,26 @@ def bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
+#: Keepalive (PROTOCOL.md, "Keepalive"): ping the referee every 30 s while a stream is open,
+#: also when nothing else is sent for minutes (a remote bot waiting in the lobby), and give up
+#: on a connection whose ping is not answered in 10 s. The referee accepts a ping every 10 s at
+#: most; pinging more often gets the connection closed (GOAWAY "too_many_pings").
+KEEPALIVE_TIME_MS = 30_000
+KEEPALIVE_TIMEOUT_MS = 10_000
+
+
 def channel_options() -> list[tuple[str, Any]]:
     """Client channel options: message limits and a keepalive the referee accepts."""
     return [
         ("grpc.max_receive_message_length", MAX_REFEREE_MESSAGE),
         ("grpc.max_send_message_length", MAX_BOT_MESSAGE),
-        ("grpc.keepalive_time_ms", 30_000),
-        ("grpc.keepalive_timeout_ms", 10_000),
+        ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+        ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+        # no pings without a call: a bot holds its Play stream whenever it needs the connection
         ("grpc.keepalive_permit_without_calls", 0),
+        # keep pinging while the stream is idle (gRPC's default stops after 2 pings without data,
+        # then throttles): a dead connection in the lobby is found within 40 s
+        ("grpc.http2.max_pings_without_data", 0),
     ]
 
 
