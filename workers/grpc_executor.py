@@ -42,6 +42,7 @@ import ssl
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -60,6 +61,7 @@ from referee.server.launcher import BotProcess, BotRun, BotSandbox, follow_match
 from referee.server.server import RunningReferee, start
 from workers.bot_commands import BotCommand
 from workers.executor import Execution, ExecutorUnavailable, MatchAborted, MatchSpec, StopSignal
+from workers.lease import HandBack
 
 __all__ = [
     "ENV_ADMIN_TOKEN",
@@ -93,6 +95,10 @@ ENV_UNSAFE_NO_SANDBOX: Final = "ARENA_UNSAFE_NO_SANDBOX"
 POLL_S: Final = 0.2
 #: how long a ListBots answer is trusted by can_seat
 LOBBY_CACHE_S: Final = 1.0
+#: what a call to a referee that went away ends with
+_REFEREE_LOST: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+#: a referee that did not answer ListBots is not asked again for this long
+REFEREE_DOWN_S: Final = 5.0
 #: admin calls other than WatchMatch
 RPC_TIMEOUT_S: Final = 30.0
 #: how long in-process clients and bot processes get to end after the match
@@ -192,9 +198,12 @@ class GrpcMatchExecutor:
         self._sandbox_given = sandbox
         self.unsafe_no_sandbox = unsafe_no_sandbox
         self._lock = threading.Lock()
-        self._channel: grpc.Channel | None = None
-        self._channel_key: tuple[int, str] | None = None
-        self._lobby: tuple[float, frozenset[int]] | None = None
+        #: (pid, address) -> channel: created lazily, so a forked child never uses the parent's
+        self._channels: dict[tuple[int, str], grpc.Channel] = {}
+        #: (the referees asked, when, bot id -> the referee holding its stream)
+        self._lobby: tuple[tuple[str, ...], float, dict[int, str]] | None = None
+        #: referee -> when ListBots last failed there (skipped for REFEREE_DOWN_S)
+        self._down: dict[str, float] = {}
 
     @property
     def referee_addr(self) -> str | None:
@@ -222,35 +231,85 @@ class GrpcMatchExecutor:
             return True
         return bot_id is not None and bot_id in self.connected_bots()
 
+    @property
+    def referee_addrs(self) -> tuple[str, ...]:
+        """The long-lived referees: $ARENA_REFEREE_ADDR is one HOST:PORT or several,
+        comma-separated (one per host; remote bots hold a stream to any one of them)."""
+        raw = self.referee_addr
+        return tuple(a.strip() for a in raw.split(",") if a.strip()) if raw else ()
+
     def connected_bots(self) -> frozenset[int]:
-        """Ids of the bots connected to the referee at $ARENA_REFEREE_ADDR (none if unreachable)."""
-        address = self.referee_addr
-        if address is None:
-            return frozenset()
+        """Ids of the bots connected to any referee of $ARENA_REFEREE_ADDR (none if unreachable)."""
+        return frozenset(self.placements())
+
+    def referee_of(self, bot_id: int) -> str | None:
+        """The referee holding remote bot `bot_id`'s stream, or None if it is connected nowhere.
+        The matchmaker seats remote bots together only when they share a referee."""
+        return self.placements().get(bot_id)
+
+    def placements(self) -> dict[int, str]:
+        """bot id -> the referee holding its stream, over every referee (cached `LOBBY_CACHE_S`);
+        a bot listed by two (a stream the dead one has not noticed yet) counts at the first."""
+        addresses = self.referee_addrs
+        if not addresses:
+            return {}
         with self._lock:
             now = time.monotonic()
-            if self._lobby is not None and now - self._lobby[0] < LOBBY_CACHE_S:
-                return self._lobby[1]
-            key = (os.getpid(), address)
-            if self._channel is None or self._channel_key != key:
-                # created here, lazily: after a fork the parent's channel is never used
-                self._channel = channel(address, referee_tls(), options=[])
-                self._channel_key = key
-            call = self._channel.unary_unary(
-                "/arena.v1.AdminService/ListBots",
-                request_serializer=admin_pb2.ListBotsRequest.SerializeToString,
-                response_deserializer=admin_pb2.ListBotsResponse.FromString,
+            cached = self._lobby
+            if cached is not None and cached[0] == addresses and now - cached[1] < LOBBY_CACHE_S:
+                return cached[2]
+            found: dict[int, str] = {}
+            for address in addresses:
+                # a referee that just failed to answer is skipped a while: a lost host must not
+                # cost every matchmaker pass the full RPC timeout
+                if now - self._down.get(address, -REFEREE_DOWN_S) < REFEREE_DOWN_S:
+                    continue
+                ids = self._list_bots(address)
+                if ids is None:
+                    self._down[address] = now
+                    continue
+                self._down.pop(address, None)
+                for bot_id in ids:
+                    found.setdefault(bot_id, address)
+            self._lobby = (addresses, now, found)
+            return found
+
+    def _list_bots(self, address: str) -> frozenset[int] | None:
+        """The bots connected to the referee at `address`; None if it cannot be reached."""
+        key = (os.getpid(), address)
+        opened = self._channels.get(key)
+        if opened is None:
+            # created here, lazily: after a fork the parent's channel is never used
+            opened = self._channels[key] = channel(address, referee_tls(), options=[])
+        call = opened.unary_unary(
+            "/arena.v1.AdminService/ListBots",
+            request_serializer=admin_pb2.ListBotsRequest.SerializeToString,
+            response_deserializer=admin_pb2.ListBotsResponse.FromString,
+        )
+        auth = bearer(self.admin_token) if self.admin_token else ()
+        try:
+            listing = call(admin_pb2.ListBotsRequest(), metadata=auth, timeout=5)
+        except grpc.RpcError as exc:
+            log.warning("cannot list the connected bots at %s: %s", address, exc)
+            return None
+        return frozenset(int(b.bot_id) for b in listing.bots)
+
+    def place(self, spec: MatchSpec) -> str:
+        """The referee a match with remote seats is created on: the one holding its remote bots'
+        streams (the one holding most of them if they are split, which the matchmaker avoids);
+        the first referee if none of them is connected (its seats then wait `connect_ms` and
+        are forfeited, like any bot that never comes)."""
+        addresses = self.referee_addrs
+        if not addresses:
+            raise ExecutorUnavailable(
+                f"match {spec.match_id} has a remote bot: set ${ENV_REFEREE_ADDR} to the referee(s) "
+                "they connect to (`arena serve referee --db URL`)"
             )
-            auth = bearer(self.admin_token) if self.admin_token else ()
-            try:
-                listing = call(admin_pb2.ListBotsRequest(), metadata=auth, timeout=5)
-            except grpc.RpcError as exc:
-                log.warning("cannot list the connected bots at %s: %s", address, exc)
-                ids: frozenset[int] = frozenset()
-            else:
-                ids = frozenset(int(b.bot_id) for b in listing.bots)
-            self._lobby = (now, ids)
-            return ids
+        held = Counter(
+            where for s in spec.seats
+            if s.command.kind == "remote" and (where := self.referee_of(s.bot_id)) is not None
+        )
+        return held.most_common(1)[0][0] if held else addresses[0]
 
     # --- playing ---------------------------------------------------------------------------
 
@@ -294,12 +353,7 @@ class GrpcMatchExecutor:
         local: RunningReferee | None = None
         proxy: asyncio.Server | None = None
         if remote:
-            address = self.referee_addr
-            if address is None:
-                raise ExecutorUnavailable(
-                    f"match {spec.match_id} has a remote bot: set ${ENV_REFEREE_ADDR} to the referee "
-                    "they connect to (`arena serve referee --db URL`)"
-                )
+            address = self.place(spec)
             admin_token = self.admin_token
             if socket_path is not None:
                 # sandboxed bots speak plaintext on the local socket; the proxy adds the TLS
@@ -431,6 +485,12 @@ class GrpcMatchExecutor:
                         run.log_tail(),
                     )
             sandbox_figures = {run.seat: _sandbox_figures(run) for run in runs}
+        except grpc.aio.AioRpcError as exc:
+            # the long-lived referee went away (its host was lost): not the match's fault, and
+            # its remote bots reconnect elsewhere; the sweeper requeues it (workers.lease)
+            if remote and exc.code() in _REFEREE_LOST:
+                raise HandBack(f"referee {address} lost: {exc.code().name}: {exc.details()}") from exc
+            raise
         finally:
             await stop_bots(procs, watchers)
             if local is not None:
@@ -445,7 +505,12 @@ class GrpcMatchExecutor:
                 await asyncio.to_thread(thread.join, max(0.0, deadline - time.monotonic()))
             if not log_root:
                 shutil.rmtree(logs, ignore_errors=True)
-        return _execution(spec, status, replay_bytes, events, seat_logs, sandbox_figures)
+        execution = _execution(spec, status, replay_bytes, events, seat_logs, sandbox_figures)
+        if remote:  # the placement, kept with the match: which referee played its remote seats
+            for record in execution.replay["seats"]:
+                if record.get("kind") == "remote":
+                    record["referee"] = address
+        return execution
 
 
 def _sandbox_figures(run: BotRun) -> dict[str, Any]:

@@ -4,15 +4,48 @@ Both hold a database row under a lease (`lease_expires_at`) that another worker 
 once it runs out. `LeaseThread` renews it every third of the lease, and is the executor's stop
 signal (`workers.executor.StopSignal`): ``lease lost`` once a renewal finds the row taken,
 ``time limit`` past the deadline. Subclasses say how to renew (`_renew`).
+
+`HandBack` and `hand_back`: a match its worker cannot finish through no fault of the match (the
+long-lived referee holding it was lost with its host) goes back to the sweeper: the worker ends
+its own lease at once, and the next sweep requeues and re-dispatches the match exactly like one
+whose worker died (one attempt counted; after ``ladder.match_queue.MAX_ATTEMPTS`` it fails).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from datetime import UTC, datetime
 from typing import Self
 
-__all__ = ["LeaseThread"]
+import sqlalchemy as sa
+from sqlalchemy import Engine
+
+from ladder.db import write_transaction
+from ladder.schema import matches
+
+__all__ = ["HandBack", "LeaseThread", "hand_back"]
+
+
+class HandBack(Exception):
+    """The match cannot be finished here, and it is not the match's fault (its referee is gone):
+    hand it back to the sweeper (`hand_back`) instead of failing it."""
+
+
+def hand_back(engine: Engine, match_id: int, worker_id: str) -> bool:
+    """End `worker_id`'s lease on running match `match_id` now, so the next sweep requeues it;
+    True if this call did (False: the worker no longer held it)."""
+    with write_transaction(engine) as conn:
+        changed = conn.execute(
+            sa.update(matches)
+            .where(
+                matches.c.id == match_id,
+                matches.c.status == "running",
+                matches.c.lease_owner == worker_id,
+            )
+            .values(lease_expires_at=datetime.now(UTC))
+        ).rowcount
+    return changed == 1
 
 
 class LeaseThread:
@@ -31,8 +64,13 @@ class LeaseThread:
         return self
 
     def __exit__(self, *_exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop renewing (and wait for the thread); the ``with`` block's end does it too."""
         self._done.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
 
     @property
     def lost(self) -> bool:

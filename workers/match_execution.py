@@ -61,7 +61,7 @@ from workers.executor import (
     executor_for,
     reset_referee_executor,
 )
-from workers.lease import LeaseThread
+from workers.lease import HandBack, LeaseThread, hand_back
 
 __all__ = [
     "DB_RETRY_SECONDS",
@@ -374,6 +374,13 @@ def run_match(
             if keeper.lost:
                 return MatchRun(match_id, worker_id, "lease_lost", str(exc), time.monotonic() - started)
             return fail(spec.game, "time_limit", f"stopped after {max_seconds:.0f} s")
+        except HandBack as exc:  # its referee was lost: the sweeper requeues it (workers.lease)
+            log.warning("match %s: %s; handing it back to the sweeper", match_id, exc)
+            keeper.stop()  # first, so no renewal lands after the hand-back
+            _retry_db(match_id, "handing it back", lambda: hand_back(engine, match_id, worker_id),
+                      time.monotonic() + retry_for)
+            return MatchRun(match_id, worker_id, "lease_lost", f"handed back: {exc}",
+                            time.monotonic() - started)
         except Exception as exc:
             log.exception("match %s: the executor failed", match_id)
             return fail(spec.game, "error", f"{type(exc).__name__}: {exc}")

@@ -12,7 +12,11 @@
 * **no immediate rematch** — a bot that was in the anchor's last match (or whose last match
   had the anchor) is taken only when nobody else is left;
 * **seat rotation** — seats go to the permutation that puts each bot where it sat least often
-  in the recent history (first-player advantage evens out).
+  in the recent history (first-player advantage evens out);
+* **one referee per match** — a remote bot plays on the referee that holds its stream
+  (`Entrant.site`, from ``GrpcMatchExecutor.referee_of``); with several referees, remote bots
+  on different ones are never seated together (no referee could run that match). Hosted and
+  built-in bots have no site and go anywhere.
 
 :func:`fill_queues` does the I/O: reads each ladder's entrants and recent matches, plans enough
 matches to bring the ladder's queue to `target_depth`, enqueues them and hands each id to
@@ -41,7 +45,7 @@ from ladder.match_queue import enqueue_match
 from ladder.schema import bot_versions, competitions, ladder_entries, ladders, matches
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
-from workers.executor import can_seat
+from workers.executor import can_seat, referee_executor
 
 __all__ = [
     "DEFAULT_QUEUE_DEPTH",
@@ -92,6 +96,8 @@ class Entrant:
     version_id: int
     rating: float
     games: int
+    #: the referee holding a remote bot's stream (None: hosted or built-in, seated anywhere)
+    site: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +156,14 @@ def plan_matches(
         plan.load.update(b for b in past if b in by_bot)
     placed = {b: e.games + pending.get(b, 0) for b, e in by_bot.items()}
     planned = []
+    #: anchors with no full table on their referee: not tried again in this batch
+    stranded: set[int] = set()
     for _ in range(count):
+        candidates = [b for b in by_bot if b not in stranded]
+        if not candidates:
+            break
         anchor = min(
-            by_bot,
+            candidates,
             key=lambda b: (placed[b] >= placement_games, plan.load[b], rng.random()),
         )
         last = plan.last_with
@@ -166,7 +177,10 @@ def plan_matches(
             for b in sorted(by_bot)
             if b != anchor
         }
-        others = sorted(score, key=score.__getitem__)[: players - 1]
+        others = _same_site(anchor, sorted(score, key=score.__getitem__), by_bot, players - 1)
+        if len(others) < players - 1:  # no full table on the anchor's referee: it waits a turn
+            stranded.add(anchor)
+            continue
         seated = _rotate_seats([anchor, *others], plan.seat_counts, rng)
         plan.note(seated)
         for bot in seated:
@@ -179,6 +193,24 @@ def plan_matches(
             )
         )
     return planned
+
+
+def _same_site(
+    anchor: int, candidates: Sequence[int], by_bot: Mapping[int, Entrant], wanted: int
+) -> list[int]:
+    """The first `wanted` of `candidates` (best first) that can share a referee with `anchor`:
+    at most one site (a remote bot's referee) among them all."""
+    site = by_bot[anchor].site
+    chosen: list[int] = []
+    for bot in candidates:
+        if len(chosen) == wanted:
+            break
+        other = by_bot[bot].site
+        if other is not None and site is not None and other != site:
+            continue
+        site = site or other
+        chosen.append(bot)
+    return chosen
 
 
 def _rotate_seats(
@@ -219,6 +251,14 @@ def _seatable_versions(
     return newest
 
 
+def _default_site(command: str, bot_id: int) -> str | None:
+    """A remote bot's referee (the executor's ``referee_of``); None for anything else."""
+    if command.strip() != "remote":
+        return None
+    referee_of: Callable[[int], str | None] | None = getattr(referee_executor(), "referee_of", None)
+    return None if referee_of is None else referee_of(bot_id)
+
+
 def _default_seatable(game: str, command: str, bot_id: int) -> bool:
     try:
         return can_seat(game, parse_command(command), bot_id)
@@ -231,6 +271,7 @@ def load_ladder_views(
     ladder_ids: Iterable[int] | None = None,
     *,
     seatable: Callable[[str, str, int], bool] = _default_seatable,
+    site_of: Callable[[str, int], str | None] = _default_site,
 ) -> list[LadderView]:
     """Each ladder's entrants (bots with a seatable version), queue and recent history."""
     views = []
@@ -263,6 +304,7 @@ def load_ladder_views(
                 [row for row in version_rows if row.qualification == "passed"], ladder.game, seatable
             )
             bot_of_version = {row.id: row.bot_id for row in version_rows}
+            command_of = {row.id: row.command for row in version_rows}
             recent = conn.execute(
                 sa.select(matches.c.seats, matches.c.status)
                 .where(matches.c.ladder_id == ladder.id)
@@ -288,7 +330,10 @@ def load_ladder_views(
                     game=ladder.game,
                     players=ladder.players,
                     entrants=tuple(
-                        Entrant(e.bot_id, newest[e.bot_id], float(e.rating), e.games)
+                        Entrant(
+                            e.bot_id, newest[e.bot_id], float(e.rating), e.games,
+                            site_of(command_of[newest[e.bot_id]], e.bot_id),
+                        )
                         for e in entries
                         if e.bot_id in newest
                     ),
