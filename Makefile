@@ -70,3 +70,9 @@ bench-sandbox: $(STAMP) services  ## hosted-bot sandbox: start-up, per-decision 
 	$(PY) -m workers.sandbox.bench
 
 bench: bench-sandbox
+
+.PHONY: bench-recording
+bench-recording: $(STAMP) services  ## ladder: record_result vs a raw-SQL transaction of the same shape, 8 writer processes (PostgreSQL)
+	$(PY) -m ladder.bench_recording
+
+bench: bench-recording
