@@ -74,17 +74,20 @@ function distancesTo(graph, targets, hasKey) {
   return dist;
 }
 
-// The typed Clank! action of a raw LegalAction ({kind, fields}), falling back to the documented
-// args for a referee that sends no typed actions.
-function typedOf(raw) {
-  if (raw.clank && raw.clank.action) return { kind: raw.clank.action, ...raw.clank[raw.clank.action] };
-  const args = raw.args.map((a) => (a.value === 'int_value' ? Number(a.int_value) : a.string_value));
-  if (raw.kind === 'move') return { kind: 'move', tunnel_index: args[0], swords_spent: args[1] };
-  if (raw.kind === 'teleport') return { kind: 'teleport', tunnel_index: args[0] };
-  if (raw.kind === 'take') return { kind: 'take', token: args[0] };
-  if (raw.kind === 'acquire' || raw.kind === 'fight') return { kind: raw.kind, slot: args[0] };
-  if (raw.kind === 'buy_reserve' || raw.kind === 'play') return { kind: raw.kind, card: args[0] };
-  return { kind: raw.kind };
+// The typed Clank! action of a decoded legal action as {kind, ...its fields} (action.typed, see
+// PROTOCOL.md "Clank! actions"), falling back to the documented args for a referee that sends
+// no typed actions.
+function typedOf(action) {
+  if (action.clank && action.typed) return { kind: action.clank.action, ...action.typed };
+  const args = action.args;
+  if (action.kind === 'move') return { kind: 'move', tunnel_index: args[0], swords_spent: args[1] };
+  if (action.kind === 'teleport') return { kind: 'teleport', tunnel_index: args[0] };
+  if (action.kind === 'take') return { kind: 'take', token: args[0] };
+  if (action.kind === 'acquire' || action.kind === 'fight') return { kind: action.kind, slot: args[0] };
+  if (action.kind === 'buy_reserve' || action.kind === 'play') return { kind: action.kind, card: args[0] };
+  if (action.kind === 'trash') return { kind: 'trash', zone: args[0], card: args[1] };
+  if (action.kind === 'choose') return { kind: 'choose', option: args[0] };
+  return { kind: action.kind };
 }
 
 const bot = {
@@ -105,7 +108,7 @@ const bot = {
   },
 
   act(observation, legalActions, request) {
-    const actions = request.legal_actions.map(typedOf);
+    const actions = legalActions.map(typedOf);
     const find = (pred) => actions.findIndex(pred);
     if (request.kind === 'turn') return this.turn(observation, actions, find);
     if (request.kind === 'trash') {
@@ -154,6 +157,10 @@ const bot = {
           const edge = this.graph[me.room].find((e) => e.tunnel === a.tunnel_index);
           if (!edge) return;
           to = edge.to;
+          if (a.to_room && a.to_room !== to) {
+            // the board sent at game start is not the board being played: planning is void
+            throw new Error(`tunnel ${a.tunnel_index} leads to ${a.to_room}, the content says ${to}`);
+          }
           if (!(dist[to] < here)) return; // only steps that get closer
           // the route through this tunnel; of the same tunnel, spend swords rather than take damage
           value = edgeCost(edge, hasKey) + dist[to] - 0.01 * a.swords_spent;
