@@ -119,6 +119,65 @@ def compress_replay(replay: bytes) -> bytes:
     return gzip.compress(replay, mtime=0)
 
 
+# The statements recording runs, built once: building a Core statement costs more CPU than
+# executing a cached one, and recording is on every match's path (issue 14's bench).
+_LOCK_MATCH = (
+    sa.select(
+        matches.c.ladder_id,
+        matches.c.status,
+        matches.c.seats,
+        matches.c.config,
+        ladders.c.kind,
+        ladders.c.game,
+        ladders.c.players,
+    )
+    .join(ladders, ladders.c.id == matches.c.ladder_id)
+    .where(matches.c.id == sa.bindparam("match_id"))
+    # lock the match row only: the ladder's row is read by every recording on it
+    .with_for_update(of=matches)
+)
+_BOTS_OF_VERSIONS = sa.select(bot_versions.c.id, bot_versions.c.bot_id).where(
+    bot_versions.c.id.in_(sa.bindparam("version_ids", expanding=True))
+)
+_LOCK_ENTRIES = (
+    sa.select(ladder_entries.c.bot_id, ladder_entries.c.rating, ladder_entries.c.games)
+    .where(
+        ladder_entries.c.ladder_id == sa.bindparam("ladder_id"),
+        ladder_entries.c.bot_id.in_(sa.bindparam("bot_ids", expanding=True)),
+    )
+    .order_by(ladder_entries.c.bot_id)
+    .with_for_update()
+)
+_UPDATE_ENTRY = (
+    sa.update(ladder_entries)
+    .where(
+        ladder_entries.c.ladder_id == sa.bindparam("entry_ladder_id"),
+        ladder_entries.c.bot_id == sa.bindparam("entry_bot_id"),
+    )
+    .values(
+        rating=sa.bindparam("new_rating"),
+        games=ladder_entries.c.games + 1,
+        wins=ladder_entries.c.wins + sa.bindparam("won", type_=sa.Integer),
+        draws=ladder_entries.c.draws + sa.bindparam("drew", type_=sa.Integer),
+        updated_at=sa.bindparam("now", type_=ladder_entries.c.updated_at.type),
+    )
+)
+_INSERT_RESULT = sa.insert(results)
+_INSERT_REPLAY = sa.insert(replays)
+_INSERT_HISTORY = sa.insert(rating_history)
+_FINISH_MATCH = (
+    sa.update(matches)
+    .where(matches.c.id == sa.bindparam("match_id"))
+    .values(
+        status="done",
+        finished_at=sa.bindparam("now", type_=matches.c.finished_at.type),
+        lease_owner=None,
+        lease_expires_at=None,
+        error=None,
+    )
+)
+
+
 def record_result(
     engine: Engine,
     match_id: int,
@@ -150,12 +209,16 @@ def record_result(
     outcomes = [str(o) for o in result.outcomes]
     raw_team_won = getattr(result, "team_won", None)
     team_won = raw_team_won if isinstance(raw_team_won, bool) else None
+    # Compress and hash before the transaction: the rating rows stay locked only for the
+    # statements, not for gzip (a retried recording compresses again, which is harmless).
+    stored_replay = compress_replay(replay)
+    replay_sha256 = hashlib.sha256(replay).hexdigest()
+    stored_logs = [
+        (seat, gzip.compress(data, mtime=0), len(data), truncated)
+        for seat, (data, truncated) in sorted((logs or {}).items())
+    ]
     with write_transaction(engine) as conn:
-        match = conn.execute(
-            sa.select(matches.c.ladder_id, matches.c.status, matches.c.seats, matches.c.config)
-            .where(matches.c.id == match_id)
-            .with_for_update()
-        ).one_or_none()
+        match = conn.execute(_LOCK_MATCH, {"match_id": match_id}).one_or_none()
         if match is None:
             raise NotFound(f"no match {match_id}")
         if match.status == "done":
@@ -163,65 +226,46 @@ def record_result(
         seats = [int(s) for s in match.seats]
         _check_shape(seats, places, scores, outcomes)
         seat_bots = _bots_of_seats(conn, seats)
-        ladder = conn.execute(
-            sa.select(ladders.c.kind, ladders.c.game, ladders.c.players).where(
-                ladders.c.id == match.ladder_id
-            )
-        ).one()
         scenario_change: ScenarioChange | None = None
-        if ladder.kind == "coop":
+        if match.kind == "coop":
             if team_won is None:
                 raise InvalidInput("result: a cooperative match needs team_won (True or False)")
-            info = match_scenario(ladder.game, ladder.players, match.config)
+            info = match_scenario(match.game, match.players, match.config)
             changes, scenario_change = _apply_coop_ratings(
                 conn, match_id, match.ladder_id, info, seat_bots, team_won, now
             )
         else:
             changes = _apply_ratings(conn, match_id, match.ladder_id, seat_bots, places, now)
         conn.execute(
-            sa.insert(results).values(
-                match_id=match_id,
-                places=places,
-                scores=scores,
-                outcomes=outcomes,
-                reason=reason,
-                team_won=team_won,
-            )
+            _INSERT_RESULT,
+            {
+                "match_id": match_id,
+                "places": places,
+                "scores": scores,
+                "outcomes": outcomes,
+                "reason": reason,
+                "team_won": team_won,
+            },
         )
         conn.execute(
-            sa.insert(replays).values(
-                match_id=match_id,
-                data=compress_replay(replay),
-                sha256=hashlib.sha256(replay).hexdigest(),
-            )
+            _INSERT_REPLAY,
+            {"match_id": match_id, "data": stored_replay, "sha256": replay_sha256},
         )
-        if logs:
-            conn.execute(
-                sa.insert(bot_logs),
-                [
-                    {
-                        "match_id": match_id,
-                        "seat": seat,
-                        "bot_id": seat_bots[seat],
-                        "data": gzip.compress(data, mtime=0),
-                        "bytes": len(data),
-                        "truncated": truncated,
-                    }
-                    for seat, (data, truncated) in sorted(logs.items())
-                    if 0 <= seat < len(seat_bots)
-                ],
-            )
-        conn.execute(
-            sa.update(matches)
-            .where(matches.c.id == match_id)
-            .values(
-                status="done",
-                finished_at=now,
-                lease_owner=None,
-                lease_expires_at=None,
-                error=None,
-            )
-        )
+        log_rows = [
+            {
+                "match_id": match_id,
+                "seat": seat,
+                "bot_id": seat_bots[seat],
+                "data": data,
+                "bytes": size,
+                "truncated": truncated,
+            }
+            for seat, data, size, truncated in stored_logs
+            if 0 <= seat < len(seat_bots)
+        ]
+        if log_rows:
+            conn.execute(sa.insert(bot_logs), log_rows)
+        conn.execute(_FINISH_MATCH, {"match_id": match_id, "now": now})
     return Recording(
         match_id=match_id, already_recorded=False, changes=changes, scenario=scenario_change
     )
@@ -241,9 +285,7 @@ def _check_shape(
 
 
 def _bots_of_seats(conn: Connection, seats: Sequence[int]) -> list[int]:
-    rows = conn.execute(
-        sa.select(bot_versions.c.id, bot_versions.c.bot_id).where(bot_versions.c.id.in_(seats))
-    ).all()
+    rows = conn.execute(_BOTS_OF_VERSIONS, {"version_ids": sorted(set(seats))}).all()
     bot_of_version = {row.id: row.bot_id for row in rows}
     missing = sorted(set(seats) - bot_of_version.keys())
     if missing:
@@ -263,12 +305,7 @@ def _apply_ratings(
     ensure_entries(conn, ladder_id, bot_ids, now)
     entries = {
         row.bot_id: row
-        for row in conn.execute(
-            sa.select(ladder_entries.c.bot_id, ladder_entries.c.rating, ladder_entries.c.games)
-            .where(ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id.in_(bot_ids))
-            .order_by(ladder_entries.c.bot_id)
-            .with_for_update()
-        )
+        for row in conn.execute(_LOCK_ENTRIES, {"ladder_id": ladder_id, "bot_ids": bot_ids})
     }
     seat_deltas = elo.rating_deltas(
         [entries[b].rating for b in seat_bots],
@@ -303,25 +340,32 @@ def _apply_bot_changes(
 
     The caller holds the bots' ladder_entries rows locked; `won` names every bot, in lock order.
     """
-    changes = []
-    for bot_id, bot_won in won.items():
-        before = float(entries[bot_id].rating)
-        delta = delta_of[bot_id]
-        change = RatingChange(bot_id=bot_id, before=before, after=before + delta, delta=delta)
-        changes.append(change)
-        conn.execute(
-            sa.update(ladder_entries)
-            .where(ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id == bot_id)
-            .values(
-                rating=change.after,
-                games=ladder_entries.c.games + 1,
-                wins=ladder_entries.c.wins + (1 if bot_won else 0),
-                draws=ladder_entries.c.draws + (1 if drew and drew.get(bot_id) else 0),
-                updated_at=now,
-            )
+    changes = [
+        RatingChange(
+            bot_id=bot_id,
+            before=float(entries[bot_id].rating),
+            after=float(entries[bot_id].rating) + delta_of[bot_id],
+            delta=delta_of[bot_id],
         )
+        for bot_id in won
+    ]
+    # one executemany each (psycopg pipelines it: one round trip for all the bots)
     conn.execute(
-        sa.insert(rating_history),
+        _UPDATE_ENTRY,
+        [
+            {
+                "entry_ladder_id": ladder_id,
+                "entry_bot_id": c.bot_id,
+                "new_rating": c.after,
+                "won": 1 if won[c.bot_id] else 0,
+                "drew": 1 if drew and drew.get(c.bot_id) else 0,
+                "now": now,
+            }
+            for c in changes
+        ],
+    )
+    conn.execute(
+        _INSERT_HISTORY,
         [
             {
                 "match_id": match_id,
@@ -381,12 +425,7 @@ def _apply_coop_ratings(
     ensure_entries(conn, ladder_id, bot_ids, now)
     entries = {
         row.bot_id: row
-        for row in conn.execute(
-            sa.select(ladder_entries.c.bot_id, ladder_entries.c.rating, ladder_entries.c.games)
-            .where(ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id.in_(bot_ids))
-            .order_by(ladder_entries.c.bot_id)
-            .with_for_update()
-        )
+        for row in conn.execute(_LOCK_ENTRIES, {"ladder_id": ladder_id, "bot_ids": bot_ids})
     }
     # The team is its seats (a bot in two seats weighs twice in the mean). All seats share one
     # surprise S - E, so a bot's seats have equal deltas: it changes once, by its own K, and
