@@ -97,13 +97,13 @@ def check_replay_target(path: str, option: str = "--replay") -> Path:
     does not say. The folder must exist and be writable.
     """
     target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{option} {path}: is a folder, give a file name")
     if target.suffix not in (".json", ".gz"):
         raise UsageError(
             f"{option} {path}: name the file .json (plain JSON) or .gz (gzip, e.g. "
             f"{target.name or 'match'}.replay.json.gz)"
         )
-    if target.is_dir():
-        raise UsageError(f"{option} {path}: is a folder, give a file name")
     folder = target.parent
     if not folder.is_dir():
         raise UsageError(f"{option} {path}: the folder {folder} does not exist")
@@ -127,6 +127,8 @@ def write_replay(replay: Mapping[str, Any], path: Path) -> None:
 
 #: programs that run a script named by their first argument (the script names the bot)
 _INTERPRETERS = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|ruby|perl|php|java|sh|bash)$")
+#: a script's extension, left out of its name (a module path's dots are kept: ``my.bot``)
+_SCRIPT_SUFFIX = re.compile(r"\.(py|pyw|js|mjs|cjs|ts|rb|pl|php|sh|jar|exe|bin)$")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: longest default seat name (a name is for reading, the command is in the bot's log folder)
 SHORT_NAME_LIMIT = 32
@@ -154,10 +156,12 @@ def short_name(command: str) -> str:
             if word == "-m":
                 name = next(rest, program)
                 break
+            if word in ("-c", "-e"):  # inline code: the program is all there is to name
+                break
             if not word.startswith("-"):
                 name = Path(word).name
                 break
-    stem = name.rsplit(".", 1)[0] if re.search(r"\.[A-Za-z]{1,4}$", name) else name
+    stem = _SCRIPT_SUFFIX.sub("", name)
     return (stem or "bot")[:SHORT_NAME_LIMIT]
 
 
