@@ -250,7 +250,7 @@ def _cmd_replay_rerun(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The `arena` argument parser."""
-    from referee.cli_checks import OneLineParser, positive_int
+    from referee.cli_checks import OneLineParser, port_number, positive_int
 
     parser = OneLineParser(prog="arena", description="Arena: bot ladders for deck-building games")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -285,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = rsub.add_parser("serve", help="open the replay in the web viewer (ladder/web/README.md)")
     serve.add_argument("file", help="the replay file (.json or .json.gz)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="port to listen on (default 8765)")
+    serve.add_argument("--port", type=port_number, default=8765, help="port to listen on (default 8765)")
     serve.set_defaults(func=_cmd_replay_serve)
     rerun = rsub.add_parser(
         "rerun", help="send your bot what a seat was sent at a step, over the real protocol"

@@ -60,10 +60,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from ladder.db import database_url, upgrade
+    from ladder.db import database_url, is_outage, upgrade
 
     url = database_url(args.url)
-    upgrade(url)
+    try:
+        upgrade(url)
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        first = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""])[0]
+        print(f"error: the database is unreachable ({type(exc).__name__}: {first})", file=sys.stderr)
+        return 1
     print(f"database at migration head: {url.split('@')[-1]}")
     return 0
 
@@ -184,7 +191,7 @@ def serve_subparsers(sub: Any) -> Any:
 
 def register(sub: Any) -> None:
     """Add demo, db, serve api, worker and beat to the `arena` subparsers `sub`."""
-    from referee.cli_checks import positive_int
+    from referee.cli_checks import database_url_arg, port_number, positive_int
 
     demo = sub.add_parser(
         "demo", help="register the bundled bots, play a ladder season, print standings, serve"
@@ -195,11 +202,12 @@ def register(sub: Any) -> None:
                       help="seats per match (default 2)")
     demo.add_argument("--workers", type=positive_int, default=None,
                       help="match processes (default: cores, at most 4)")
-    demo.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena-demo.db)")
+    demo.add_argument("--db", type=database_url_arg,
+                      help="database URL (default $DATABASE_URL, else sqlite:///arena-demo.db)")
     demo.add_argument("--no-serve", action="store_true", help="exit after printing the standings")
     demo.add_argument("--host", default="127.0.0.1",
                       help="address to serve the ladder on (default 127.0.0.1)")
-    demo.add_argument("--port", type=int, default=8000,
+    demo.add_argument("--port", type=port_number, default=8000,
                       help="port to serve on (default 8000; checked before the season)")
     demo.add_argument("--seed", type=int, default=None, help="seed the matchmaker")
     demo.add_argument("--timeout", type=float, default=None,
@@ -209,13 +217,15 @@ def register(sub: Any) -> None:
     db = sub.add_parser("db", help="database maintenance")
     dbsub = db.add_subparsers(dest="db_command", required=True)
     up = dbsub.add_parser("upgrade", help="migrate the database to the newest schema")
-    up.add_argument("--url", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    up.add_argument("--url", type=database_url_arg,
+                    help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     up.set_defaults(func=_cmd_db_upgrade)
 
     api = serve_subparsers(sub).add_parser("api", help="the ladder's HTTP API and web page")
-    api.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    api.add_argument("--db", type=database_url_arg,
+                     help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     api.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    api.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000)")
+    api.add_argument("--port", type=port_number, default=8000, help="port to listen on (default 8000)")
     api.add_argument("--upgrade", action="store_true",
                      help="migrate the database first (without it, an unmigrated one is refused)")
     api.add_argument("--log-level", default="info",
@@ -231,7 +241,7 @@ def register(sub: Any) -> None:
     worker.add_argument("--concurrency", type=positive_int, default=os.cpu_count() or 1,
                         help="matches played at once (default: the number of cores)")
     worker.add_argument("--name", default=None, help="worker node name (default arena-<random>)")
-    worker.add_argument("--metrics-port", type=int, default=None,
+    worker.add_argument("--metrics-port", type=port_number, default=None,
                         help="serve the worker's Prometheus metrics on this port")
     worker.add_argument("--loglevel", default="INFO", help="Celery's log level (default INFO)")
     worker.add_argument(

@@ -6,7 +6,8 @@ Plan each decision:
    nearest the Airlock, heal the most hurt player;
 2. Coordinate (another player's turn): lend Attack cards (combos counted against the active
    player's play area) while the active player is short of Attack for a kill it wants, or, when
-   the phase begins, the Complex is crowded near the Airlock;
+   the phase begins, the Complex is crowded near the Airlock; in the Strike phase, lend only a
+   healing card, when the coming strikes could kill the hurt active player;
 3. its own turn: play every card (combo cards last), use "Once this turn" abilities, complete
    an Objective, ask the team to Coordinate when short of Attack for the cheapest wanted kill
    (a Combat Zone enemy, a facehugger, a face-up boss or Final Enemy, or an Objective's
@@ -92,22 +93,31 @@ class AlienCoopBot:
     def _threat_gap(self, obs: dict[str, Any]) -> int:
         """Attack the active player still lacks to kill the most dangerous visible enemy."""
         hive = self.content.hive_cards
-        targets = [hive[c].attack for c in obs["combat"] if hive[c].is_enemy]
+        targets = [hive[c].attack for c in obs["combat"] if hive[c].is_enemy and self._due(obs, c)]
         targets += [hive[f["card"]].attack for f in obs["facehuggers"]]
         if not targets:
             return 0
         return max(0, min(targets) - int(obs["pool"]["attack"]))
 
+    def _due(self, obs: dict[str, Any], card_id: str) -> bool:
+        """False for a later Objective's boss: it cannot be fought before its Objective is current
+        (Objectives complete in order)."""
+        objectives = self.content.objectives
+        return not any(
+            o.condition == "kill" and o.card == card_id and k > int(obs["objective"])
+            for k, o in enumerate(objectives)
+        )
+
     def _stretch_gap(self, obs: dict[str, Any]) -> int:
         """Attack the active player lacks for the cheapest kill worth spending cards on: a Combat
         Zone enemy, a facehugger, or a face-up boss or Final Enemy anywhere (0: none)."""
         hive = self.content.hive_cards
-        targets = [hive[c].attack for c in obs["combat"] if hive[c].is_enemy]
+        targets = [hive[c].attack for c in obs["combat"] if hive[c].is_enemy and self._due(obs, c)]
         targets += [hive[f["card"]].attack for f in obs["facehuggers"]]
         for r in obs["complex"]:
             if r is not None and r["up"]:
                 c = hive[r["card"]]
-                if c.is_enemy and (c.boss or c.final):
+                if c.is_enemy and (c.boss or c.final) and self._due(obs, c.id):
                     targets.append(c.attack)
         if not targets:
             return 0
@@ -117,10 +127,14 @@ class AlienCoopBot:
         """(Attack needed, card) of what the active player wants to spend Attack on: Combat Zone
         enemies, facehuggers, face-up bosses and Final Enemies, an Objective's spend card."""
         hive = self.content.hive_cards
-        out = [(hive[c].attack, c) for c in obs["combat"] if hive[c].is_enemy]
+        out = [(hive[c].attack, c) for c in obs["combat"] if hive[c].is_enemy and self._due(obs, c)]
         out += [(hive[f["card"]].attack, f["card"]) for f in obs["facehuggers"]]
         up = [r["card"] for r in obs["complex"] if r is not None and r["up"]]
-        out += [(hive[c].attack, c) for c in up if hive[c].is_enemy and (hive[c].boss or hive[c].final)]
+        out += [
+            (hive[c].attack, c)
+            for c in up
+            if hive[c].is_enemy and (hive[c].boss or hive[c].final) and self._due(obs, c)
+        ]
         for k, o in enumerate(self.content.objectives):
             if o.condition == "spend" and not obs["met"][k] and (o.card in up or o.card in obs["combat"]):
                 out.append((o.attack, o.card))
@@ -148,6 +162,8 @@ class AlienCoopBot:
         return total
 
     def _coordinate(self, obs: dict[str, Any], legal: Sequence[Action], kinds: dict[str, list[int]]) -> int:
+        if obs["phase"] == "strike_coordinate":
+            return self._coordinate_heal(obs, legal, kinds)
         me = obs["players"][obs["seat"]]
         gap = max(self._threat_gap(obs), self._want_gap(obs))
         # crowded Complex: lend at the start of the phase (nothing played yet) to clear it
@@ -159,6 +175,23 @@ class AlienCoopBot:
         best = max(kinds["coordinate"], key=lambda i: self._lent_attack(obs, cards[str(legal[i].args[0])]))
         if self._lent_attack(obs, cards[str(legal[best].args[0])]) >= 1:
             return best
+        return kinds["pass"][0]
+
+    def _coordinate_heal(
+        self, obs: dict[str, Any], legal: Sequence[Action], kinds: dict[str, list[int]]
+    ) -> int:
+        """Before the strikes (Attack is of no use any more): lend a healing card when the
+        active player is hurt and the coming strikes could kill them; otherwise pass."""
+        hive = self.content.hive_cards
+        active = obs["players"][obs["current"]]
+        worst = max(sc.damage for sc in self.content.strikes.values())
+        coming = worst * sum(hive[c].strikes for c in obs["combat"] if hive[c].is_enemy)
+        if "coordinate" not in kinds or not active["damage"] or active["health_left"] > coming:
+            return kinds["pass"][0]
+        cards = self.content.cards
+        for i in kinds["coordinate"]:
+            if any(e.op in ("heal", "heal_any") for e in cards[str(legal[i].args[0])].play):
+                return i
         return kinds["pass"][0]
 
     def _pending(self, obs: dict[str, Any], pending: dict[str, Any], legal: Sequence[Action]) -> int:

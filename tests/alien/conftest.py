@@ -46,6 +46,24 @@ def to_main(game: AlienGame) -> AlienGame:
         game.apply(Action("pass"))
 
 
+def pass_asks(game: AlienGame, phase: str) -> AlienGame:
+    """Pass the Coordinate questions of the ask running in `phase` (e.g. "strike_coordinate")."""
+    while not game.is_over() and game.s.phase == phase:
+        d = game.decision()
+        assert d is not None
+        if d.kind != "coordinate":
+            break
+        game.apply(Action("pass"))
+    return game
+
+
+def end_turn(game: AlienGame) -> AlienGame:
+    """End the Action phase and pass the Strike phase's Coordinate questions (the strikes,
+    cleanup and the next turn then run up to the next decision)."""
+    act(game, "end_turn")
+    return pass_asks(game, "strike_coordinate")
+
+
 def legal(game: AlienGame, kind: str) -> list[Action]:
     d = game.decision()
     assert d is not None

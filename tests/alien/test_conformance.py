@@ -7,6 +7,8 @@ re-dealing everything each seat may not know.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from referee.core import conformance as cf
@@ -16,7 +18,7 @@ from referee.games.alien.engine import AlienGame
 PLAYERS = (1, 2, 3, 4, 5)
 
 
-def _config(players: int) -> dict:
+def _config(players: int) -> dict[str, Any]:
     return AlienGame.default_config(players)
 
 

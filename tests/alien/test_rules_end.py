@@ -7,7 +7,7 @@ from referee.core import conformance as cf
 from referee.games.alien import engine as alien_engine
 from referee.games.alien.content import AlienContent
 from referee.games.alien.engine import AlienGame
-from tests.alien.conftest import act, clear_board, new_game, refresh, set_hand, strikes_of, to_main
+from tests.alien.conftest import act, clear_board, end_turn, new_game, refresh, set_hand, strikes_of, to_main
 
 
 def _final_fight(players: int, dead: tuple[int, ...] = ()) -> AlienGame:
@@ -61,21 +61,6 @@ def test_result_records_objectives_completed_turns_and_survivors() -> None:
     assert d["objectives_completed"] == 3 and d["turns"] == game.s.turn and d["survivors"] == 2
 
 
-def test_objective_met_early_completes_as_soon_as_it_is_current() -> None:
-    game = clear_board(to_main(new_game(1, seed=2)))
-    s = game.s
-    s.combat = ["warden_beast"]
-    s.attack = game.hive_card("warden_beast").attack
-    refresh(game)
-    act(game, "fight", "combat", 0)
-    assert s.met == [False, True, False] and s.objective == 0
-    s.complex[4] = {"card": "beacon_relay", "up": True}
-    s.attack = 4
-    refresh(game)
-    act(game, "complete", 0)
-    assert s.objective == 2  # Objective 2 was already met: it completes at once
-
-
 def test_boss_kill_completes_the_kill_objective() -> None:
     game = clear_board(to_main(new_game(1, seed=2)))
     s = game.s
@@ -113,7 +98,7 @@ def test_forfeit_kills_the_seat_it_scores_0_and_the_turn_passes() -> None:
 
 def test_forfeit_of_a_seat_asked_to_coordinate_drops_its_question() -> None:
     game = clear_board(to_main(new_game(2, seed=5)))
-    act(game, "end_turn")
+    end_turn(game)  # seat 1's turn begins: seat 0 is asked in its Hive phase
     d = game.decision()
     assert d is not None and d.kind == "coordinate" and d.seat == 0
     game.forfeit(0)

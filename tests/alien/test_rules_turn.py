@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from referee.games.alien.content import AlienContent
 from referee.games.alien.engine import AlienGame
-from tests.alien.conftest import act, clear_board, legal, new_game, refresh, set_hand, strikes_of, to_main
+from tests.alien.conftest import (
+    act,
+    clear_board,
+    end_turn,
+    legal,
+    new_game,
+    pass_asks,
+    refresh,
+    set_hand,
+    strikes_of,
+    to_main,
+)
 
 # --- 1. Hive phase -------------------------------------------------------------------------
 
@@ -35,7 +48,8 @@ def test_card_pushed_off_the_airlock_enters_combat_zone_flipped_and_reveals(
     solo: AlienGame, content: AlienContent
 ) -> None:
     s = solo.s
-    s.complex = [{"card": "duct_lurker", "up": False} for _ in range(4)] + [{"card": "stalker", "up": False}]
+    rooms: list[dict[str, Any] | None] = [{"card": "duct_lurker", "up": False} for _ in range(4)]
+    s.complex = [*rooms, {"card": "stalker", "up": False}]
     s.strike_deck.append(strikes_of(content, 1))
     solo._enter_complex("ravager", up=False)
     assert s.combat == ["stalker"]  # face up in the Combat Zone
@@ -271,29 +285,22 @@ def test_unkilled_facehugger_gives_its_host_a_chestburster_in_the_discard_pile()
     assert "burster" not in s.players[0].discard  # still killable on seat 1's turn
     clear_board(game)
     s.facehuggers = [{"card": "clinger", "seat": 0, "expires": s.turn}]
-    act(game, "end_turn")
+    end_turn(game)
     assert "burster" in s.players[0].discard and s.facehuggers == []
-
-
-def test_drawing_a_chestburster_kills_the_player() -> None:
-    game = clear_board(to_main(new_game(2, seed=4)))
-    s = game.s
-    s.players[0].deck.append("burster")
-    act(game, "end_turn")  # cleanup draws 6: the Chestburster comes first
-    assert s.players[0].status == "dead"
-    assert s.combat == ["burster"]  # it bursts into the Combat Zone
-    assert s.current == 1 and not s.over
 
 
 def test_coordinate_is_a_decision_of_another_seat_during_the_active_players_action_phase() -> None:
     game = clear_board(to_main(new_game(2, seed=4)))
     s = game.s
-    act(game, "end_turn")  # seat 1's turn: seat 0 is asked
+    end_turn(game)  # seat 1's turn: seat 0 is asked (Hive phase, then Action phase)
+    pass_asks(game, "hive_coordinate")
     d = game.decision()
     assert d is not None and d.kind == "coordinate" and d.seat == 0 and s.current == 1
+    assert s.phase == "coordinate"
     game.apply(next(a for a in d.actions if a.kind == "pass"))
     clear_board(game)
-    act(game, "end_turn")  # seat 1's cleanup drew a new hand: give it a Sergeant to coordinate
+    end_turn(game)  # seat 1's cleanup drew a new hand: give it a Sergeant to coordinate
+    pass_asks(game, "hive_coordinate")
     assert game.decision().seat == 1  # type: ignore[union-attr]
     # seat 0's turn again: now seat 1 (not the active player) is asked
     set_hand(game, 1, ["sgt_cole", "grunt", "grunt", "specialist", "specialist", "specialist"])
@@ -307,7 +314,7 @@ def test_coordinate_is_a_decision_of_another_seat_during_the_active_players_acti
     act(game, "pass")
     assert game.decision().kind == "turn"  # type: ignore[union-attr]
     clear_board(game)
-    act(game, "end_turn")
+    end_turn(game)
     assert "sgt_cole" in s.players[1].discard and not s.players[1].set_aside
 
 
@@ -335,7 +342,7 @@ def test_coordinate_during_another_players_action_phase_after_the_active_player_
     assert not legal(game, "ask")  # not again without another action
     act(game, "play", "grunt")
     assert legal(game, "ask")
-    act(game, "end_turn")
+    end_turn(game)
     assert "sgt_cole" in s.players[1].discard and not s.players[1].set_aside
 
 
@@ -516,7 +523,7 @@ def test_total_strike_damage_at_or_above_health_kills_the_player(content: AlienC
     s.combat = ["duct_lurker"]
     s.strike_deck.append(strikes_of(content, 2))
     refresh(game)
-    act(game, "end_turn")
+    end_turn(game)
     assert s.players[0].status == "dead" and s.players[0].strikes == []
     assert s.current == 1 and not s.over  # the team plays on
 

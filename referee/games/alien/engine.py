@@ -1,13 +1,16 @@
 """Legendary Encounters: Alien (cooperative, 1-5 players) rules engine: a pure state machine.
 
 Every rule of `shared/games/alien.md` lives here or in `observation.py` (what a seat may see).
-A turn runs through phases held in the state: ``hive`` (the top Hive card enters the Complex),
-``ongoing`` (Vigilant cards' ongoing effects), ``coordinate`` (an ask: each other living player,
-in turn order, may set aside Coordinate cards for the active player: decisions whose seat is not
-the active player), ``action`` (the active player's main decisions), ``strike`` (Combat Zone
-enemies strike, right to left) and ``cleanup``. The team is asked automatically when the Action
-phase begins, and again whenever the active player chooses ``ask`` (legal once they have taken
-another action since the last ask), which returns the turn to ``coordinate`` for one more round.
+A turn runs through phases held in the state: ``hive`` (the turn begins), ``hive_coordinate``
+(an ask, then the top Hive card enters the Complex), ``ongoing`` (Vigilant cards' ongoing
+effects), ``coordinate`` (an ask), ``action`` (the active player's main decisions),
+``strike_coordinate`` (an ask), ``strike`` (Combat Zone enemies strike, right to left) and
+``cleanup``. In an ask each other living player, in turn order, may set aside Coordinate cards
+for the active player (decisions whose seat is not the active player): "During another player's
+turn, you can set aside a Coordinate card", so the team is asked automatically in every phase of
+the turn (Hive, Action, Strike), and again whenever the active player chooses ``ask`` (legal once
+they have taken another action since the last ask), which returns the turn to ``coordinate`` for
+one more round.
 Card effects that need a choice push pending decisions on a stack; the top of the stack says who
 decides.
 
@@ -38,12 +41,14 @@ from referee.games.alien.state import ALIVE, DEAD, AlienState, PlayerState
 
 __all__ = ["ENGINE_VERSION", "ROUND_LIMIT", "AlienGame"]
 
-ENGINE_VERSION = "alien-2"
+ENGINE_VERSION = "alien-3"
 #: engine safeguard (not a printed rule): after this many rounds the Hive overruns the
 #: Location and the players lose, so every game ends even when nobody can die any more.
 ROUND_LIMIT = 60
 
 MAIN = "turn"
+#: the phases that run a Coordinate ask, and the phase of the turn each belongs to
+_ASK_PHASES = {"hive_coordinate": "Hive", "coordinate": "Action", "strike_coordinate": "Strike"}
 
 
 def _stream_deck(seat: int) -> str:
@@ -392,7 +397,8 @@ class AlienGame(Game):
             if s.attack >= self.hive_card(f["card"]).attack:
                 out.append(Action("fight", ("facehugger", i), f"kill the facehugger on seat {f['seat']}"))
         for k, o in enumerate(self.content.objectives):
-            if o.condition == "spend" and not s.met[k] and s.attack >= o.attack and self._face_up(o.card):
+            # "You must complete them in order!": only the current Objective can be completed
+            if o.condition == "spend" and k == s.objective and s.attack >= o.attack and self._face_up(o.card):
                 out.append(Action("complete", (k,), f"spend {o.attack} Attack: {o.name}"))
         if s.can_ask and self._teammates():
             out.append(Action("ask", (), "ask the team to Coordinate"))
@@ -407,7 +413,19 @@ class AlienGame(Game):
 
     def _fightable(self, card_id: str) -> bool:
         c = self.hive_card(card_id)
-        return c.is_enemy and self.s.attack >= c.attack
+        return c.is_enemy and self.s.attack >= c.attack and not self._kill_awaits_its_objective(card_id)
+
+    def _kill_awaits_its_objective(self, card_id: str) -> bool:
+        """Whether killing `card_id` would complete a later Objective than the current one.
+
+        "You must complete them in order!": such a kill is not allowed until its Objective is
+        current (were it allowed and not credited, the dead boss would make the game unwinnable).
+        """
+        s = self.s
+        return any(
+            o.condition == "kill" and o.card == card_id and k > s.objective
+            for k, o in enumerate(self.content.objectives)
+        )
 
     def _face_up(self, card_id: str) -> bool:
         s = self.s
@@ -478,9 +496,9 @@ class AlienGame(Game):
             s.phase = "coordinate"
             s.coordinate_queue = self._teammates()
         elif kind == "end_turn":
-            s.phase = "strike"
+            s.phase = "strike_coordinate"
+            s.coordinate_queue = self._teammates()  # the automatic ask of the Strike phase
             s.strike_log = []
-            s.strike_queue = [c for c in reversed(s.combat) for _ in range(self._strikes_of(c))]
         else:  # pragma: no cover - legal actions are generated above
             raise IllegalAction(kind)
 
@@ -536,6 +554,12 @@ class AlienGame(Game):
                     continue
                 return
             if s.phase == "hive":
+                s.phase = "hive_coordinate"
+                s.coordinate_queue = self._teammates()  # the automatic ask of the Hive phase
+            elif s.phase == "hive_coordinate":
+                if s.coordinate_queue:
+                    self._ask_next()
+                    continue
                 s.phase = "ongoing"
                 if s.hive:  # an empty Hive deck puts nothing in
                     self._enter_complex(s.hive.pop(), up=False)
@@ -549,17 +573,17 @@ class AlienGame(Game):
                 if not s.coordinate_queue:
                     s.phase = "action"
                     continue
-                seat = s.coordinate_queue.pop(0)
-                if s.players[seat].status == ALIVE:
-                    s.stack.append(
-                        {
-                            "kind": "coordinate",
-                            "seat": seat,
-                            "prompt": f"coordinate a card for seat {s.current}?",
-                        }
-                    )
+                self._ask_next()
             elif s.phase == "action":
                 return
+            elif s.phase == "strike_coordinate":
+                if s.coordinate_queue:
+                    self._ask_next()
+                    continue
+                # The strike order is fixed as the strikes begin (a coordinated card's scan may
+                # have changed the Combat Zone during the ask).
+                s.phase = "strike"
+                s.strike_queue = [c for c in reversed(s.combat) for _ in range(self._strikes_of(c))]
             elif s.phase == "strike":
                 if s.strike_queue:
                     self._strike(s.current, s.strike_queue.pop(0))
@@ -569,6 +593,20 @@ class AlienGame(Game):
                 self._cleanup()
                 if not s.over:
                     self._next_turn(rules["hand_size"])
+
+    def _ask_next(self) -> None:
+        """Ask the next teammate in the current Coordinate round (if still alive)."""
+        s = self.s
+        seat = s.coordinate_queue.pop(0)
+        if s.players[seat].status == ALIVE:
+            where = _ASK_PHASES[s.phase]
+            s.stack.append(
+                {
+                    "kind": "coordinate",
+                    "seat": seat,
+                    "prompt": f"coordinate a card for seat {s.current} ({where} phase)?",
+                }
+            )
 
     def _cleanup(self) -> None:
         s = self.s
@@ -704,13 +742,13 @@ class AlienGame(Game):
         s.attack -= c.attack
         s.dead_enemies.append(card_id)
         for k, o in enumerate(self.content.objectives):
-            if o.condition == "kill" and o.card == card_id:
-                s.met[k] = True
+            if o.condition == "kill" and o.card == card_id and k == s.objective:
+                s.met[k] = True  # only the current Objective (later ones cannot be fought yet)
         self._resolve(s.current, c.death)
         self._check_objectives()
 
     def _check_objectives(self) -> None:
-        """Objectives complete in order; one met early completes as soon as it is current."""
+        """The current Objective, once met, completes and the next one becomes current."""
         s = self.s
         while s.objective < len(s.met) and s.met[s.objective]:
             s.objective += 1
@@ -735,8 +773,10 @@ class AlienGame(Game):
                 p.deck, p.discard = p.discard, []
                 RandomStreams(s.seed, s.rng).shuffle(_stream_deck(seat), p.deck)
             card_id = p.deck.pop()
-            if card_id in self.content.hive_cards:  # a Chestburster: the player dies horribly
-                s.combat.insert(0, card_id)
+            if card_id in self.content.hive_cards:
+                # "When a player draws a Chestburster, they die horribly!" -- and that is all the
+                # seed says: the card stays with its dead host (it does not become an enemy).
+                p.discard.append(card_id)
                 self._die(seat)
                 return
             p.hand.append(card_id)

@@ -62,7 +62,8 @@ class AlienState:
     turn: int = 0
     round: int = 1
     current: int = 0
-    #: "hive", "ongoing", "coordinate", "action", "strike", "cleanup", "over"
+    #: "hive", "hive_coordinate", "ongoing", "coordinate", "action", "strike_coordinate",
+    #: "strike", "cleanup", "over"
     phase: str = "hive"
     attack: int = 0
     recruit: int = 0
