@@ -1,8 +1,9 @@
 """The cooperative Alien reference bot (bots/builtin/alien_coop.py), played over the wire.
 
-Legendary Encounters: Alien is cooperative, and decisions also come outside your own turn: at
-the start of every Action phase, and whenever the active player asks the team later in that
-phase, each other living player is asked whether to Coordinate a card
+Legendary Encounters: Alien is cooperative, and decisions also come outside your own turn: once
+in every phase of another player's turn (Hive, Action, Strike), and whenever the active player
+asks the team later in the Action phase, each other living player is asked whether to Coordinate
+a card
 (`self.request.context.out_of_turn` is set, `context.active_seat` is whose turn it is). The
 built-in bot already handles that from the observation alone: `observation_dict` turns the typed
 AlienObservation back into the engine's dict, and the SDK's Action has the engine's shape. The
