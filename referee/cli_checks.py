@@ -22,7 +22,9 @@ __all__ = [
     "UsageError",
     "check_replay_target",
     "check_writable_dir",
+    "database_url_arg",
     "non_negative_int",
+    "port_number",
     "positive_int",
     "seat_names",
     "short_name",
@@ -62,6 +64,30 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
     return value
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 0 to 65535 (0: any free port, where a server allows it)."""
+    value = _int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {value}")
+    return value
+
+
+def database_url_arg(text: str) -> str:
+    """An argparse type: a database URL whose kind SQLAlchemy knows (``sqlite:///file.db``,
+    ``postgresql://user@host/db``); the URL itself is returned unchanged."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    try:
+        make_url(text.replace("postgres://", "postgresql://", 1)).get_dialect()
+    except (ArgumentError, NoSuchModuleError, ValueError) as exc:
+        first = (str(exc).strip().splitlines() or [""])[0]
+        raise argparse.ArgumentTypeError(
+            f"not a database URL ({first}); e.g. sqlite:///arena.db or postgresql://user@host/arena"
+        ) from None
+    return text
 
 
 def _int(text: str) -> int:

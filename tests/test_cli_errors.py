@@ -78,6 +78,10 @@ def _bad_play_invocations(tmp: Path) -> list[tuple[list[str], str]]:
         (["bot", "check", "python bot.py", "--games", "0"], "--games"),
         (["demo", "--matches", "0", "--no-serve"], "--matches"),
         (["replay", "show"], "file"),
+        (["serve", "api", "--port", "99999"], "a port is 0 to 65535"),
+        (["replay", "serve", "x.json", "--port", "-1"], "a port is 0 to 65535"),
+        (["db", "upgrade", "--url", "nosuch://x"], "not a database URL"),
+        (["demo", "--db", "nosuch://x", "--no-serve"], "not a database URL"),
     ]
 
 
@@ -318,6 +322,9 @@ def test_serve_api_refuses_an_unmigrated_database_and_says_what_to_run(
     assert "arena db upgrade" in line
     out = arena("serve", "api", "--db", "postgresql://postgres@127.0.0.1:1/none", "--port", "0", timeout=60)
     assert "cannot reach the database" in one_error_line(out)
+    out = arena("db", "upgrade", "--url", "postgresql://postgres@127.0.0.1:1/none", timeout=60)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert len(out.stderr.splitlines()) == 1 and "the database is unreachable" in out.stderr
 
 
 # --- readable output ----------------------------------------------------------------------------

@@ -394,12 +394,12 @@ def _serve_subparsers(sub: Any) -> Any:
 
 def register(sub: Any) -> None:
     """Add `serve referee`, `match` and `bot check` to the `arena` parser."""
-    from referee.cli_checks import positive_int
+    from referee.cli_checks import port_number, positive_int
 
     ssub = _serve_subparsers(sub)
     ref = ssub.add_parser("referee", help="the gRPC referee (bots connect here)")
     ref.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    ref.add_argument("--port", type=int, default=50051, help="port to listen on (default 50051)")
+    ref.add_argument("--port", type=port_number, default=50051, help="port to listen on (default 50051)")
     ref.add_argument(
         "--admin-token-file",
         default=os.environ.get("ARENA_ADMIN_TOKEN_FILE") or None,
@@ -441,7 +441,10 @@ def register(sub: Any) -> None:
         "--max-matches", type=positive_int, default=1024, help="matches held at once (default 1024)"
     )
     ref.add_argument(
-        "--metrics-port", type=int, default=0, help="serve Prometheus metrics (arena_referee_*) on this port"
+        "--metrics-port",
+        type=port_number,
+        default=0,
+        help="serve Prometheus metrics (arena_referee_*) on this port",
     )
     ref.set_defaults(func=_cmd_serve_referee)
 
