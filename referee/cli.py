@@ -83,7 +83,14 @@ def _print_table(stats: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
+    class _PipeConsole(Console):
+        # rich exits silently with status 1 when its reader goes away; arena's main() says so
+        # in one line with status 2, as for every other command
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    console = _PipeConsole()
     fixed = ("games", "wins", "win_rate", "mean_score")
     for key, title in (("by_seat", "seat"), ("by_bot", "bot")):
         rows = stats[key]

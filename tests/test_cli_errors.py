@@ -151,6 +151,20 @@ def test_output_closed_by_its_reader_ends_in_one_line_not_a_traceback(tmp_path: 
     assert "Exception ignored" not in out.stderr
 
 
+def test_a_results_table_into_a_closed_pipe_ends_in_one_line() -> None:
+    """The reader is gone before arena starts (the read end is closed): the rich table of
+    `arena play` and the JSON both meet a broken pipe on their first write."""
+    for extra in ([], ["--json"]):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            done = subprocess.run([ARENA, "play", "clank", "--games", "2", *extra], stdout=write,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+        finally:
+            os.close(write)
+        assert "broken pipe" in one_error_line(done), extra  # (rich alone exits 1 without a word)
+
+
 # --- names, the interpreter, crashed seats ------------------------------------------------------
 
 
