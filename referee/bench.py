@@ -4,6 +4,7 @@
   (engine + observe, as the runner does, without replay digests; and with them);
 - the cost of observe(), of legal-action generation, of copy(), of digest();
 - peak memory of the process;
+- replays: stored bytes per decision, format 1 vs 2, and recorder cost (`referee.replay_bench`);
 - greedy vs random win rate over 200 two-player games with seats swapped.
 
 Run `python -m referee.bench [--quick] [--json]`.
@@ -21,6 +22,7 @@ from typing import Any
 from bots.builtin import make_bot
 from referee.core.game import Game
 from referee.games import game_class
+from referee.replay_bench import figures as replay_figures
 from referee.runner import play_local
 
 
@@ -115,6 +117,8 @@ def main() -> None:
         figures[f"alien_random_{players}p"] = _random_play("alien", players, n)
         figures[f"alien_random_{players}p_with_replay"] = _with_replay("alien", players, max(2, n // 4))
         figures[f"alien_coop_{players}p_with_replay"] = _with_replay("alien", players, max(2, n // 4), "coop")
+    for label, row in replay_figures(4 if args.quick else 20).items():
+        figures[f"replay_{label}"] = row
     figures["clank_micro_4p"] = _micro(_midgame_states("clank", 4, 20), 20 if not args.quick else 3)
     figures["clank_greedy_vs_random_2p"] = _greedy_vs_random(40 if args.quick else 200)
     # sanity: a greedy bot instance is reusable

@@ -166,17 +166,16 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay_verify(args: argparse.Namespace) -> int:
-    from referee.replay import ReplayError, load, verify
+    from referee.replay import ReplayError, verify_file
 
     try:
-        report = verify(load(Path(args.file)))
+        report = verify_file(Path(args.file))
     except BrokenPipeError:
         raise  # the reader went away: main() ends quietly
     except (ReplayError, OSError) as exc:
         print(f"FAILED {args.file}: {exc}", file=sys.stderr)
         return 1
-    result = report.result.to_json() if report.result else None
-    print(f"OK {args.file}: {report.steps} steps re-simulated, every digest matches; result {result}")
+    print(f"OK {args.file}: {report.describe()}")
     return 0
 
 

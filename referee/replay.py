@@ -1,57 +1,124 @@
 """Replays: a complete, verifiable record of one game.
 
-Format (documented in `referee/REPLAY.md`): gzip-compressed JSON with the engine and content
-versions, the config, the seed, the seats, every action (decision id, seat, index, the action's
-kind/args/text, an optional bot note), a digest of the state after every step, forfeits with
-their reasons, and the result. `verify` re-simulates the game and checks every digest.
+Format (documented in `referee/REPLAY.md`). In memory a replay is the *expanded* document: the
+header (engine and content versions, config, seed, seats, ...), one dict per step (decision id,
+seat, index, the action's kind/args/text, an optional bot note and times, or a forfeit) and the
+result. The recorder hashes the game state only at checkpoints (every :data:`CHECKPOINT_EVERY`
+steps, at each forfeit and after the last step): hashing is most of a step's cost.
+
+On disk (`dumps`/`encode`) a replay is format 2: the header, the chosen action indexes as one
+integer array, the sparse extras (notes, default-action reasons, forfeits, times) and a chain
+of checkpoint digests that binds the header (seat metadata included) and every step's record to
+the re-simulated state. `loads` reads format 2 and the older format 1 (the expanded document
+itself), through one strict reader: every field is type-checked and a malformed file ends in a
+one-line `ReplayError` naming the field; the inflated size and the JSON nesting are capped.
+`verify` re-simulates the game and checks every digest and the result.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
+import io
 import json
+import re
 import time
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Final
 
 from referee.core.game import Action, Game, IllegalAction, Result, canonical_json
 from referee.games import game_class
 
 __all__ = [
+    "CHECKPOINT_EVERY",
+    "EXPANDED_VERSION",
     "FORMAT",
     "FORMAT_VERSION",
+    "MAX_DEPTH",
+    "MAX_INFLATED_BYTES",
     "ReplayError",
     "ReplayRecorder",
     "VerifyReport",
     "dumps",
+    "encode",
     "load",
     "loads",
     "save",
     "simulate",
     "verify",
+    "verify_file",
 ]
 
-FORMAT = "arena-replay"
-FORMAT_VERSION = 1
-NOTE_LIMIT = 256
+FORMAT: Final = "arena-replay"
+#: the version `dumps` writes: compact, checkpoint digests chained over header and steps
+FORMAT_VERSION: Final = 2
+#: the in-memory layout, and the files written before format 2 (a digest after every step)
+EXPANDED_VERSION: Final = 1
+SUPPORTED_VERSIONS: Final = (EXPANDED_VERSION, FORMAT_VERSION)
+#: the state is hashed after every this many steps (and at forfeits and after the last step):
+#: a fault is located to within this many steps, and hashing costs 1/64 of what it did
+CHECKPOINT_EVERY: Final = 64
+#: a replay inflating past this many bytes is refused (read in bounded chunks, never whole)
+MAX_INFLATED_BYTES: Final = 64 * 1024 * 1024
+#: JSON nested deeper than this is refused (a real replay nests about 8 deep)
+MAX_DEPTH: Final = 48
+NOTE_LIMIT: Final = 256
+
+_DIGEST = re.compile(r"[0-9a-f]{32}")
+# step keys with a column of their own in format 2; any other step key goes into "extra"
+_STEP_KEYS: Final = frozenset(
+    {"decision", "seat", "index", "action", "digest", "note", "ms", "cpu_ms", "reason", "forfeit"}
+)
+# format 2 keys that are not header: the body, the digests and the end
+_BODY_KEYS: Final = frozenset(
+    {
+        "actions",
+        "forfeits",
+        "notes",
+        "reasons",
+        "ms",
+        "cpu_ms",
+        "extra",
+        "checkpoints",
+        "checkpoint_every",
+        "header_digest",
+        "final_digest",
+    }
+)
+_END_KEYS: Final = ("result", "ended_by")
+_NOT_HEADER: Final = frozenset({"format", "format_version", "steps", *_END_KEYS}) | _BODY_KEYS
 
 
 class ReplayError(ValueError):
-    """A replay is malformed, from another engine version, or does not re-simulate."""
+    """A replay is malformed, from another engine version, or does not re-simulate.
+
+    The message is one line (a file's text never breaks it)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(" ".join(str(message).split()))
+
+
+# --- recording -----------------------------------------------------------------------------
 
 
 @dataclass
 class ReplayRecorder:
-    """Builds a replay while a game is played. Call `action` / `forfeit` after each step."""
+    """Builds a replay while a game is played. Call `action` / `forfeit` after each step.
+
+    The state is hashed only at checkpoints: every :data:`CHECKPOINT_EVERY`-th step, each
+    forfeit, and the last step (in `finish`)."""
 
     game: Game
     seed: int
     config: Mapping[str, Any]
     seats: Sequence[Mapping[str, Any]]
     steps: list[dict[str, Any]] = field(default_factory=list)
-    started: float = field(default_factory=time.time)
+    #: Unix time the game started (informational); None leaves it out, so that the same seed and
+    #: actions give the same file bit for bit (the local runner)
+    started: float | None = field(default_factory=time.time)
 
     def __post_init__(self) -> None:
         self.initial_digest = self.game.digest()
@@ -75,7 +142,6 @@ class ReplayRecorder:
             "seat": seat,
             "index": index,
             "action": action.to_json(),
-            "digest": self.game.digest(),
         }
         if note:
             step["note"] = note[:NOTE_LIMIT]
@@ -86,17 +152,21 @@ class ReplayRecorder:
         if reason:
             step["reason"] = reason
         self.steps.append(step)
+        if len(self.steps) % CHECKPOINT_EVERY == 0:
+            step["digest"] = self.game.digest()
 
     def forfeit(self, seat: int, reason: str) -> None:
         """Record a forfeit (call after game.forfeit)."""
         self.steps.append({"forfeit": seat, "reason": reason, "digest": self.game.digest()})
 
     def finish(self, ended_by: str = "game_over") -> dict[str, Any]:
-        """The replay document. `ended_by` says why the match ended."""
+        """The replay document (expanded). `ended_by` says why the match ended."""
+        if self.steps and "digest" not in self.steps[-1]:
+            self.steps[-1]["digest"] = self.game.digest()
         result = self.game.result().to_json() if self.game.is_over() else None
-        return {
+        doc = {
             "format": FORMAT,
-            "format_version": FORMAT_VERSION,
+            "format_version": EXPANDED_VERSION,
             "game": self.game.name,
             "engine_version": self.game.engine_version,
             "content_version": self.game.content_version,
@@ -107,98 +177,557 @@ class ReplayRecorder:
             "steps": self.steps,
             "result": result,
             "ended_by": ended_by,
-            "started_at": round(self.started, 3),
         }
+        if self.started is not None:
+            doc["started_at"] = round(self.started, 3)
+        return doc
+
+
+# --- the digest chain (format 2) ----------------------------------------------------------
+
+
+def _hash(*parts: str) -> str:
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def _header(doc: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in doc.items() if k not in _NOT_HEADER}
+
+
+def _header_digest(doc: Mapping[str, Any]) -> str:
+    return _hash("arena-replay/2 header", canonical_json(_header(doc)))
+
+
+def _record(step: Mapping[str, Any]) -> dict[str, Any]:
+    """What a step's checkpoint digest covers besides the state: everything recorded of it but
+    what re-simulation derives (decision id, seat and action of an index) and the digest."""
+    if "forfeit" in step:
+        return {k: v for k, v in step.items() if k != "digest"}
+    return {k: v for k, v in step.items() if k not in ("digest", "action", "decision", "seat")}
+
+
+def _link(previous: str, n: int, state: str, records: Sequence[Mapping[str, Any]]) -> str:
+    return _hash("arena-replay/2 checkpoint", previous, str(n), state, canonical_json(list(records)))
+
+
+def _final_digest(last: str, steps: int, doc: Mapping[str, Any]) -> str:
+    end = {k: doc[k] for k in _END_KEYS if k in doc}
+    return _hash("arena-replay/2 final", last, str(steps), canonical_json(end))
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def encode(replay: Mapping[str, Any]) -> bytes:
+    """Replay document -> format 2 canonical JSON bytes (uncompressed, deterministic).
+
+    Checkpoints are the steps that carry a state digest at every CHECKPOINT_EVERY-th step, the
+    forfeits and the last step (which must carry one: the recorder's `finish` sees to it)."""
+    doc = load_document(replay)  # the strict reader: only a sound document is written
+    steps: list[Mapping[str, Any]] = doc["steps"]
+    clashing = sorted(set(doc) & _BODY_KEYS)
+    if clashing:
+        raise ReplayError(f"replay: {clashing[0]}: a header key may not be named like a format 2 field")
+    out: dict[str, Any] = {k: v for k, v in doc.items() if k != "steps"}
+    out["format_version"] = FORMAT_VERSION
+    out["checkpoint_every"] = CHECKPOINT_EVERY
+    actions: list[int | None] = []
+    forfeits: list[list[Any]] = []
+    notes: list[list[Any]] = []
+    reasons: list[list[Any]] = []
+    extra: list[list[Any]] = []
+    ms: list[int | None] = []
+    cpu: list[int | None] = []
+    checkpoints: list[list[Any]] = []
+    chain = header = _header_digest(doc)
+    block: list[dict[str, Any]] = []
+    if steps and "digest" not in steps[-1]:
+        raise ReplayError(f"replay: steps[{len(steps) - 1}].digest: missing (the last step needs one)")
+    for n, step in enumerate(steps, start=1):
+        if "forfeit" in step:
+            actions.append(None)
+            forfeits.append([n, step["forfeit"], step["reason"]])
+        else:
+            actions.append(step["index"])
+            if "note" in step:
+                notes.append([n, step["note"]])
+            if "reason" in step:
+                reasons.append([n, step["reason"]])
+        ms.append(step.get("ms"))
+        cpu.append(step.get("cpu_ms"))
+        others = {k: v for k, v in step.items() if k not in _STEP_KEYS}
+        if others:
+            extra.append([n, others])
+        block.append(_record(step))
+        if "digest" in step and (n % CHECKPOINT_EVERY == 0 or "forfeit" in step or n == len(steps)):
+            chain = _link(chain, n, step["digest"], block)
+            checkpoints.append([n, chain])
+            block = []
+    out["actions"] = actions
+    for key, column in (("forfeits", forfeits), ("notes", notes), ("reasons", reasons), ("extra", extra)):
+        if column:
+            out[key] = column
+    for key, values in (("ms", ms), ("cpu_ms", cpu)):
+        if any(v is not None for v in values):
+            out[key] = values
+    out["checkpoints"] = checkpoints
+    out["header_digest"] = header
+    out["final_digest"] = _final_digest(chain, len(steps), doc)
+    return canonical_json(out).encode()
 
 
 def dumps(replay: Mapping[str, Any]) -> bytes:
-    """Replay document -> compressed bytes (deterministic: no gzip timestamp)."""
-    return gzip.compress(canonical_json(replay).encode(), compresslevel=9, mtime=0)
-
-
-def loads(data: bytes) -> dict[str, Any]:
-    """Compressed (or plain JSON) bytes -> replay document. Raises ReplayError."""
-    try:
-        raw = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
-        doc = json.loads(raw)
-    except (OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReplayError(f"not a replay file: {exc}") from None
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ReplayError("not a replay file: missing format marker")
-    if doc.get("format_version") != FORMAT_VERSION:
-        raise ReplayError(f"replay format version {doc.get('format_version')} is not supported")
-    for key in ("game", "engine_version", "content_version", "config", "seed", "seats", "steps"):
-        if key not in doc:
-            raise ReplayError(f"replay is missing {key!r}")
-    return doc
+    """Replay document -> format 2 file bytes: gzip (no timestamp) of `encode`; the same game
+    gives the same bytes."""
+    return gzip.compress(encode(replay), compresslevel=9, mtime=0)
 
 
 def save(replay: Mapping[str, Any], path: Path) -> None:
-    """Write a replay file."""
+    """Write a replay file (format 2)."""
     path.write_bytes(dumps(replay))
 
 
-def load(path: Path) -> dict[str, Any]:
-    """Read a replay file."""
-    return loads(path.read_bytes())
+# --- reading -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class VerifyReport:
-    """Outcome of `verify`."""
+def _read_capped(stream: IO[bytes] | gzip.GzipFile, limit: int, what: str) -> bytes:
+    out = bytearray()
+    while chunk := stream.read(min(1 << 20, limit + 1 - len(out))):
+        out += chunk
+        if len(out) > limit:
+            raise ReplayError(f"replay: {what} past the limit of {limit} bytes")
+    return bytes(out)
 
-    steps: int
-    result: Result | None
+
+def _inflate(stream: IO[bytes], limit: int) -> bytes:
+    """The JSON bytes of a seekable stream: gzip inflated in bounded chunks (a gzip bomb stops
+    at `limit`, having held at most `limit` bytes)."""
+    head = stream.read(2)
+    stream.seek(0)
+    try:
+        if head == b"\x1f\x8b":
+            with gzip.GzipFile(fileobj=stream, mode="rb") as inflated:
+                return _read_capped(inflated, limit, "inflates")
+        return _read_capped(stream, limit, "is")
+    except ReplayError:
+        raise
+    except (OSError, EOFError, ValueError, zlib.error) as exc:
+        raise ReplayError(f"not a replay file: {exc}") from None
 
 
-def simulate(replay: Mapping[str, Any]) -> Iterator[tuple[Game, Mapping[str, Any] | None]]:
-    """Re-simulate a replay, yielding (game, step) before each step and (game, None) at the end.
+def _depth_ok(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            items: Any = item.values()
+        elif isinstance(item, list):
+            items = item
+        else:
+            continue
+        if depth > limit:
+            return False
+        stack.extend((v, depth + 1) for v in items if isinstance(v, dict | list))
+    return True
 
-    Raises ReplayError at the first step that does not match. The yielded game is live: copy
-    it before keeping it.
-    """
+
+def _parse(raw: bytes) -> Any:
+    try:
+        doc = json.loads(raw)
+    except RecursionError:
+        raise ReplayError(f"replay: JSON nested deeper than {MAX_DEPTH} levels") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReplayError(f"not a replay file: {exc}") from None
+    if not _depth_ok(doc, MAX_DEPTH):
+        raise ReplayError(f"replay: JSON nested deeper than {MAX_DEPTH} levels")
+    return doc
+
+
+def loads(data: bytes, *, limit: int = MAX_INFLATED_BYTES) -> dict[str, Any]:
+    """Compressed (or plain JSON) bytes of any supported format -> the expanded document.
+
+    Raises ReplayError (one line, naming the field) for anything malformed. A format 2 file is
+    expanded by re-simulation, which checks its digest chain on the way (see `verify`)."""
+    return load_document(_parse(_inflate(io.BytesIO(data), limit)))
+
+
+def load(path: Path, *, limit: int = MAX_INFLATED_BYTES) -> dict[str, Any]:
+    """Read a replay file (streamed: neither the file nor its inflated form is read past `limit`)."""
+    with path.open("rb") as stream:
+        raw = _inflate(stream, limit)
+    return load_document(_parse(raw))
+
+
+# --- the strict reader ---------------------------------------------------------------------
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "dict":
+        return isinstance(value, dict)
+    if kind == "list":
+        return isinstance(value, list)
+    if kind == "digest":
+        return isinstance(value, str) and _DIGEST.fullmatch(value) is not None
+    raise AssertionError(kind)
+
+
+_WANT = {
+    "int": "an integer",
+    "number": "a number",
+    "str": "a string",
+    "dict": "an object",
+    "list": "an array",
+    "digest": "32 hex digits",
+}
+
+
+def _field(
+    obj: Mapping[str, Any], key: str, kind: str, where: str, *, optional: bool = False, null: bool = False
+) -> Any:
+    """obj[key], checked to be of `kind`; ReplayError naming ``where.key`` otherwise."""
+    if key not in obj:
+        if optional:
+            return None
+        raise ReplayError(f"replay: {where}{key}: missing")
+    value = obj[key]
+    if value is None and null:
+        return None
+    if not _is(value, kind):
+        raise ReplayError(f"replay: {where}{key}: expected {_WANT[kind]}, got {_type_name(value)}")
+    return value
+
+
+def _check_header(doc: Mapping[str, Any]) -> None:
+    for key in ("game", "engine_version", "content_version"):
+        _field(doc, key, "str", "")
+    _field(doc, "config", "dict", "")
+    _field(doc, "seed", "int", "")
+    seats = _field(doc, "seats", "list", "")
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict):
+            raise ReplayError(f"replay: seats[{i}]: expected an object, got {_type_name(seat)}")
+        for j, incident in enumerate(_field(seat, "incidents", "list", f"seats[{i}].", optional=True) or ()):
+            if not isinstance(incident, dict):
+                raise ReplayError(f"replay: seats[{i}].incidents[{j}]: expected an object")
+    _field(doc, "initial_digest", "digest", "", optional=True)
+    _field(doc, "result", "dict", "", optional=True, null=True)
+    _field(doc, "ended_by", "str", "", optional=True)
+    _field(doc, "started_at", "number", "", optional=True)
+
+
+def _check_step(step: Any, i: int) -> None:
+    where = f"steps[{i}]."
+    if not isinstance(step, dict):
+        raise ReplayError(f"replay: steps[{i}]: expected an object, got {_type_name(step)} (step {i + 1})")
+    try:
+        if "forfeit" in step:
+            _field(step, "forfeit", "int", where)
+            _field(step, "reason", "str", where)
+        else:
+            if "index" not in step and "action" not in step:
+                raise ReplayError(f"replay: {where}action: missing (neither an action nor a forfeit)")
+            _field(step, "decision", "int", where)
+            _field(step, "seat", "int", where)
+            _field(step, "index", "int", where)
+            action = _field(step, "action", "dict", where)
+            _field(action, "kind", "str", f"{where}action.")
+            _field(action, "args", "list", f"{where}action.")
+            _field(action, "text", "str", f"{where}action.", optional=True)
+            _field(step, "note", "str", where, optional=True)
+            _field(step, "reason", "str", where, optional=True)
+        _field(step, "ms", "int", where, optional=True)
+        _field(step, "cpu_ms", "int", where, optional=True)
+        _field(step, "digest", "digest", where, optional=True)
+    except ReplayError as exc:
+        raise ReplayError(f"{exc} (step {i + 1})") from None
+
+
+def _check_expanded(doc: Mapping[str, Any]) -> None:
+    _check_header(doc)
+    steps = _field(doc, "steps", "list", "")
+    seats = len(doc["seats"])
+    for i, step in enumerate(steps):
+        _check_step(step, i)
+        key = "forfeit" if "forfeit" in step else "seat"
+        if not 0 <= step[key] < seats:
+            raise ReplayError(f"replay: steps[{i}].{key}: seat {step[key]} does not exist (step {i + 1})")
+
+
+def _pairs(doc: Mapping[str, Any], key: str, arity: int, kinds: Sequence[str], steps: int) -> list[list[Any]]:
+    """A sparse column ``[[n, ...], ...]``: n a step number 1..steps, strictly increasing."""
+    rows = _field(doc, key, "list", "", optional=True) or []
+    last = 0
+    for i, row in enumerate(rows):
+        if not isinstance(row, list) or len(row) != arity:
+            raise ReplayError(f"replay: {key}[{i}]: expected [step, ...] of {arity} items")
+        for j, kind in enumerate(kinds):
+            if not _is(row[j], kind):
+                raise ReplayError(
+                    f"replay: {key}[{i}][{j}]: expected {_WANT[kind]}, got {_type_name(row[j])}"
+                )
+        if not last < row[0] <= steps:
+            raise ReplayError(f"replay: {key}[{i}]: step {row[0]} out of order or past the last step {steps}")
+        last = row[0]
+    return rows
+
+
+def _check_compact(doc: Mapping[str, Any]) -> None:
+    _check_header(doc)
+    actions = _field(doc, "actions", "list", "")
+    for i, a in enumerate(actions):
+        if a is not None and not _is(a, "int"):
+            raise ReplayError(
+                f"replay: actions[{i}]: expected an integer or null, got {_type_name(a)} (step {i + 1})"
+            )
+    n = len(actions)
+    forfeits = _pairs(doc, "forfeits", 3, ("int", "int", "str"), n)
+    if {f[0] for f in forfeits} != {i + 1 for i, a in enumerate(actions) if a is None}:
+        raise ReplayError("replay: forfeits: must name exactly the steps whose action is null")
+    for i, (step, seat, _reason) in enumerate(forfeits):
+        if not 0 <= seat < len(doc["seats"]):
+            raise ReplayError(f"replay: forfeits[{i}]: seat {seat} does not exist (step {step})")
+    _pairs(doc, "notes", 2, ("int", "str"), n)
+    _pairs(doc, "reasons", 2, ("int", "str"), n)
+    _pairs(doc, "extra", 2, ("int", "dict"), n)
+    for key in ("ms", "cpu_ms"):
+        column = _field(doc, key, "list", "", optional=True)
+        if column is None:
+            continue
+        if len(column) != n:
+            raise ReplayError(f"replay: {key}: {len(column)} entries for {n} steps")
+        for i, v in enumerate(column):
+            if v is not None and not _is(v, "int"):
+                raise ReplayError(f"replay: {key}[{i}]: expected an integer or null, got {_type_name(v)}")
+    checkpoints = _pairs(doc, "checkpoints", 2, ("int", "digest"), n)
+    if n and (not checkpoints or checkpoints[-1][0] != n):
+        raise ReplayError("replay: checkpoints: the last step must be a checkpoint")
+    _field(doc, "checkpoint_every", "int", "", optional=True)
+    _field(doc, "header_digest", "digest", "")
+    _field(doc, "final_digest", "digest", "")
+
+
+def load_document(doc: Any) -> dict[str, Any]:
+    """A parsed replay of any supported format, checked field by field -> the expanded document
+    (a format 2 document is expanded by re-simulation, its digest chain checked on the way)."""
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ReplayError("not a replay file: missing format marker")
+    version = doc.get("format_version")
+    if version == EXPANDED_VERSION:
+        _check_expanded(doc)
+        return doc
+    if version == FORMAT_VERSION:
+        _check_compact(doc)
+        return _expand(doc)
+    raise ReplayError(
+        f"replay format version {version!r} is not supported (this build reads {list(SUPPORTED_VERSIONS)})"
+    )
+
+
+# --- re-simulation -------------------------------------------------------------------------
+
+
+def _engine_fault(n: int, exc: Exception) -> ReplayError:
+    return ReplayError(f"step {n}: the engine refused it: {type(exc).__name__}: {exc}")
+
+
+def _start(replay: Mapping[str, Any]) -> Game:
+    """A new game as the replay's header describes it, checked against the header."""
     try:
         cls = game_class(replay["game"])
     except KeyError as exc:
-        raise ReplayError(str(exc)) from None
+        raise ReplayError(f"replay: game: {exc}") from None
     if replay["engine_version"] != cls.engine_version:
         raise ReplayError(
             f"replay needs engine {replay['engine_version']}, this build has {cls.engine_version}"
         )
-    game = cls.new_game(replay["config"], int(replay["seed"]))
+    try:
+        game = cls.new_game(replay["config"], int(replay["seed"]))
+    except Exception as exc:  # the config is outside input: any refusal is the file's fault
+        raise ReplayError(f"replay: config: {type(exc).__name__}: {exc}") from None
     if game.content_version != replay["content_version"]:
         raise ReplayError(
             f"replay needs content {replay['content_version']}, this build has {game.content_version}"
         )
+    if len(replay["seats"]) != game.num_seats:
+        raise ReplayError(f"replay: seats: {len(replay['seats'])} seats for a {game.num_seats}-seat game")
     if replay.get("initial_digest") not in (None, game.digest()):
         raise ReplayError("initial state digest differs")
+    return game
+
+
+def _forfeit(game: Game, seat: int, n: int) -> None:
+    if not 0 <= seat < game.num_seats:
+        raise ReplayError(f"step {n}: forfeit of seat {seat}, which does not exist")
+    if game.is_over():
+        raise ReplayError(f"step {n}: the game is already over")
+    try:
+        game.forfeit(seat)
+    except Exception as exc:
+        raise _engine_fault(n, exc) from None
+
+
+def _choose(game: Game, index: int, n: int) -> Action:
+    d = game.decision()
+    if d is None:
+        raise ReplayError(f"step {n}: the game is already over")
+    if not 0 <= index < len(d.actions):
+        raise ReplayError(f"step {n}: index {index} out of range (0..{len(d.actions) - 1})")
+    return d.actions[index]
+
+
+def _expand(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """Format 2 -> the expanded document, re-simulating to recover each step's decision id,
+    seat and action, and checking the header digest and each checkpoint of the chain."""
+    if _header_digest(doc) != doc["header_digest"]:
+        raise ReplayError(
+            "replay: header_digest differs: the header (seats and their metadata, config, seed, "
+            "versions) was changed after the replay was written"
+        )
+    game = _start(doc)
+    actions: list[int | None] = doc["actions"]
+    forfeits = {row[0]: row for row in doc.get("forfeits", [])}
+    notes = dict(doc.get("notes", []))
+    reasons = dict(doc.get("reasons", []))
+    extra = dict(doc.get("extra", []))
+    ms: list[int | None] = doc.get("ms") or [None] * len(actions)
+    cpu: list[int | None] = doc.get("cpu_ms") or [None] * len(actions)
+    checkpoints = dict(doc["checkpoints"])
+    steps: list[dict[str, Any]] = []
+    chain = doc["header_digest"]
+    block: list[dict[str, Any]] = []
+    start = 1
+    for n, index in enumerate(actions, start=1):
+        step: dict[str, Any]
+        if index is None:
+            _, seat, reason = forfeits[n]
+            _forfeit(game, seat, n)
+            step = {"forfeit": seat, "reason": reason}
+        else:
+            d = game.decision()
+            action = _choose(game, index, n)
+            assert d is not None
+            try:
+                game.apply(action)
+            except Exception as exc:
+                raise _engine_fault(n, exc) from None
+            step = {"decision": d.id, "seat": d.seat, "index": index, "action": action.to_json()}
+            if n in notes:
+                step["note"] = notes[n]
+            if n in reasons:
+                step["reason"] = reasons[n]
+        if ms[n - 1] is not None:
+            step["ms"] = ms[n - 1]
+        if cpu[n - 1] is not None:
+            step["cpu_ms"] = cpu[n - 1]
+        for key, value in extra.get(n, {}).items():
+            if key in _STEP_KEYS:
+                raise ReplayError(f"replay: extra: step {n} names {key!r}, which has a field of its own")
+            step[key] = value
+        block.append(_record(step))
+        if n in checkpoints:
+            try:
+                state = game.digest()
+            except Exception as exc:
+                raise _engine_fault(n, exc) from None
+            chain = _link(chain, n, state, block)
+            if chain != checkpoints[n]:
+                raise ReplayError(
+                    f"step {n}: digest differs: the state after step {n} or the record of steps "
+                    f"{start}..{n} (index, note, times, forfeit) differs from what was recorded"
+                )
+            step["digest"] = state
+            block = []
+            start = n + 1
+        steps.append(step)
+    if _final_digest(chain, len(actions), doc) != doc["final_digest"]:
+        raise ReplayError(
+            "replay: final_digest differs: the result or ended_by was changed after the replay was written"
+        )
+    out = {k: v for k, v in doc.items() if k not in _BODY_KEYS}
+    out["format_version"] = EXPANDED_VERSION
+    out["steps"] = steps
+    return out
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """Outcome of `verify`: steps re-simulated, checkpoints whose digest matched, the result,
+    and whether the seat metadata is covered by the digests (format 2 files only)."""
+
+    steps: int
+    result: Result | None
+    checkpoints: int = 0
+    format_version: int = EXPANDED_VERSION
+    metadata_covered: bool = False
+
+    def describe(self) -> str:
+        """One line for people."""
+        covered = (
+            "the header and seat metadata included"
+            if self.metadata_covered
+            else f"format {self.format_version}: the seat metadata is not covered"
+        )
+        result = self.result.to_json() if self.result else None
+        return (
+            f"{self.steps} steps re-simulated, every digest matches ({self.checkpoints} checkpoints, "
+            f"{covered}); result {result}"
+        )
+
+
+def simulate(replay: Mapping[str, Any]) -> Iterator[tuple[Game, Mapping[str, Any] | None]]:
+    """Re-simulate an expanded replay, yielding (game, step) before each step and (game, None)
+    at the end. Step n (1-based, as ``arena replay show`` numbers it) is ``replay["steps"][n-1]``.
+
+    Checks the document first (ReplayError naming the field), then raises ReplayError at the
+    first step that does not match: decision id, seat, action or, where the step carries one,
+    the state digest. The yielded game is live: copy it before keeping it.
+    """
+    if replay.get("format_version") != EXPANDED_VERSION:
+        raise ReplayError("simulate needs the expanded document (referee.replay.loads gives it)")
+    _check_expanded(replay)
+    game = _start(replay)
     for n, step in enumerate(replay["steps"], start=1):
         yield game, step
         if "forfeit" in step:
-            game.forfeit(int(step["forfeit"]))
+            _forfeit(game, step["forfeit"], n)
         else:
             d = game.decision()
             if d is None:
                 raise ReplayError(f"step {n}: the game is already over")
             if step["decision"] != d.id or step["seat"] != d.seat:
                 raise ReplayError(f"step {n}: expected decision {d.id} for seat {d.seat}")
-            index = int(step["index"])
-            if not 0 <= index < len(d.actions):
-                raise ReplayError(f"step {n}: index {index} out of range")
-            action = d.actions[index]
+            action = _choose(game, step["index"], n)
             recorded = step["action"]
             if action.kind != recorded["kind"] or list(action.args) != list(recorded["args"]):
                 raise ReplayError(
-                    f"step {n}: recorded action {recorded} but index {index} is {action.to_json()}"
+                    f"step {n}: recorded action {canonical_json(recorded)[:200]} but index "
+                    f"{step['index']} is {canonical_json(action.to_json())}"
                 )
             try:
                 game.apply(action)
             except IllegalAction as exc:
                 raise ReplayError(f"step {n}: {exc}") from None
-        if game.digest() != step["digest"]:
-            raise ReplayError(
-                f"step {n}: state digest differs (recorded {step['digest']}, got {game.digest()})"
-            )
+            except Exception as exc:
+                raise _engine_fault(n, exc) from None
+        if "digest" in step:
+            try:
+                state = game.digest()
+            except Exception as exc:
+                raise _engine_fault(n, exc) from None
+            if state != step["digest"]:
+                raise ReplayError(f"step {n}: state digest differs (recorded {step['digest']}, got {state})")
     yield game, None
 
 
@@ -209,11 +738,33 @@ def verify(replay: Mapping[str, Any]) -> VerifyReport:
         pass
     assert last is not None
     game = last
-    result = game.result() if game.is_over() else None
+    try:
+        result = game.result() if game.is_over() else None
+    except Exception as exc:
+        raise ReplayError(f"the engine cannot score the final state: {type(exc).__name__}: {exc}") from None
     recorded = replay.get("result")
     if recorded is not None:
         if result is None:
             raise ReplayError("replay records a result but the game is not over")
         if result.to_json() != recorded:
-            raise ReplayError(f"result differs: recorded {recorded}, got {result.to_json()}")
-    return VerifyReport(steps=len(replay["steps"]), result=result)
+            raise ReplayError(
+                f"result differs: recorded {canonical_json(recorded)[:300]}, "
+                f"got {canonical_json(result.to_json())}"
+            )
+    checkpoints = sum(1 for s in replay["steps"] if "digest" in s)
+    return VerifyReport(steps=len(replay["steps"]), result=result, checkpoints=checkpoints)
+
+
+def verify_file(path: Path, *, limit: int = MAX_INFLATED_BYTES) -> VerifyReport:
+    """Read and verify a replay file of any supported format (`arena replay verify`)."""
+    with path.open("rb") as stream:
+        doc = _parse(_inflate(stream, limit))
+    version = doc.get("format_version") if isinstance(doc, dict) else None
+    report = verify(load_document(doc))
+    return VerifyReport(
+        steps=report.steps,
+        result=report.result,
+        checkpoints=report.checkpoints,
+        format_version=version if isinstance(version, int) else EXPANDED_VERSION,
+        metadata_covered=version == FORMAT_VERSION,
+    )

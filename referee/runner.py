@@ -41,7 +41,8 @@ def play_local(
     if bots is None:
         bots = [make_bot(game_name, name, seed * 31 + seat) for seat, name in enumerate(bot_names)]
     seats = [{"seat": i, "bot": name, "kind": "builtin"} for i, name in enumerate(bot_names)]
-    recorder = ReplayRecorder(game, seed, cfg, seats)
+    # no start time: a local game is a pure function of its seed and bots, and so is its file
+    recorder = ReplayRecorder(game, seed, cfg, seats, started=None)
     started = time.perf_counter()
     decisions = 0
     while not game.is_over():

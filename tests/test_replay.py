@@ -21,13 +21,18 @@ def game3():
 
 def test_replay_holds_versions_config_seed_seats_actions_digests_result(game3) -> None:
     r = game3.replay
-    assert r["format"] == rp.FORMAT and r["format_version"] == rp.FORMAT_VERSION
+    assert r["format"] == rp.FORMAT and r["format_version"] == rp.EXPANDED_VERSION
     assert r["game"] == "clank" and r["engine_version"] and r["content_version"]
     assert r["config"] == {"players": 3, "board": "side_a"} and r["seed"] == 11
     assert [s["bot"] for s in r["seats"]] == ["greedy", "random", "random"]
     assert len(r["steps"]) == game3.decisions
-    assert all(len(step["digest"]) == 32 for step in r["steps"])
+    # the state is hashed at checkpoints only: every CHECKPOINT_EVERY-th step and the last
+    hashed = [n for n, step in enumerate(r["steps"], 1) if "digest" in step]
+    every = rp.CHECKPOINT_EVERY
+    assert hashed == [*range(every, len(r["steps"]), every), len(r["steps"])]
+    assert all(len(r["steps"][n - 1]["digest"]) == 32 for n in hashed)
     assert r["result"] == game3.result.to_json()
+    assert "started_at" not in r  # a local game's file is a function of its seed and bots
 
 
 def test_replay_round_trips_through_compressed_file(game3, tmp_path: Path) -> None:
@@ -47,8 +52,8 @@ def test_verify_resimulates_every_step(game3) -> None:
 
 def test_verify_catches_a_changed_digest(game3) -> None:
     bad = copy.deepcopy(game3.replay)
-    bad["steps"][5]["digest"] = "0" * 32
-    with pytest.raises(rp.ReplayError, match="step 6: state digest differs"):
+    bad["steps"][rp.CHECKPOINT_EVERY - 1]["digest"] = "0" * 32
+    with pytest.raises(rp.ReplayError, match=f"step {rp.CHECKPOINT_EVERY}: state digest differs"):
         rp.verify(bad)
 
 

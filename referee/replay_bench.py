@@ -1,0 +1,130 @@
+"""Replay figures for `make bench` (not pass/fail): stored bytes per decision and recorder cost.
+
+- bytes per decision, gzipped, of the same games written as format 1 (a digest after every
+  step, the layout before format 2) and as format 2 (`referee.replay.dumps`);
+- decisions/s of the same games played bare (engine and bots, no recorder), with the format 2
+  recorder (digests at checkpoints) and file, and with a digest after every step (what the
+  format 1 recorder paid), in the same run.
+
+Run `python -m referee.replay_bench [--quick]` (`python -m referee.bench` prints them too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bots.builtin import make_bot
+from referee.core.game import canonical_json
+from referee.games import game_class
+from referee.replay import dumps
+from referee.runner import play_local
+
+__all__ = ["figures", "format1_bytes", "format1_document", "main"]
+
+#: (label, game, bots per seat): the games the figures are taken on
+LINEUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("clank_4p", "clank", ("random", "greedy", "random", "greedy")),
+    ("alien_2p", "alien", ("coop", "coop")),
+    ("alien_4p", "alien", ("coop", "coop", "coop", "coop")),
+)
+
+
+def format1_bytes(replay: dict[str, Any]) -> int:
+    """Size of `replay` written as format 1 was: a state digest on every step, whole JSON gzipped."""
+    return len(gzip.compress(canonical_json(format1_document(replay)).encode(), compresslevel=9, mtime=0))
+
+
+def format1_document(replay: dict[str, Any]) -> dict[str, Any]:
+    """`replay` (expanded) as the format 1 recorder wrote it: a state digest on every step."""
+    cls = game_class(replay["game"])
+    game = cls.new_game(replay["config"], replay["seed"])
+    steps = []
+    for step in replay["steps"]:
+        if "forfeit" in step:
+            game.forfeit(step["forfeit"])
+        else:
+            game.apply_index(step["index"])
+        steps.append({**step, "digest": game.digest()})
+    return {**replay, "steps": steps, "format_version": 1}
+
+
+def _bare(name: str, bots: tuple[str, ...], seed: int, digest_every_step: bool) -> int:
+    """Play as `play_local` does, without a recorder (or with only the per-step digest)."""
+    cls = game_class(name)
+    game = cls.new_game(cls.default_config(len(bots)), seed)
+    players = [make_bot(name, bot, seed * 31 + seat) for seat, bot in enumerate(bots)]
+    decisions = 0
+    while not game.is_over():
+        d = game.decision()
+        assert d is not None
+        game.apply_index(players[d.seat].act(game.observe(d.seat), d.actions))
+        if digest_every_step:
+            game.digest()
+        decisions += 1
+    return decisions
+
+
+def _rate(play: Callable[[int], int], seeds: range) -> float:
+    started = time.perf_counter()
+    decisions = sum(play(seed) for seed in seeds)
+    return decisions / (time.perf_counter() - started)
+
+
+def figures(games: int) -> dict[str, dict[str, float]]:
+    """Per lineup: bytes/decision (format 1, format 2) and decisions/s (bare, recorded, old)."""
+    out: dict[str, dict[str, float]] = {}
+    for label, name, bots in LINEUPS:
+        seeds = range(1000, 1000 + games)
+        old = new = decisions = 0
+        for seed in seeds:
+            played = play_local(name, list(bots), seed)
+            decisions += played.decisions
+            old += format1_bytes(played.replay)
+            new += len(dumps(played.replay))
+
+        def recorded(seed: int, name: str = name, bots: tuple[str, ...] = bots) -> int:
+            played = play_local(name, list(bots), seed)
+            dumps(played.replay)
+            return played.decisions
+
+        def bare_play(seed: int, name: str = name, bots: tuple[str, ...] = bots) -> int:
+            return _bare(name, bots, seed, False)
+
+        def digest_play(seed: int, name: str = name, bots: tuple[str, ...] = bots) -> int:
+            return _bare(name, bots, seed, True)
+
+        # the three ways in turn, best of three rounds: the machine is shared, and a slow
+        # spell should not land on one way only
+        rates: dict[str, list[float]] = {"bare": [], "recorded": [], "digest_each": []}
+        for _ in range(3):
+            rates["bare"].append(_rate(bare_play, seeds))
+            rates["recorded"].append(_rate(recorded, seeds))
+            rates["digest_each"].append(_rate(digest_play, seeds))
+        bare, with_recorder, digest_each = (max(rates[k]) for k in ("bare", "recorded", "digest_each"))
+        out[label] = {
+            "decisions_per_game": decisions / games,
+            "format1_bytes_per_decision": old / decisions,
+            "format2_bytes_per_decision": new / decisions,
+            "bare_decisions_per_s": bare,
+            "recorded_decisions_per_s": with_recorder,
+            "recorded_vs_bare": with_recorder / bare,
+            "digest_every_step_vs_bare": digest_each / bare,
+        }
+    return out
+
+
+def main() -> None:
+    """Print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="fewer games (smoke run)")
+    args = parser.parse_args()
+    for label, row in figures(4 if args.quick else 20).items():
+        print(f"replay_{label}: " + ", ".join(f"{k} {v:.2f}" for k, v in row.items()))
+
+
+if __name__ == "__main__":
+    main()
