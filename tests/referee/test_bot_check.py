@@ -29,7 +29,7 @@ def test_a_crash_is_reported_with_its_exit_code() -> None:
 
 def test_a_bot_that_never_connects_is_reported_as_such() -> None:
     quick = TimeControl(decision_ms=2000, bank_ms=1000, max_strikes=3, connect_ms=1500)
-    report = _check("exec sleep 60", quick)
+    report = _check("exec sleep 600", quick)
     assert report.reasons() == [
         "game 1 (seat 0): never connected",
         "game 1 (seat 0): did not exit within 5 s after the game (killed)",
@@ -38,7 +38,7 @@ def test_a_bot_that_never_connects_is_reported_as_such() -> None:
 
 
 def test_a_bot_that_plays_but_does_not_exit_after_the_game_is_reported() -> None:
-    report = _check(f"{RANDOM_BOT}; exec sleep 60")  # plays well, then lingers
+    report = _check(f"{RANDOM_BOT}; exec sleep 600")  # plays well, then lingers
     assert report.games[0].decisions > 0 and not report.games[0].forfeit and not report.faults
     assert report.reasons() == ["game 1 (seat 0): did not exit within 5 s after the game (killed)"]
 

@@ -35,6 +35,8 @@ class Bot:
     The SDK calls, in order: `on_game_start(start)` once, `act(observation, legal_actions)` for
     every decision asked of your seat (also outside your turn: check `self.request.context`),
     `on_notice(notice)` when the referee tells you about a strike, and `on_game_end(end)` once.
+    After a REJECTED notice (an index out of range) the decision is still open: `act` is called
+    again at once for the same request, so return a valid index the second time.
     Set `self.note` inside `act` to attach a short note to that answer (kept in the replay; cut
     to 256 characters).
     """
@@ -73,7 +75,11 @@ class Bot:
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="an Arena bot")
-    parser.add_argument("--referee", default=os.environ.get(ENV_REFEREE), help=f"HOST:PORT (${ENV_REFEREE})")
+    parser.add_argument(
+        "--referee", default=os.environ.get(ENV_REFEREE),
+        help=f"HOST:PORT (${ENV_REFEREE}); with --bot-token, several comma-separated: "
+        "reconnect to the next when the stream is lost",
+    )
     parser.add_argument("--token", default=os.environ.get(ENV_TOKEN), help=f"seat token (${ENV_TOKEN})")
     parser.add_argument(
         "--bot-token",
@@ -142,26 +148,31 @@ def _stream(
                 joined = {key: str(value) for key, value in call.initial_metadata() or ()}
                 if LOBBY_METADATA in joined:
                     _log(bot, f"connected to {referee} as bot {joined[LOBBY_METADATA]}; waiting for matches")
+            #: the decision asked and not yet settled (a rejected answer leaves it open)
+            pending: bot_pb2.DecisionRequest | None = None
             for msg in call:
                 which = msg.WhichOneof("message")
                 if which == "decision":
-                    request = msg.decision
-                    bot.request, bot.note = request, ""
-                    actions = [decode_action(a) for a in request.legal_actions]
-                    observation: Message | dict[str, Any] = unwrap(request.observation)
-                    index = bot.act(observation, actions)
-                    # the referee keeps NOTE_LIMIT characters; a longer note could exceed the
-                    # message size limit and end the session
-                    note = str(bot.note or "")[:NOTE_LIMIT]
-                    answer = bot_pb2.Answer(decision_id=request.decision_id, index=int(index), note=note)
-                    outbox.put(bot_pb2.BotMessage(answer=answer))
+                    pending = msg.decision
+                    outbox.put(_answer(bot, pending))
                 elif which == "game_start":
                     bot.start = msg.game_start
                     bot.content = game_content(msg.game_start)
                     bot.on_game_start(msg.game_start)
                 elif which == "notice":
-                    bot.on_notice(msg.notice)
+                    notice = msg.notice
+                    bot.on_notice(notice)
+                    if pending is not None and _names(notice, pending):
+                        if notice.kind == bot_pb2.Notice.REJECTED:
+                            # the decision is still open and its clock runs on: ask again now
+                            # rather than let it wait out the whole time bank
+                            outbox.put(_answer(bot, pending))
+                        else:  # TIMEOUT: settled by the default action
+                            pending = None
+                    elif notice.kind == bot_pb2.Notice.FORFEIT:
+                        pending = None
                 elif which == "game_end":
+                    pending = None
                     end = msg.game_end
                     games += 1
                     bot.on_game_end(end)
@@ -171,6 +182,26 @@ def _stream(
             outbox.put(None)
             call.cancel()
     return games, end
+
+
+def _answer(bot: Bot, request: bot_pb2.DecisionRequest) -> bot_pb2.BotMessage:
+    """Ask `bot.act` about `request` (again, after a rejected answer) and wrap its choice."""
+    bot.request, bot.note = request, ""
+    actions = [decode_action(a) for a in request.legal_actions]
+    observation: Message | dict[str, Any] = unwrap(request.observation)
+    index = bot.act(observation, actions)
+    # the referee keeps NOTE_LIMIT characters; a longer note could exceed the message size
+    # limit and end the session
+    note = str(bot.note or "")[:NOTE_LIMIT]
+    return bot_pb2.BotMessage(
+        answer=bot_pb2.Answer(decision_id=request.decision_id, index=int(index), note=note)
+    )
+
+
+def _names(notice: bot_pb2.Notice, request: bot_pb2.DecisionRequest) -> bool:
+    """Is the notice about `request` (a notice about no decision, such as FORFEIT or a bad
+    message, leaves `decision_id` unset)?"""
+    return notice.HasField("decision_id") and notice.decision_id == request.decision_id
 
 
 def play(bot: Bot, referee: str, token: str, *, tls: Tls | None = None) -> bot_pb2.GameEnd | None:
@@ -194,6 +225,14 @@ FATAL_CODES = frozenset(
 )
 
 
+def referee_addresses(referee: str) -> list[str]:
+    """The HOST:PORT addresses in a comma-separated list (``ARENA_REFEREE=h1:p,h2:p``)."""
+    addresses = [a.strip() for a in referee.split(",") if a.strip()]
+    if not addresses:
+        raise ValueError(f"no referee address in {referee!r}")
+    return addresses
+
+
 def serve(
     bot: Bot,
     referee: str,
@@ -206,20 +245,27 @@ def serve(
 ) -> int:
     """Stay connected with a bot token and play every match the referee seats this bot in.
 
+    `referee` is one HOST:PORT or several, comma-separated (``ARENA_REFEREE=h1:p,h2:p``): the
+    bot holds one stream to one of them, and the ladder places its matches on that referee.
     The stream carries one game after another (GameStart ... GameEnd, then the next GameStart).
-    When it drops (network, referee restart) it reconnects after `backoff_s`, doubling up to
+    When it drops (network, referee restart, the referee's host lost) it reconnects to the next
+    address in the list (round robin) after `backoff_s`, doubling up to
     `max_backoff_s` (with jitter; back to `backoff_s` once a stream has lasted a minute or played
     a game). It gives up on a refusal reconnecting cannot fix (`FATAL_CODES`, e.g. an unknown
     token: UNAUTHENTICATED). Returns the process exit code: 0 after `max_games` games, else 1.
     """
     played = 0
     delay = backoff_s
+    addresses = referee_addresses(referee)
+    turn = 0
     while True:
         opened = time.monotonic()
+        address = addresses[turn % len(addresses)]
+        turn += 1  # the next attempt goes to the next referee: this one may be gone for good
         try:
             games, _ = _stream(
                 bot,
-                referee,
+                address,
                 bot_token,
                 max_games=None if max_games is None else max_games - played,
                 lobby=True,
@@ -240,7 +286,8 @@ def serve(
         if games or time.monotonic() - opened > 60:
             delay = backoff_s
         wait = delay * random.uniform(0.5, 1.0)
-        _log(bot, f"disconnected ({why}); reconnecting in {wait:.1f} s")
+        _log(bot, f"disconnected from {address} ({why}); reconnecting in {wait:.1f} s "
+                  f"to {addresses[turn % len(addresses)]}")
         time.sleep(wait)
         delay = min(max_backoff_s, delay * 2)
 
