@@ -14,6 +14,7 @@ import queue
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,7 +27,7 @@ import pytest
 from bots.python.arena_bot import wire
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
 from bots.python.arena_bot.wire import bearer, channel_options, play_call
-from referee.replay import verify
+from referee.replay import load, verify
 from referee.server.config import ServerLimits, TimeControl
 from referee.server.lobby import RemoteIdentity
 
@@ -375,3 +376,27 @@ def test_the_sdk_asks_act_again_at_once_after_a_rejected_answer(kit: str, tmp_pa
     first = next(s for s in played.replay["steps"] if s.get("seat") == 0)
     assert not first.get("reason"), first  # answered by the bot, not played for it on a timeout
     assert played.launched.bots[0].exit_code == 0
+
+
+# --- the clock ----------------------------------------------------------------------------------------
+
+
+def test_arena_match_bank_ms_zero_plays_with_no_bank(tmp_path: Path) -> None:
+    """`--bank-ms 0` is no bank all the way through (flag, CreateMatch, the session's clock, the
+    replay), not the 30 s default; tests/referee/test_cpu_clock.py checks the parsing and the
+    wire's optional field."""
+    replay = tmp_path / "m.json"
+    subprocess.run(
+        [
+            sys.executable, "-m", "referee.cli", "match", "clank", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT,
+            "--bank-ms", "0", "--decision-ms", "5000", "--replay", str(replay),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    doc = load(replay)
+    verify(doc)
+    assert doc["time_control"]["bank_ms"] == 0 and doc["time_control"]["decision_ms"] == 5000
