@@ -351,7 +351,7 @@ def test_monster_with_play_effects_is_rejected(content_copy: Path) -> None:
     _expect_error(content_copy, "dungeon.json", monster_id, "kind")
 
 
-def test_rules_file_missing_field_names_file_entry_and_field(tmp_path):
+def test_rules_file_missing_field_names_file_entry_and_field(tmp_path: Path) -> None:
     import json as _json
     import shutil as _shutil
 
@@ -368,7 +368,7 @@ def test_rules_file_missing_field_names_file_entry_and_field(tmp_path):
     assert (err.value.file, err.value.field) == ("rules.json", "rage_track")
 
 
-def test_non_utf8_file_is_a_content_error(tmp_path):
+def test_non_utf8_file_is_a_content_error(tmp_path: Path) -> None:
     import shutil as _shutil
 
     from referee.core.content_files import ContentError as _ContentError
@@ -381,7 +381,7 @@ def test_non_utf8_file_is_a_content_error(tmp_path):
         _load(tmp_path / "c")
 
 
-def test_content_version_ignores_formatting_but_not_data(tmp_path):
+def test_content_version_ignores_formatting_but_not_data(tmp_path: Path) -> None:
     """Replays pin the content version: a checkout with other line endings or indentation must
     load them, a changed number must not."""
     import json as _json

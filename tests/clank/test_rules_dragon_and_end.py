@@ -693,7 +693,7 @@ def test_conformance_leak_check_catches_a_leaked_hand(monkeypatch: pytest.Monkey
         check_no_hidden_leak(ClankGame, CONFIG_2P, 3, 3)
 
 
-def test_forfeit_after_escaping_keeps_the_escaped_score():
+def test_forfeit_after_escaping_keeps_the_escaped_score() -> None:
     """A forfeit only removes a seat still in the dungeon: a player who already escaped (and
     then disconnects) keeps the outcome and points earned."""
     from referee.games.clank.engine import ClankGame
