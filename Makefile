@@ -22,7 +22,9 @@ services:  ## start PostgreSQL and Redis if they are not running; install the sa
 	bash deploy/ensure-sandbox.sh
 	bash deploy/ensure-browser.sh
 
-test: $(STAMP) services  ## run the whole test suite (what CI runs)
+test: $(STAMP) services  ## what CI runs: ruff, mypy --strict, then the whole test suite
+	$(VENV)/bin/ruff check referee bots workers ladder tests
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q --durations=25
 
 lint: $(STAMP)  ## ruff
@@ -76,3 +78,21 @@ bench-recording: $(STAMP) services  ## ladder: record_result vs a raw-SQL transa
 	$(PY) -m ladder.bench_recording
 
 bench: bench-recording
+
+# --- several hosts: network-namespace hosts, a season, one host killed (deploy/multihost) ------
+.PHONY: multihost
+
+multihost: $(STAMP)  ## three netns hosts (db, 2 workers+referees+remote bots), 100+ matches, one host killed; one JSON line (root)
+	$(PY) -m deploy.multihost --matches 100 --phase-seconds 30
+
+# --- deployment files (deploy/: compose, Kubernetes, Prometheus) -----------------------------
+.PHONY: deploy-tools deploy-check
+
+deploy-tools:  ## install promtool and docker-compose (Debian) if missing, for deploy-check
+	bash deploy/ensure-deploy-tools.sh
+
+# tests/deploy runs the same checks, so the test suite needs the tools too
+services: deploy-tools
+
+deploy-check: $(STAMP) deploy-tools  ## validate deploy/ with promtool, the Kubernetes and Compose schemas, and against the code
+	$(PY) -m deploy.checks
