@@ -49,6 +49,8 @@ from ladder.recording import record_result
 from ladder.schema import bot_versions, bots, ladders, matches
 from referee.core.game import canonical_json
 from referee.games import game_class
+from referee.replay import ReplayError
+from referee.replay import encode as encode_replay
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
 from workers.bot_files import files_dir_for
@@ -385,7 +387,11 @@ def run_match(
             log.exception("match %s: the executor failed", match_id)
             return fail(spec.game, "error", f"{type(exc).__name__}: {exc}")
 
-        replay = canonical_json(execution.replay).encode()
+        try:  # format 2: compact, its digests cover the seats' metadata (referee/REPLAY.md)
+            replay = encode_replay(execution.replay)
+        except ReplayError as exc:  # still readable as the expanded document (format 1)
+            log.warning("match %s: replay kept in format 1: %s", match_id, exc)
+            replay = canonical_json(execution.replay).encode()
         # still under the lease keeper: while the database is away the lease is renewed as soon
         # as it is back, so the sweeper does not requeue a match whose result is in hand
         # (recording is idempotent: were it requeued and played again, it still counts once)
