@@ -213,3 +213,21 @@ def test_simulate_refuses_an_unexpanded_document(forfeit_doc: dict[str, Any]) ->
     edited["steps"][2]["ms"] = "fast"
     with pytest.raises(rp.ReplayError, match=r"steps\[2\]\.ms: expected an integer"):
         rp.verify(edited)
+
+
+def test_show_and_verify_number_steps_alike() -> None:
+    """Step n is the n-th entry of steps for `verify`'s errors and `show`'s lines alike."""
+    from referee.replay_view import render
+
+    doc = play_local("clank", ["random", "random"], seed=8).replay
+    n = rp.CHECKPOINT_EVERY
+    broken = copy.deepcopy(doc)
+    broken["steps"][n - 1]["digest"] = "0" * 32
+    with pytest.raises(rp.ReplayError, match=f"^step {n}: state digest differs"):
+        rp.verify(broken)
+    shown: list[str] = []
+    with pytest.raises(rp.ReplayError, match=f"^step {n}: state digest differs"):
+        for line in render(broken, None):
+            shown.append(line)
+    numbered = [line for line in shown if line.startswith("[step ")]
+    assert numbered[-1].startswith(f"[step {n}]") and len(numbered) == n
