@@ -306,9 +306,9 @@ def run_demo(
             )
         rate = 60 * summary.done / summary.seconds if summary.seconds else 0.0
         crashed = crash_forfeits(engine, summary.match_ids)
+        why = f" ({crashed} with a bot that crashed or never started)" if crashed else ""
         print(
-            f"{summary.done} matches recorded, {summary.failed + crashed} failed "
-            f"({crashed} with a bot that crashed or never started), "
+            f"{summary.done} matches recorded, {summary.failed + crashed} failed{why}, "
             f"in {summary.seconds:.1f} s ({rate:.0f} matches/min)"
         )
         summary = dataclasses.replace(summary, failed=summary.failed + crashed)
