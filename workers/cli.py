@@ -163,6 +163,12 @@ def _cmd_beat(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=args.loglevel.upper(),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.metrics_port:
+        # the matchmaker's arena_queue_depth and the sweeper's arena_matches_requeued_total
+        # are counted in this process: without this port no one can scrape them
+        from workers.metrics import serve_metrics
+
+        serve_metrics(args.metrics_port)
     loop = arena_control_loop(args.interval)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: loop.stop.set())
@@ -258,6 +264,8 @@ def register(sub: Any) -> None:
     beat.add_argument("--loglevel", default="INFO", help="log level (default INFO)")
     beat.add_argument("--interval", type=float, default=None, metavar="S",
                       help="seconds between passes (default $ARENA_BEAT_SECONDS, else 5)")
+    beat.add_argument("--metrics-port", type=int, default=None,
+                      help="serve the matchmaker's and sweeper's Prometheus metrics on this port")
     beat.set_defaults(func=_cmd_beat)
 
     from workers.tournament_cli import register as register_tournament  # arena sprt, arena tournament

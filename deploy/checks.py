@@ -1,0 +1,748 @@
+"""`make deploy-check`: the deployment files, checked by the tools made for them and against the code.
+
+``python -m deploy.checks [--deploy DIR]`` prints one line per check and exits 1 if any failed.
+``tests/deploy/test_deploy_files.py`` runs the same checks, and runs them on broken copies to
+show that each one notices.
+
+The tools (:func:`tool_checks`; ``deploy/ensure-deploy-tools.sh`` installs the Debian ones):
+
+* ``promtool check config`` / ``check rules`` (Debian's ``prometheus``): ``prometheus.yml``,
+  ``alerts.yml``, and ``k8s/prometheus.yml`` with its ``kubernetes_sd_configs`` blocks swapped
+  for a static target, because Debian builds Prometheus without Kubernetes discovery (the
+  relabelling, TLS and rule files are still checked; the discovery blocks are checked here
+  for their keys only);
+* ``kubernetes-validate --strict`` (PyPI; the Kubernetes OpenAPI schemas it ships, unknown
+  fields refused): every ``k8s/*.yaml``;
+* ``check-jsonschema --builtin-schema vendor.compose-spec`` (PyPI; the Compose Specification's
+  schema) and ``docker-compose config -q`` (Debian's Compose, client side, no daemon):
+  ``docker-compose.yml``.
+
+What no tool knows, checked against the code (each ``check_*`` returns its problems, one line
+each): every command is a real ``arena`` subcommand that accepts its arguments
+(:func:`check_commands`), every variable set is read by the code (:func:`check_env`), ports
+agree with each other and with the code's defaults and every metrics port is scraped
+(:func:`check_ports`), the alert rules and the dashboard use metrics and labels the code exports
+(:func:`check_metrics`), no secret is written in a manifest (:func:`check_secrets`), every
+long-running container has probes and resources (:func:`check_pods`), and the workers get what
+the sandbox needs (:func:`check_sandbox`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import functools
+import importlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]  # (PyYAML ships no types; deploy/ is not type-checked)
+
+__all__ = [
+    "CHECKS",
+    "ToolCheck",
+    "check_commands",
+    "check_env",
+    "check_metrics",
+    "check_pods",
+    "check_ports",
+    "check_sandbox",
+    "check_secrets",
+    "main",
+    "run_tool",
+    "tool_checks",
+]
+
+REPO = Path(__file__).resolve().parents[1]
+DEPLOY = REPO / "deploy"
+#: where Arena reads its environment: a variable set for an Arena process must be named here
+CODE_DIRS = ("referee", "workers", "ladder", "bots")
+#: variables set for an Arena process that the code never names, and who reads them
+EXTERNAL_ENV = {"PGPASSWORD": "libpq (psycopg) takes the database password from it"}
+#: `arena` commands that export metrics -> the option that gives the port they are on
+EXPORTERS: dict[tuple[str, ...], str] = {
+    ("serve", "api"): "--port",  # /metrics on the API's own port
+    ("serve", "referee"): "--metrics-port",
+    ("worker",): "--metrics-port",
+    ("beat",): "--metrics-port",
+}
+#: commands that serve clients on --port, whose default the deployment must keep
+SERVERS = (("serve", "api"), ("serve", "referee"))
+#: the modules that define Arena's metrics
+METRIC_MODULES = ("ladder.metrics", "workers.metrics", "referee.server.metrics")
+#: labels Prometheus adds to every sample it scrapes
+TARGET_LABELS = frozenset({"job", "instance"})
+_SAMPLE_SUFFIXES = {
+    "counter": ("_total", "_created"),
+    "histogram": ("_bucket", "_sum", "_count", "_created"),
+    "summary": ("_sum", "_count", "_created"),
+    "gauge": ("",),
+}
+_URL_WITH_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@")
+_SECRET_NAME = re.compile(r"PASSWORD|PASSWD|TOKEN|SECRET|_KEY$|CREDENTIAL", re.IGNORECASE)
+_VAR_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+# --- the files ----------------------------------------------------------------------------
+
+
+@dataclass
+class Container:
+    """One Arena process as a deployment file starts it."""
+
+    where: str  # "docker-compose.yml service api", "k8s/30-api.yaml Deployment api"
+    argv: list[str]  # the arguments of `arena`
+    env: dict[str, str | None] = field(default_factory=dict)  # None: from a Secret
+    ports: dict[str, int] = field(default_factory=dict)  # name -> container port
+    annotations: dict[str, str] = field(default_factory=dict)
+    spec: dict[str, Any] = field(default_factory=dict)  # the k8s container / compose service
+    pod: dict[str, Any] = field(default_factory=dict)  # the k8s pod spec
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """The subcommand: the arguments before the first option (``serve api``)."""
+        out: list[str] = []
+        for arg in self.argv:
+            if arg.startswith("-"):
+                break
+            out.append(arg)
+        return tuple(out)
+
+    def option(self, name: str) -> str | None:
+        """The value given to option `name` (``--port 8000`` or ``--port=8000``), if any."""
+        for i, arg in enumerate(self.argv):
+            if arg == name and i + 1 < len(self.argv):
+                return self.argv[i + 1]
+            if arg.startswith(name + "="):
+                return arg.split("=", 1)[1]
+        return None
+
+    def expanded_argv(self) -> list[str]:
+        """The arguments with Kubernetes' ``$(VAR)`` references replaced by their values."""
+        return [_VAR_REF.sub(lambda m: self.env.get(m.group(1)) or "secret", a) for a in self.argv]
+
+
+def _load_all(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as f:
+        return [d for d in yaml.safe_load_all(f) if d]
+
+
+def _compose(deploy: Path) -> dict[str, Any]:
+    with (deploy / "docker-compose.yml").open(encoding="utf-8") as f:
+        data: dict[str, Any] = yaml.safe_load(f)  # YAML merge keys (<<) resolved here
+    return data
+
+
+def k8s_manifests(deploy: Path) -> list[Path]:
+    """The Kubernetes manifests (``k8s/*.yaml``; ``k8s/prometheus.yml`` is Prometheus')."""
+    return sorted((deploy / "k8s").glob("*.yaml"))
+
+
+def _k8s_docs(deploy: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for path in k8s_manifests(deploy):
+        for doc in _load_all(path):
+            yield path, doc
+
+
+def _config_maps(deploy: Path) -> dict[str, dict[str, str]]:
+    return {
+        doc["metadata"]["name"]: dict(doc.get("data") or {})
+        for _, doc in _k8s_docs(deploy)
+        if doc.get("kind") == "ConfigMap"
+    }
+
+
+def _pod_spec(doc: dict[str, Any]) -> dict[str, Any] | None:
+    kind = doc.get("kind")
+    if kind in ("Deployment", "StatefulSet", "DaemonSet", "Job"):
+        spec: dict[str, Any] = doc["spec"]["template"]["spec"]
+        return spec
+    if kind == "CronJob":
+        spec = doc["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        return spec
+    if kind == "Pod":
+        spec = doc["spec"]
+        return spec
+    return None
+
+
+def _is_arena_image(image: str) -> bool:
+    return image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0] == "arena"
+
+
+def arena_containers(deploy: Path) -> list[Container]:
+    """Every Arena process of the compose file (the services built from the Dockerfile) and of
+    the Kubernetes manifests (the containers of the ``arena`` image)."""
+    out: list[Container] = []
+    for name, svc in (_compose(deploy).get("services") or {}).items():
+        if "build" not in svc and not _is_arena_image(str(svc.get("image", ""))):
+            continue
+        raw = svc.get("environment") or {}
+        if isinstance(raw, list):
+            raw = dict(e.split("=", 1) if "=" in e else (e, None) for e in raw)
+        ports: dict[str, int] = {}
+        for p in svc.get("ports") or []:
+            container_port = str(p).rsplit(":", 1)[-1].split("/", 1)[0]
+            ports[container_port] = int(container_port)
+        out.append(Container(
+            where=f"docker-compose.yml service {name}",
+            argv=[str(a) for a in svc.get("command") or []],
+            env={k: None if v is None else str(v) for k, v in raw.items()},
+            ports=ports,
+            spec=svc,
+        ))
+    maps = _config_maps(deploy)
+    for path, doc in _k8s_docs(deploy):
+        pod = _pod_spec(doc)
+        if pod is None:
+            continue
+        template_meta = (doc.get("spec", {}).get("template", {}) or {}).get("metadata") or {}
+        for c in pod.get("containers", []):
+            if not _is_arena_image(str(c.get("image", ""))):
+                continue
+            env: dict[str, str | None] = {}
+            for ref in c.get("envFrom") or []:
+                if "configMapRef" in ref:  # (a Secret's keys are not known here)
+                    env.update(maps.get(ref["configMapRef"]["name"], {}))
+            for e in c.get("env") or []:
+                if "value" in e:
+                    env[e["name"]] = str(e["value"])
+                else:
+                    cm = (e.get("valueFrom") or {}).get("configMapKeyRef")
+                    env[e["name"]] = maps.get(cm["name"], {}).get(cm["key"]) if cm else None
+            out.append(Container(
+                where=f"k8s/{path.name} {doc['kind']} {doc['metadata']['name']} container {c['name']}",
+                argv=[str(a) for a in (c.get("command") or [])[1:]] + [str(a) for a in c.get("args") or []],
+                env=env,
+                ports={p.get("name", str(p["containerPort"])): int(p["containerPort"])
+                       for p in c.get("ports") or []},
+                annotations=dict(template_meta.get("annotations") or {}),
+                spec=c,
+                pod=pod,
+            ))
+    return out
+
+
+# --- the tools ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolCheck:
+    """One run of a validator: a name for the report and the command line."""
+
+    name: str
+    argv: tuple[str, ...]
+
+
+def _venv_tool(name: str) -> str:
+    here = Path(sys.executable).parent / name
+    return str(here) if here.exists() else (shutil.which(name) or name)
+
+
+def _k8s_prometheus_for_promtool(deploy: Path, workdir: Path) -> Path:
+    """``k8s/prometheus.yml`` beside a copy of ``alerts.yml``, each ``kubernetes_sd_configs``
+    block checked for its keys and swapped for a static target (Debian's promtool has no
+    Kubernetes discovery and would refuse the field)."""
+    with (deploy / "k8s" / "prometheus.yml").open(encoding="utf-8") as f:
+        config = yaml.safe_load(f)
+    for job in config.get("scrape_configs") or []:
+        for sd in job.pop("kubernetes_sd_configs", []) or []:
+            unknown = set(sd) - {"role", "namespaces", "selectors", "api_server", "kubeconfig_file",
+                                 "attach_metadata", "tls_config", "authorization", "follow_redirects"}
+            if unknown or sd.get("role") not in ("pod", "service", "endpoints", "endpointslice",
+                                                 "node", "ingress"):
+                raise ValueError(f"k8s/prometheus.yml job {job.get('job_name')}: kubernetes_sd_configs "
+                                 f"{sd} (unknown keys {sorted(unknown)} or role)")
+            job.setdefault("static_configs", []).append({"targets": ["pod.invalid:1"]})
+    workdir.mkdir(parents=True, exist_ok=True)
+    shutil.copy(deploy / "alerts.yml", workdir / "alerts.yml")
+    out = workdir / "prometheus.yml"
+    out.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    return out
+
+
+def tool_checks(deploy: Path, workdir: Path) -> list[ToolCheck]:
+    """The validator runs for the files in `deploy` (scratch files go to `workdir`)."""
+    promtool = shutil.which("promtool") or "promtool"
+    compose = str(deploy / "docker-compose.yml")
+    checks = [
+        ToolCheck("promtool check config prometheus.yml",
+                  (promtool, "check", "config", str(deploy / "prometheus.yml"))),
+        ToolCheck("promtool check rules alerts.yml",
+                  (promtool, "check", "rules", str(deploy / "alerts.yml"))),
+    ]
+    try:
+        k8s_prom = _k8s_prometheus_for_promtool(deploy, workdir / "k8s-prometheus")
+        checks.append(ToolCheck("promtool check config k8s/prometheus.yml",
+                                (promtool, "check", "config", str(k8s_prom))))
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        checks.append(ToolCheck("promtool check config k8s/prometheus.yml",
+                                ("sh", "-c", f"echo {json.dumps(str(exc))} >&2; exit 1")))
+    checks += [
+        ToolCheck("kubernetes-validate --strict k8s/*.yaml",
+                  (_venv_tool("kubernetes-validate"), "--strict", "--quiet",
+                   *[str(p) for p in k8s_manifests(deploy)])),
+        ToolCheck("check-jsonschema compose-spec docker-compose.yml",
+                  (_venv_tool("check-jsonschema"), "--builtin-schema", "vendor.compose-spec", compose)),
+        ToolCheck("docker-compose config docker-compose.yml",
+                  (shutil.which("docker-compose") or "docker-compose", "-f", compose, "config", "-q")),
+    ]
+    return checks
+
+
+def run_tool(check: ToolCheck, timeout: float = 120) -> tuple[bool, str]:
+    """Run one validator: (passed, its output)."""
+    try:
+        proc = subprocess.run(check.argv, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, "COMPOSE_PROJECT_NAME": "arena-check"})
+    except FileNotFoundError:
+        return False, f"{check.argv[0]} is not installed (run deploy/ensure-deploy-tools.sh, make install)"
+    return proc.returncode == 0, (proc.stdout + proc.stderr).strip()
+
+
+# --- against the code ---------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    from referee.cli import build_parser
+
+    return build_parser()
+
+
+@functools.cache  # the same for every deploy folder: once per process
+def _help_text(path: tuple[str, ...]) -> tuple[int, str]:
+    arena = Path(sys.executable).parent / "arena"
+    cmd = [str(arena)] if arena.exists() else [sys.executable, "-m", "referee.cli"]
+    proc = subprocess.run([*cmd, *path, "--help"], capture_output=True, text=True, timeout=120, cwd=REPO)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def check_commands(deploy: Path = DEPLOY) -> list[str]:
+    """Every command is `arena <subcommand>` (its --help runs) with options it lists and
+    arguments its parser accepts."""
+    problems: list[str] = []
+    helps: dict[tuple[str, ...], tuple[int, str]] = {}
+    for c in arena_containers(deploy):
+        if not c.argv:
+            problems.append(f"{c.where}: no command (the image's default is `arena --help`)")
+            continue
+        if c.path not in helps:
+            helps[c.path] = _help_text(c.path)
+        code, text = helps[c.path]
+        if code != 0:
+            problems.append(f"{c.where}: `arena {' '.join(c.path)} --help` exits {code}: {text[-300:]}")
+            continue
+        for arg in c.argv:
+            flag = arg.split("=", 1)[0]
+            if flag.startswith("--") and not re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", text):
+                problems.append(f"{c.where}: `arena {' '.join(c.path)} --help` lists no {flag}")
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                _parser().parse_args(c.expanded_argv())
+        except SystemExit:
+            problems.append(f"{c.where}: arena refuses {c.argv}: {err.getvalue().strip().splitlines()[-1:]}")
+    return problems
+
+
+def _names_in_code() -> str:
+    chunks = []
+    for d in CODE_DIRS:
+        for p in (REPO / d).rglob("*.py"):
+            if "_pb2" not in p.name:
+                chunks.append(p.read_text(encoding="utf-8", errors="replace"))
+    return "\n".join(chunks)
+
+
+def _sandbox_fields() -> set[str]:
+    limits = importlib.import_module("workers.sandbox.limits")
+    prefix: str = limits.ENV_PREFIX
+    return {prefix + f.name.upper() for f in dataclasses.fields(limits.SandboxLimits)}
+
+
+def check_env(deploy: Path = DEPLOY) -> list[str]:
+    """Every variable an Arena process is given is read by the code (named in it as a string),
+    is a sandbox limit (``ARENA_SANDBOX_<FIELD>``), is read by a library (EXTERNAL_ENV) or is
+    used by a ``$(VAR)`` reference in the manifests; every ``$(VAR)`` is defined."""
+    code = _names_in_code()
+    sandbox = _sandbox_fields()
+    containers = arena_containers(deploy)
+    referenced = {m for c in containers for a in c.argv for m in _VAR_REF.findall(a)}
+    problems: list[str] = []
+    for c in containers:
+        for name in c.env:
+            quoted = f'"{name}"' in code or f"'{name}'" in code
+            if not (quoted or name in sandbox or name in EXTERNAL_ENV or name in referenced):
+                problems.append(f"{c.where}: sets {name}, which nothing reads")
+        for arg in c.argv:
+            for ref in _VAR_REF.findall(arg):
+                if ref not in c.env:
+                    problems.append(f"{c.where}: $({ref}) in its arguments is not in its environment "
+                                    "(Kubernetes would pass it on literally)")
+    return problems
+
+
+def _scrape_targets(deploy: Path) -> set[tuple[str, int]]:
+    with (deploy / "prometheus.yml").open(encoding="utf-8") as f:
+        config = yaml.safe_load(f)
+    out: set[tuple[str, int]] = set()
+    for job in config.get("scrape_configs") or []:
+        for sc in job.get("static_configs") or []:
+            for t in sc.get("targets") or []:
+                host, port = str(t).rsplit(":", 1)
+                out.add((host, int(port)))
+        for sd in job.get("dns_sd_configs") or []:
+            out.update((n, int(sd["port"])) for n in sd.get("names") or [])
+    return out
+
+
+def _defaults() -> dict[tuple[str, ...], int]:
+    parser = _parser()
+    out: dict[tuple[str, ...], int] = {}
+    for path in SERVERS:
+        out[path] = int(parser.parse_args(list(path)).port)
+    return out
+
+
+def check_ports(deploy: Path = DEPLOY) -> list[str]:
+    """Servers listen on the code's default ports; published ports, container ports, Service
+    target ports, probes and scrape targets name ports the processes listen on; every process
+    that exports metrics is scraped."""
+    problems: list[str] = []
+    defaults = _defaults()
+    scraped = _scrape_targets(deploy)
+    compose_exporters: set[tuple[str, int]] = set()
+    for c in arena_containers(deploy):
+        listening: set[int] = set()
+        for flag in ("--port", "--metrics-port"):
+            value = c.option(flag)
+            if value is not None:
+                listening.add(int(value))
+        if c.path in SERVERS:
+            given = c.option("--port")
+            if given is None or int(given) != defaults[c.path]:
+                problems.append(f"{c.where}: --port {given}, the code's default is {defaults[c.path]}")
+        for name, number in c.ports.items():
+            if number not in listening:
+                problems.append(f"{c.where}: port {name}={number} is not one the process listens on "
+                                f"{sorted(listening)}")
+        metrics_flag = EXPORTERS.get(c.path)
+        metrics_port = c.option(metrics_flag) if metrics_flag else None
+        if metrics_flag and metrics_port is None:
+            problems.append(f"{c.where}: exports metrics but gets no {metrics_flag}: nothing can scrape it")
+        if c.where.startswith("docker-compose"):
+            service = c.where.rsplit(" ", 1)[-1]
+            if metrics_port is not None:
+                compose_exporters.add((service, int(metrics_port)))
+                if (service, int(metrics_port)) not in scraped:
+                    problems.append(f"{c.where}: metrics on :{metrics_port}, but prometheus.yml does not "
+                                    f"scrape {service}:{metrics_port}")
+            continue
+        # Kubernetes: the scrape annotations, the probes' ports
+        if metrics_port is not None:
+            ann = c.annotations
+            if ann.get("prometheus.io/scrape") != "true" or ann.get("prometheus.io/port") != metrics_port:
+                problems.append(f"{c.where}: metrics on :{metrics_port}, but its pod's prometheus.io "
+                                f"annotations say {ann}")
+            wants_https = c.option("--tls-cert") is not None and c.path == ("serve", "api")
+            if (ann.get("prometheus.io/scheme") == "https") != wants_https:
+                problems.append(f"{c.where}: prometheus.io/scheme {ann.get('prometheus.io/scheme')!r} "
+                                f"but the metrics are served over {'HTTPS' if wants_https else 'HTTP'}")
+        for kind in ("readinessProbe", "livenessProbe", "startupProbe"):
+            probe = c.spec.get(kind) or {}
+            for how in ("httpGet", "tcpSocket", "grpc"):
+                if how in probe:
+                    port = probe[how]["port"]
+                    probed = c.ports.get(port) if isinstance(port, str) else int(port)
+                    if probed is None or probed not in listening:
+                        problems.append(f"{c.where}: {kind} on port {port}, not one it listens on")
+                    scheme = probe[how].get("scheme", "HTTP") if how == "httpGet" else None
+                    if scheme and (scheme == "HTTPS") != (probed == _int(c.option("--port"))
+                                                          and c.option("--tls-cert") is not None):
+                        problems.append(f"{c.where}: {kind} speaks {scheme} to port {port}")
+    for target in sorted(scraped - compose_exporters):
+        problems.append(f"prometheus.yml scrapes {target[0]}:{target[1]}, which no compose service exports")
+    problems += _check_services(deploy)
+    return problems
+
+
+def _int(value: str | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _check_services(deploy: Path) -> list[str]:
+    problems: list[str] = []
+    pods = [(doc, _pod_spec(doc)) for _, doc in _k8s_docs(deploy)]
+    for path, doc in _k8s_docs(deploy):
+        if doc.get("kind") != "Service":
+            continue
+        selector = doc["spec"].get("selector") or {}
+        matched = [
+            (d, spec) for d, spec in pods
+            if spec is not None
+            and selector.items() <= ((d["spec"]["template"]["metadata"].get("labels") or {}).items())
+        ]
+        if not matched:
+            problems.append(f"k8s/{path.name} Service {doc['metadata']['name']}: selects no pod")
+        for port in doc["spec"].get("ports") or []:
+            target = port.get("targetPort", port["port"])
+            for d, spec in matched:
+                names = {p.get("name") for c in spec["containers"] for p in c.get("ports") or []}
+                numbers = {p["containerPort"] for c in spec["containers"] for p in c.get("ports") or []}
+                if target not in names and target not in numbers:
+                    problems.append(f"k8s/{path.name} Service {doc['metadata']['name']}: targetPort "
+                                    f"{target} is not a port of {d['kind']} {d['metadata']['name']}")
+    return problems
+
+
+def exported_metrics() -> dict[str, tuple[str, frozenset[str]]]:
+    """Every metric the code defines: family name -> (type, label names)."""
+    from prometheus_client.metrics import MetricWrapperBase
+
+    out: dict[str, tuple[str, frozenset[str]]] = {}
+    for module_name in METRIC_MODULES:
+        module = importlib.import_module(module_name)
+        for obj in vars(module).values():
+            if isinstance(obj, MetricWrapperBase):
+                for family in obj.collect() or obj.describe():
+                    out[family.name] = (family.type, frozenset(getattr(obj, "_labelnames", ())))
+    return out
+
+
+def _exprs(deploy: Path) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    with (deploy / "alerts.yml").open(encoding="utf-8") as f:
+        rules = yaml.safe_load(f)
+    for group in rules.get("groups") or []:
+        for rule in group.get("rules") or []:
+            out.append((f"alerts.yml {rule.get('alert') or rule.get('record')}", str(rule["expr"])))
+    for board in sorted((deploy / "grafana" / "dashboards").glob("*.json")):
+        data = json.loads(board.read_text(encoding="utf-8"))
+        panels = list(data.get("panels") or [])
+        while panels:
+            panel = panels.pop()
+            panels += panel.get("panels") or []
+            for t in panel.get("targets") or []:
+                if t.get("expr"):
+                    out.append((f"grafana/dashboards/{board.name} panel {panel.get('title')!r}", t["expr"]))
+    return out
+
+
+Metrics = dict[str, tuple[str, frozenset[str]]]
+
+
+def _resolve(sample: str, metrics: Metrics) -> tuple[str, frozenset[str]] | None:
+    for family, (kind, labels) in metrics.items():
+        for suffix in _SAMPLE_SUFFIXES.get(kind, ("",)):
+            if sample == family + suffix:
+                extra = {"le"} if suffix == "_bucket" else set()
+                return family, labels | extra | TARGET_LABELS
+    return None
+
+
+def check_metrics(deploy: Path = DEPLOY) -> list[str]:
+    """The alert rules and the dashboards name samples the code exports (a counter as
+    ``_total``, a histogram's ``_bucket``/``_sum``/``_count``) and only labels those have."""
+    metrics = exported_metrics()
+    problems: list[str] = []
+    for where, expr in _exprs(deploy):
+        text = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)  # label values are not names
+        labels_here: set[str] = set(TARGET_LABELS)
+        for m in re.finditer(r"\b(arena_[a-z0-9_]+)\b(\s*\{([^}]*)\})?", text):
+            found = _resolve(m.group(1), metrics)
+            if found is None:
+                problems.append(f"{where}: {m.group(1)} is not exported by {', '.join(METRIC_MODULES)}")
+                continue
+            labels_here |= found[1]
+            for label in re.findall(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)", m.group(3) or ""):
+                if label not in found[1]:
+                    problems.append(f"{where}: {m.group(1)} has no label {label!r}")
+        for group in re.findall(r"\b(?:by|without)\s*\(([^)]*)\)", text):
+            for label in filter(None, (x.strip() for x in group.split(","))):
+                if label not in labels_here:
+                    problems.append(f"{where}: groups by {label!r}, a label none of its metrics has")
+        for m in re.finditer(r"\{\{\s*\$labels\.([a-zA-Z_][a-zA-Z0-9_]*)", text):
+            if m.group(1) not in labels_here:
+                problems.append(f"{where}: $labels.{m.group(1)} is not a label of its result")
+    with (deploy / "alerts.yml").open(encoding="utf-8") as f:
+        rules = yaml.safe_load(f)
+    for group in rules.get("groups") or []:
+        for rule in group.get("rules") or []:
+            text = json.dumps(rule.get("annotations") or {})
+            kept = _result_labels(str(rule["expr"]), metrics)
+            for label in re.findall(r"\$labels\.([a-zA-Z_][a-zA-Z0-9_]*)", text):
+                if kept is not None and label not in kept:
+                    problems.append(f"alerts.yml {rule.get('alert')}: its summary uses $labels.{label}, "
+                                    f"which its expression's result does not keep ({sorted(kept)})")
+    return problems
+
+
+def _result_labels(expr: str, metrics: dict[str, tuple[str, frozenset[str]]]) -> set[str] | None:
+    """The labels an expression's result keeps when its outermost aggregation says so
+    (``max by (ladder) (...)``); None when it can't be told simply."""
+    m = re.match(r"\s*(?:sum|max|min|avg|count)\s+by\s*\(([^)]*)\)", expr)
+    if m:
+        return {x.strip() for x in m.group(1).split(",") if x.strip()}
+    m = re.match(r"\s*(up|arena_[a-z0-9_]+)\b", expr)
+    if m and not re.search(r"\b(sum|max|min|avg|count|rate|increase)\b", expr):
+        if m.group(1) == "up":
+            return set(TARGET_LABELS)
+        found = _resolve(m.group(1), metrics)
+        return set(found[1]) if found else None
+    return None
+
+
+def check_secrets(deploy: Path = DEPLOY) -> list[str]:
+    """No secret is written in the Kubernetes manifests: no Secret objects, no password in a
+    URL, no secret-looking variable with a literal value; every Secret and ConfigMap they
+    refer to but do not define is one ``k8s/README.md`` says how to create."""
+    problems: list[str] = []
+    readme = (deploy / "k8s" / "README.md")
+    readme_text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+    defined_maps = set(_config_maps(deploy))
+    for path, doc in _k8s_docs(deploy):
+        where = f"k8s/{path.name} {doc.get('kind')} {doc.get('metadata', {}).get('name')}"
+        if doc.get("kind") == "Secret":
+            problems.append(f"{where}: a Secret in a manifest (create it from a file, see k8s/README.md)")
+        for text in _strings(doc):
+            found = _URL_WITH_PASSWORD.search(text)
+            if found:
+                problems.append(f"{where}: a URL with a password: {found.group(0)}...")
+        if doc.get("kind") == "ConfigMap":
+            for key in doc.get("data") or {}:
+                if _SECRET_NAME.search(key) and not key.endswith(("_FILE", "_ADDR", "_CA")):
+                    problems.append(f"{where}: {key} looks like a secret; put it in a Secret")
+        pod = _pod_spec(doc)
+        if pod is None:
+            continue
+        refs: set[tuple[str, str]] = set()
+        for c in [*pod.get("containers", []), *pod.get("initContainers", [])]:
+            for e in c.get("env") or []:
+                if "value" in e and _SECRET_NAME.search(e["name"]) and not e["name"].endswith("_FILE"):
+                    problems.append(f"{where}: {e['name']} has a literal value; take it from a Secret")
+                vf = e.get("valueFrom") or {}
+                if "secretKeyRef" in vf:
+                    refs.add(("Secret", vf["secretKeyRef"]["name"]))
+                if "configMapKeyRef" in vf:
+                    ref = vf["configMapKeyRef"]
+                    refs.add(("ConfigMap", ref["name"]))
+                    if ref["name"] in defined_maps and ref["key"] not in _config_maps(deploy)[ref["name"]]:
+                        problems.append(f"{where}: {e['name']} from ConfigMap {ref['name']} key "
+                                        f"{ref['key']}, which it does not have")
+            for ref in c.get("envFrom") or []:
+                if "secretRef" in ref:
+                    refs.add(("Secret", ref["secretRef"]["name"]))
+                if "configMapRef" in ref:
+                    refs.add(("ConfigMap", ref["configMapRef"]["name"]))
+        for v in pod.get("volumes") or []:
+            if "secret" in v:
+                refs.add(("Secret", v["secret"]["secretName"]))
+            if "configMap" in v:
+                refs.add(("ConfigMap", v["configMap"]["name"]))
+        for kind, name in sorted(refs):
+            if kind == "ConfigMap" and name in defined_maps:
+                continue
+            if f"`{name}`" not in readme_text:
+                problems.append(f"{where}: uses {kind} {name}, which k8s/README.md does not say how "
+                                "to create")
+    return problems
+
+
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield str(k)
+            yield from _strings(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _strings(v)
+
+
+def check_pods(deploy: Path = DEPLOY) -> list[str]:
+    """Every long-running Kubernetes container has readiness and liveness probes and CPU and
+    memory requests and limits; every Job's container has resources too."""
+    problems: list[str] = []
+    for path, doc in _k8s_docs(deploy):
+        pod = _pod_spec(doc)
+        if pod is None:
+            continue
+        for c in pod.get("containers", []):
+            where = f"k8s/{path.name} {doc['kind']} {doc['metadata']['name']} container {c['name']}"
+            if doc["kind"] in ("Deployment", "StatefulSet", "DaemonSet"):
+                for probe in ("readinessProbe", "livenessProbe"):
+                    if probe not in c:
+                        problems.append(f"{where}: no {probe}")
+            res = c.get("resources") or {}
+            for part in ("requests", "limits"):
+                for what in ("cpu", "memory"):
+                    if what not in (res.get(part) or {}):
+                        problems.append(f"{where}: no {part}.{what}")
+    return problems
+
+
+def check_sandbox(deploy: Path = DEPLOY) -> list[str]:
+    """The workers (`arena worker` without --unsafe-no-sandbox) get what the hosted-bot
+    sandbox needs: root and privileges (workers/SANDBOX.md); nothing else is privileged."""
+    problems: list[str] = []
+    for c in arena_containers(deploy):
+        is_worker = c.path == ("worker",)
+        if c.where.startswith("docker-compose"):
+            privileged = bool(c.spec.get("privileged"))
+            root = str(c.spec.get("user", "")) in ("root", "0", "0:0")
+        else:
+            sc = c.spec.get("securityContext") or {}
+            privileged = bool(sc.get("privileged"))
+            uid = sc.get("runAsUser", (c.pod.get("securityContext") or {}).get("runAsUser"))
+            root = uid == 0
+        if is_worker and "--unsafe-no-sandbox" in c.argv:
+            problems.append(f"{c.where}: runs hosted bots without the sandbox")
+        if is_worker and not (privileged and root):
+            problems.append(f"{c.where}: the sandbox needs a privileged container running as root "
+                            "(workers/SANDBOX.md); without it every hosted match fails")
+        if not is_worker and (privileged or root):
+            problems.append(f"{c.where}: privileged or root, which only the workers need")
+    return problems
+
+
+CHECKS = (check_commands, check_env, check_ports, check_metrics, check_secrets, check_pods, check_sandbox)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run every tool and every check; print one line each; 1 if any failed."""
+    parser = argparse.ArgumentParser(prog="python -m deploy.checks", description=__doc__.splitlines()[0])
+    parser.add_argument("--deploy", type=Path, default=DEPLOY, help="the deploy folder (default: this one)")
+    args = parser.parse_args(argv)
+    failed = 0
+    with tempfile.TemporaryDirectory(prefix="arena-deploy-check-") as tmp:
+        for check in tool_checks(args.deploy, Path(tmp)):
+            ok, output = run_tool(check)
+            failed += not ok
+            print(f"{'ok  ' if ok else 'FAIL'} {check.name}" + ("" if ok else "\n" + _indent(output)))
+    for fn in CHECKS:
+        problems = fn(args.deploy)
+        failed += bool(problems)
+        name = fn.__name__.replace("_", " ")
+        print(f"{'FAIL' if problems else 'ok  '} {name}" + "".join(f"\n    {p}" for p in problems))
+    print(f"deploy-check: {failed} failed" if failed else "deploy-check: all passed")
+    return 1 if failed else 0
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines()[-30:])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
