@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 __all__ = [
     "OneLineParser",
     "UsageError",
+    "check_listen",
     "check_replay_target",
     "check_writable_dir",
     "database_url_arg",
@@ -101,6 +102,29 @@ def _probe_write(folder: Path) -> None:
     # os.access says yes to root on a read-only mount (/proc, /sys): only a real write tells
     with tempfile.NamedTemporaryFile(dir=folder, prefix=".arena-probe-"):
         pass
+
+
+def check_listen(host: str, port: int) -> None:
+    """:class:`UsageError` unless a server can listen on `host`:`port` (checked before it
+    starts, so a taken port is one line rather than the server's own traceback)."""
+    import socket
+
+    if port == 0:
+        return  # any free port
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise UsageError(f"--host {host}: not an address here ({exc.strerror or exc})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers do
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen on {host}:{port} ({exc.strerror or exc}): is another server "
+                "running there? Give another --port"
+            ) from None
 
 
 def check_writable_dir(path: str, option: str) -> Path:

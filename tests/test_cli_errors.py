@@ -271,6 +271,16 @@ def test_a_second_demo_on_a_taken_port_says_so_before_the_season(tmp_path: Path)
     assert out.stdout == "" and not (tmp_path / "arena-demo.db").exists()
 
 
+def test_servers_on_a_taken_port_say_so_in_one_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'api.db'}"
+    with _taken_port() as sock:
+        port = str(sock.getsockname()[1])
+        for args in (["serve", "referee", "--insecure", "--port", port],
+                     ["serve", "api", "--upgrade", "--db", db, "--port", port]):
+            out = arena(*args, timeout=60)
+            assert f"cannot listen on 127.0.0.1:{port}" in one_error_line(out), args
+
+
 def test_the_demo_counts_matches_with_a_crashed_bot_as_failed(tmp_path: Path) -> None:
     """A hosted bot on the demo ladder that exits at once: its matches are recorded (and rated)
     but the demo's summary counts them as failed and it exits 1."""

@@ -102,6 +102,14 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
         engine.dispose()
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    from referee.cli_checks import UsageError, check_listen
+
+    try:
+        check_listen(args.host, args.port)
+    except UsageError as exc:
+        engine.dispose()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     scheme = "https" if tls else "http"
     print(f"Serving the ladder at {scheme}://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
     try:

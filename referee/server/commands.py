@@ -90,6 +90,7 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
     import asyncio
     import logging
 
+    from referee.cli_checks import check_listen
     from referee.server.auth import FAILED_AUTH_WINDOW_S, FailedAuthLimiter
     from referee.server.config import ServerLimits
     from referee.server.lobby import Authenticator, ladder_authenticator
@@ -97,6 +98,9 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     admin_token, tls = _referee_security(args)
+    check_listen(args.host, args.port)  # UsageError: one line, status 2
+    if args.metrics_port:
+        check_listen(args.host, args.metrics_port)
     try:
         limiter = FailedAuthLimiter(
             args.auth_failure_limit, FAILED_AUTH_WINDOW_S, exempt=["unix", *args.auth_limit_exempt]
