@@ -5,10 +5,12 @@
 
 * **no remote seat** — starts a referee in this process on a free local port (like `arena
   match`), so the referee sees the hosted bots' processes and names a crash a crash;
-* **a remote seat** — uses the long-lived referee at ``$ARENA_REFEREE_ADDR`` (admin token
-  ``$ARENA_ADMIN_TOKEN``), where remote bots wait with their bot tokens: the match is created
-  there with the remote seats bound to their bot ids (`SeatSpec.bot_id`); the referee seats each
-  bot when it is free.
+* **a remote seat** — uses a long-lived referee of ``$ARENA_REFEREE_ADDR`` (one HOST:PORT or
+  several, comma-separated; admin token ``$ARENA_ADMIN_TOKEN``), where remote bots wait with
+  their bot tokens: the match is created on the one holding its remote bots' streams (`place`)
+  with the remote seats bound to their bot ids (`SeatSpec.bot_id`); the referee seats each bot
+  when it is free. If that referee goes away mid-match the match is handed back to the
+  sweeper (``workers.lease.HandBack``), not failed (deploy/SCALING.md, "Several hosts").
 
 Then, either way, every hosted seat's command line is launched as its own process (own process
 group) with the referee's address and its one-time seat token (`launcher.launch_bot`: the
@@ -21,8 +23,8 @@ between two actions) and raises `MatchAborted`. The result and the replay come f
 and GetReplay; timeouts, forfeits and decision times from the match's events.
 
 `can_seat(command, bot_id)`: hosted commands can always be launched; a remote bot can be
-seated only while it is connected to the referee at ``$ARENA_REFEREE_ADDR`` (ListBots, cached
-for `LOBBY_CACHE_S`).
+seated only while it is connected to a referee of ``$ARENA_REFEREE_ADDR`` (ListBots on each,
+cached for `LOBBY_CACHE_S`; `referee_of` says which one, for the matchmaker).
 
 Hosted bot output goes to ``$ARENA_BOT_LOG_DIR/match-<id>/seat<N>.log`` if that is set (else to
 a temporary folder removed after the match; a crashed bot's last lines are logged). A hosted bot

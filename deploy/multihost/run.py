@@ -563,11 +563,12 @@ class Drill:
                 report.matches_per_min_two_hosts / report.matches_per_min_one_host, 2
             )
         _log(f"two worker hosts: {report.matches_per_min_two_hosts} matches/min; killing w2 mid-match")
-        kill_at, report.processes_killed = self.kill_mid_match(self.net.hosts["w2"])
         survivors = {self.bot_tokens[f"remote-w1-{i}"][0] for i in range(2)}
+        on_w2 = survivors & (self.lobby(self.referees[1]) or set())  # remote-w1-1 lists w2 first
+        kill_at, report.processes_killed = self.kill_mid_match(self.net.hosts["w2"])
         _wait(lambda: survivors <= (self.lobby(self.referees[0]) or set()),
               "w1's remote bots on w1's referee", 60)
-        report.remote_bots_reconnected = 1  # remote-w1-1 held its stream to w2's referee
+        report.remote_bots_reconnected = len(on_w2)
         _wait(lambda: self.count() >= self.matches, f"{self.matches} matches scheduled", 900, 1.0)
         self.stop(f"db/beat-depth{QUEUE_DEPTH}")
         self.start_beat(0)  # the sweeper goes on; the matchmaker schedules nothing more
