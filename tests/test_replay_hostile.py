@@ -101,6 +101,7 @@ CASES: dict[str, tuple[Callable[[dict[str, Any]], bytes], str]] = {
     "step as a number": (v1_edit(_set("steps.3", 7)), "steps[3]: expected an object"),
     "index as a string": (v1_edit(_set("steps.5.index", "1")), "steps[5].index: expected an integer"),
     "index out of range": (v1_edit(_set("steps.5.index", 10_000)), "step 6: index 10000 out of range"),
+    "5000-digit seed": (lambda d: plain(d)[:-1] + b', "seed": ' + b"9" * 5000 + b"}", "not a replay file"),
     "bool seed": (v1_edit(_set("seed", True)), "seed: expected an integer"),
     "seats as a string": (v1_edit(_set("seats", "ada,bram")), "seats: expected an array"),
     "three seats for two": (v1_edit(lambda d: d["seats"].append({"seat": 2})), "3 seats for a 2-seat game"),
