@@ -76,6 +76,7 @@ def _bad_play_invocations(tmp: Path) -> list[tuple[list[str], str]]:
         # a folder that exists and that even root cannot write in
         (["play", "clank", "--replay-dir", "/proc"], "--replay-dir /proc: cannot write"),
         (["bot", "check", "python bot.py", "--games", "0"], "--games"),
+        (["bot", "check", "python bot.py", "--game", "nosuchgame"], "unknown game 'nosuchgame'"),
         (["demo", "--matches", "0", "--no-serve"], "--matches"),
         (["replay", "show"], "file"),
         (["serve", "api", "--port", "99999"], "a port is 0 to 65535"),

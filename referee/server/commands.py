@@ -346,6 +346,7 @@ def _cmd_bot_check(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    _check_game(args.game, 2, args.seed)  # the check plays 2-seat games; UsageError: one line
     report = asyncio.run(
         check_bot(args.command, game=args.game, games=args.games, seed=args.seed, time_control=tc)
     )
