@@ -14,6 +14,7 @@ from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
 from referee.core.game import canonical_json
+from referee.replay import encode
 from referee.runner import LocalGame
 from referee.runner import play_local as _play_local
 
@@ -92,7 +93,8 @@ def seed(engine: Engine, games: int = 4) -> Seeded:
             replay["steps"][1]["note"] = "greedy: the best card"
             replay["steps"][1]["ms"] = 17
         match_id = enqueue_match(engine, ladder, [versions[a], versions[b]], seed=seed_value)
-        record_result(engine, match_id, played.result, canonical_json(replay).encode(), "finished")
+        # stored as the workers store it (format 2); the coop match below keeps format 1
+        record_result(engine, match_id, played.result, encode(replay), "finished")
         out.replays[match_id] = replay
         out.results[match_id] = ([a, b], list(played.result.places))
         if i == 0:
