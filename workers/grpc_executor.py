@@ -55,7 +55,17 @@ from bots.builtin import LocalBot, make_bot
 from bots.python.arena_bot import Action as WireAction
 from bots.python.arena_bot import Bot, observation_dict, play
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2
-from bots.python.arena_bot.wire import TLS_CA_ENV, TLS_ENV, Tls, admin_calls, aio_channel, bearer, channel
+from bots.python.arena_bot.wire import (
+    KEEPALIVE_TIME_MS,
+    KEEPALIVE_TIMEOUT_MS,
+    TLS_CA_ENV,
+    TLS_ENV,
+    Tls,
+    admin_calls,
+    aio_channel,
+    bearer,
+    channel,
+)
 from referee.core.game import Action, Result, canonical_json
 from referee.replay import loads
 from referee.server.config import TimeControl
@@ -99,6 +109,15 @@ POLL_S: Final = 0.2
 LOBBY_CACHE_S: Final = 1.0
 #: what a call to a referee that went away ends with
 _REFEREE_LOST: Final = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+#: keepalive on the channel to a long-lived referee (the policy it accepts, bots/python
+#: arena_bot.wire): a referee cut off without a reset (a partition, a host powered off) is
+#: found within keepalive time + timeout, and its match handed back like a killed one
+_REFEREE_KEEPALIVE: Final = [
+    ("grpc.keepalive_time_ms", KEEPALIVE_TIME_MS),
+    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    ("grpc.keepalive_permit_without_calls", 0),
+    ("grpc.http2.max_pings_without_data", 0),
+]
 #: a referee that did not answer ListBots is not asked again for this long
 REFEREE_DOWN_S: Final = 5.0
 #: admin calls other than WatchMatch
@@ -381,7 +400,7 @@ class GrpcMatchExecutor:
         threads: list[threading.Thread] = []
         try:
             tls = referee_tls() if remote else None
-            async with aio_channel(address, tls) as opened:
+            async with aio_channel(address, tls, options=_REFEREE_KEEPALIVE if remote else None) as opened:
                 admin = admin_calls(opened)
                 auth = bearer(admin_token) if admin_token else ()
                 tc = spec.time_control
