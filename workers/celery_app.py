@@ -119,6 +119,8 @@ PLAY_RETRY_MAX: Final = 20
 PLAY_RETRY_CAP_S: Final = 10.0
 #: a retried match's marker lives the retry's countdown plus this
 RETRY_MARKER_MARGIN_S: Final = 10
+#: socket timeouts of the marker connection (well above one BLPOP of at most a second)
+REDIS_TIMEOUT_S: Final = 10.0
 #: the completion list expires this long after its last push (nobody is waiting: no beat runs)
 DONE_TTL_S: Final = 60
 #: a version due for qualification is sent again after this long past the lease if still due
@@ -173,8 +175,12 @@ class CeleryDispatcher:
         self.celery = celery or app
         self.queue = queue or match_queue()
         url = broker or broker_url()
+        # timeouts: the beat blocks on this connection between passes (wait_done); a broker
+        # gone silent (a partition) must raise, not hang the sweeper for good
         self._markers = (
-            redis.Redis.from_url(url) if url.startswith(("redis://", "rediss://")) else None
+            redis.Redis.from_url(url, socket_timeout=REDIS_TIMEOUT_S, socket_connect_timeout=REDIS_TIMEOUT_S)
+            if url.startswith(("redis://", "rediss://"))
+            else None
         )
 
     def _marker(self, match_id: int) -> str:

@@ -96,8 +96,8 @@ class ControlLoop:
             try:
                 # at most a second per wait, so `stop` is seen promptly
                 woken = self.wake(min(left, 1.0))
-            except Exception:
-                log.warning("control loop: waiting for finished matches failed", exc_info=True)
+            except Exception as exc:  # the broker away: the timed passes go on meanwhile
+                log.warning("control loop: waiting for finished matches failed (%s)", exc)
                 self.stop.wait(min(left, 1.0))
                 continue
             if woken and not self.stop.is_set():
