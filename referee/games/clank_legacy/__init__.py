@@ -1,0 +1,1 @@
+"""Clank! Legacy: Acquisitions Incorporated — content only so far (no engine, not registered)."""
