@@ -133,6 +133,10 @@ def test_bundled_content_loads_with_a_version(content: LegacyContent) -> None:
         ),
         ("You can only carry one Artifact.", lambda c: c.rules["artifacts_carried"] == 1),
         (
+            "In case of a tie, the tied player with the most valuable Artifact wins.",
+            lambda c: c.rules["tie_break"] == "artifact_value",
+        ),
+        (
             "Add the Cultist monster card to the Reserve row, along with piles of Mercenary, "
             "Explore, and Mysterious Tome cards.",
             lambda c: (

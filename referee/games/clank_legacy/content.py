@@ -1238,6 +1238,11 @@ _RULE_KEYS = {
     "monster_icon_damage", "swords_per_icon", "coach_boots", "board_spaces",
     "campaign_min_games", "checkmarks_per_promotion", "checkmark_for", "group_tie_break",
     "mission_report",
+    "score_parts",
+    "tie_break",
+    "waypoint_trigger",
+    "reward_trigger",
+    "event_symbol_triggers_attack",
 }  # fmt: skip
 _MISSION_FIELDS = frozenset(
     {
@@ -1317,6 +1322,17 @@ def _check_rules(rules: Any) -> dict[str, Any]:
         )
     if not isinstance(rules["checkmark_for"], list) or set(rules["checkmark_for"]) - {"mvp", "escaped"}:
         raise e.fail("checkmark_for", "a list of 'mvp' / 'escaped'")
+    if rules["score_parts"] != ["cards", "artifact", "tokens", "gold"]:
+        raise e.fail(
+            "score_parts", "must be ['cards', 'artifact', 'tokens', 'gold'] (the checklist's scoring)"
+        )
+    if rules["tie_break"] != "artifact_value":
+        raise e.fail("tie_break", "must be 'artifact_value' (ties go to the most valuable artifact)")
+    for key in ("waypoint_trigger", "reward_trigger"):
+        if rules[key] not in ("every_entry", "first_entry_per_player"):
+            raise e.fail(key, "must be 'every_entry' or 'first_entry_per_player'")
+    if not isinstance(rules["event_symbol_triggers_attack"], bool):
+        raise e.fail("event_symbol_triggers_attack", "must be true or false")
     if rules["group_tie_break"] != "mvp":
         raise e.fail("group_tie_break", "must be 'mvp' (pinned in the checklist)")
     return dict(rules)
