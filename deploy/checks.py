@@ -562,7 +562,12 @@ def check_metrics(deploy: Path = DEPLOY) -> list[str]:
         for m in re.finditer(r"\b(arena_[a-z0-9_]+)\b(\s*\{([^}]*)\})?", text):
             found = _resolve(m.group(1), metrics)
             if found is None:
-                problems.append(f"{where}: {m.group(1)} is not exported by {', '.join(METRIC_MODULES)}")
+                kind = metrics.get(m.group(1), ("",))[0]  # a family name used as a sample name
+                hint = ""
+                if kind:
+                    hint = f" (a {kind}: its samples are {m.group(1)}{_SAMPLE_SUFFIXES[kind][0]}...)"
+                problems.append(f"{where}: {m.group(1)} is not exported by "
+                                f"{', '.join(METRIC_MODULES)}{hint}")
                 continue
             labels_here |= found[1]
             for label in re.findall(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*(?:=~|!~|!=|=)", m.group(3) or ""):
