@@ -416,6 +416,30 @@ BROKEN: list[tuple[str, Callable[[Any], None], tuple[str, str, str], str]] = [
         "not a card of upgrades.json",
     ),
     (
+        "contracts.json",
+        lambda d: _first(d, "contracts", "pest_control").update(deadline=3),
+        ("contracts.json", "pest_control", "deadline"),
+        "unknown field",
+    ),
+    (
+        "franchise.json",
+        lambda d: _first(d, "abilities", "petty_cash").update(cost=1),
+        ("franchise.json", "petty_cash", "cost"),
+        "unknown field",
+    ),
+    (
+        "reviews.json",
+        lambda d: _first(d, "promotions", "team_lead").update(salary=9),
+        ("reviews.json", "team_lead", "salary"),
+        "unknown field",
+    ),
+    (
+        "tokens.json",
+        lambda d: d["mystic_fruit"]["expend"].append({"op": "add_card", "arg": "guild_enforcer"}),
+        ("tokens.json", "mystic_fruit", "expend[2].op"),
+        "not allowed here",
+    ),
+    (
         "rules.json",
         lambda d: d.update(dragon_name="x"),
         ("rules.json", "rules", "dragon_name"),
