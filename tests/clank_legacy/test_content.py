@@ -464,6 +464,12 @@ BROKEN: list[tuple[str, Callable[[Any], None], tuple[str, str, str], str]] = [
         "unknown field",
     ),
     (
+        "boards/side_a.json",
+        lambda d: d["paths"].append({"id": "secret_door", "a": "lane", "b": "cairn", "hidden": True}),
+        ("boards/side_a.json", "paths[37]", "hidden"),
+        "no passage reveals path 'secret_door'",
+    ),
+    (
         "boards/side_b.json",
         lambda d: d["spaces"].append({"id": "lost_isle", "name": "Lost Isle"}),
         ("boards/side_b.json", "lost_isle", "id"),
@@ -504,6 +510,56 @@ BROKEN: list[tuple[str, Callable[[Any], None], tuple[str, str, str], str]] = [
         lambda d: _first(d, "passages", 152)["effects"][1].update(n=999),
         ("book.json", "passage 152", "effects[1].n"),
         "unknown prologue '999'",
+    ),
+    (
+        "book.json",
+        lambda d: d["passages"].append(
+            {
+                "id": 199,
+                "kind": "prologue",
+                "game": 3,
+                "epilogue": 153,
+                "title": "Orphan",
+                "text": "x",
+                "effects": [{"op": "board_side", "arg": "side_a"}],
+            }
+        ),
+        ("book.json", "passage 199", "id"),
+        "no campaign path reaches this passage",
+    ),
+    (
+        "book.json",
+        lambda d: d["passages"].append(
+            {
+                "id": 7,
+                "kind": "waypoint",
+                "title": "Nowhere",
+                "text": "x",
+                "effects": [{"op": "gold", "n": 1}],
+            }
+        ),
+        ("book.json", "passage 7", "id"),
+        "no board space triggers this waypoint passage",
+    ),
+    (
+        "book.json",
+        lambda d: _first(d, "passages", 101)["effects"].append({"op": "board_side", "arg": "side_b"}),
+        ("book.json", "passage 101", "effects"),
+        "exactly one board side",
+    ),
+    (
+        "book.json",
+        lambda d: _first(d, "passages", 151)["effects"].append({"op": "next_game", "n": 102}),
+        ("book.json", "passage 151", "effects"),
+        "exactly one next_game or end_campaign",
+    ),
+    (
+        "book.json",
+        lambda d: _first(d, "passages", 255)["effects"][0]["options"][1].__setitem__(
+            0, {"op": "add_card", "arg": "golden_stapler"}
+        ),
+        ("book.json", "passage 255", "effects"),
+        "the box has only 1",
     ),
     (
         "book.json",

@@ -723,7 +723,7 @@ def _parse_franchise(directory: Path, market: Mapping[str, MarketItem], refs: li
 
 
 def _parse_reviews(
-    directory: Path, cards: Mapping[str, CardDef], starting: Mapping[str, int], upgrades: Mapping[str, int]
+    directory: Path, starting: Mapping[str, int], upgrades: Mapping[str, int]
 ) -> dict[str, Promotion]:
     out: dict[str, Promotion] = {}
     for e in _entries("reviews.json", load_json(directory / "reviews.json"), "promotions"):
@@ -742,7 +742,6 @@ def _parse_reviews(
         if p.id in out:
             raise e.fail("id", "duplicate promotion id")
         out[p.id] = p
-    del cards
     return out
 
 
@@ -1171,6 +1170,7 @@ def _walk(content: LegacyContent, choices: Sequence[int], facts: Iterable[str]) 
             )
         w.board, w.patrons, w.contracts = "", [], []
         w.run(current, prologue.effects)
+        _check_path_changes(content, w, current)
         epilogue = content.passages[prologue.epilogue]
         if epilogue.game != prologue.game:
             raise ContentError(
@@ -1393,7 +1393,7 @@ def load_content(directory: Path = CONTENT_DIR) -> LegacyContent:
     contracts = _parse_contracts(directory, refs)
     patrons = _parse_patrons(directory, refs)
     franchise = _parse_franchise(directory, market, refs)
-    promotions = _parse_reviews(directory, cards, starting, upgrades)
+    promotions = _parse_reviews(directory, starting, upgrades)
     facts, passages, first = _parse_book(directory, refs)
 
     total = sum(adventure.values())
@@ -1485,8 +1485,20 @@ def load_content(directory: Path = CONTENT_DIR) -> LegacyContent:
         version=content_version(directory),
     )
     _resolve_refs(content, refs)
+    _check_hidden_paths_revealed(content)
     _check_campaign(content)
     return content
+
+
+def _check_hidden_paths_revealed(content: LegacyContent) -> None:
+    """A hidden path no passage ever reveals would be dead board: refuse it."""
+    revealed = {e.arg for p in content.passages.values() for e in _flat(p.effects) if e.op == "reveal_path"}
+    for board in content.boards.values():
+        for i, path in enumerate(board.paths):
+            if path.hidden and f"{board.id}:{path.id}" not in revealed:
+                raise ContentError(
+                    f"boards/{board.id}.json", f"paths[{i}]", "hidden", f"no passage reveals path {path.id!r}"
+                )
 
 
 def _check_campaign(content: LegacyContent) -> None:
