@@ -356,6 +356,12 @@ BROKEN: list[tuple[str, Callable[[Any], None], tuple[str, str, str], str]] = [
         "not allowed here",
     ),
     (
+        "adventure.json",
+        lambda d: _first(d, "cards", "brawling_accountant")["play"][1].update(arg="companoin"),
+        ("adventure.json", "brawling_accountant", "play[1].arg"),
+        "unknown tag 'companoin'",
+    ),
+    (
         "reserve.json",
         lambda d: _first(d, "cards", "cultist").update(respawn=True),
         ("reserve.json", "cultist", "respawn"),

@@ -457,7 +457,9 @@ def _parse_effects(
             if cond in ("played_tag", "has_item", "has_fact", "lacks_fact"):
                 if not isinstance(arg, str) or not arg:
                     raise e.fail(f"{where}.arg", f"condition {cond} needs an 'arg'")
-                if cond == "has_item":
+                if cond == "played_tag":
+                    refs.append(_Ref("tag", arg, e.file, e.entry, e.prefix + f"{where}.arg"))
+                elif cond == "has_item":
                     refs.append(_Ref("market item", arg, e.file, e.entry, e.prefix + f"{where}.arg"))
                 elif cond in ("has_fact", "lacks_fact"):
                     refs.append(_Ref("fact", arg, e.file, e.entry, e.prefix + f"{where}.arg"))
@@ -1354,6 +1356,7 @@ def _resolve_refs(content: LegacyContent, refs: Sequence[_Ref]) -> None:
         # revealing an always-open path would silently do nothing
         "hidden path": lambda x: x in hidden,
         "market item": lambda x: x in content.market,
+        "tag": lambda x: any(x in c.tags for c in content.cards.values()),
         "prologue": lambda x: x.isdigit() and content.passages.get(int(x), _NO_PASSAGE).kind == "prologue",
         "epilogue": lambda x: x.isdigit() and content.passages.get(int(x), _NO_PASSAGE).kind == "epilogue",
         "waypoint passage": lambda x: (
