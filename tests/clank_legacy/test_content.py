@@ -309,6 +309,15 @@ def test_waypoint_facts_change_later_prologues(content: LegacyContent) -> None:
     assert "signpost_survey" in lit.steps[8].contracts
 
 
+def test_a_campaign_resumes_from_the_state_after_any_game(content: LegacyContent) -> None:
+    after3 = walk_campaign(content, GROVE[:2], games=3)
+    assert [s.game for s in after3.steps] == [1, 2, 3]
+    assert after3.adventure["grove_druid"] == 3 and "sided_with_grove" in after3.facts
+    assert after3.abilities == ("petty_cash",)
+    whole = walk_campaign(content, GROVE)
+    assert whole.steps[:3] == after3.steps
+
+
 @pytest.mark.parametrize("choices", [(0, 0), (0, 0, 0, 0, 0, 0), (0, 5, 0, 0, 0)])
 def test_walk_refuses_short_long_or_out_of_range_choices(
     content: LegacyContent, choices: tuple[int, ...]

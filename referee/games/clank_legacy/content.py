@@ -1140,20 +1140,26 @@ class _Walk:
                 raise self.fail(passage, f"op {e.op} cannot resolve outside a game")
 
 
-def walk_campaign(content: LegacyContent, choices: Sequence[int], facts: Iterable[str] = ()) -> CampaignRun:
+def walk_campaign(
+    content: LegacyContent, choices: Sequence[int], facts: Iterable[str] = (), games: int | None = None
+) -> CampaignRun:
     """Follow the campaign from the first prologue, taking `choices` in order at each `choose`
     of a prologue or epilogue (option indices). `facts` are facts recorded during play (Waypoint
-    passages) assumed from the start. Raises ValueError if `choices` runs out or has extra or
-    out-of-range entries; ContentError if a passage on this path is inconsistent."""
+    passages) assumed from the start. With `games`, stop after that many games' epilogues: the
+    permanent state a campaign resumes from (its last step's epilogue names the next prologue).
+    Raises ValueError if `choices` runs out or has extra or out-of-range entries; ContentError if
+    a passage on this path is inconsistent."""
     try:
-        return _walk(content, choices, facts)
+        return _walk(content, choices, facts, games)
     except _NeedChoice as need:
         raise ValueError(
             f"choices end before the campaign does (next choice has {need.options} options)"
         ) from None
 
 
-def _walk(content: LegacyContent, choices: Sequence[int], facts: Iterable[str]) -> CampaignRun:
+def _walk(
+    content: LegacyContent, choices: Sequence[int], facts: Iterable[str], games: int | None = None
+) -> CampaignRun:
     w = _Walk(content, choices, facts)
     steps: list[CampaignStep] = []
     current = content.first_prologue
@@ -1189,7 +1195,7 @@ def _walk(content: LegacyContent, choices: Sequence[int], facts: Iterable[str]) 
         _check_path_changes(content, w, epilogue.id)
         if len(w.next) + int(w.ended) != 1:
             raise w.fail(epilogue.id, "an epilogue resolves to exactly one next_game or end_campaign")
-        if w.ended:
+        if w.ended or len(steps) == games:
             break
         current = w.next[0]
     if w.used != len(w.choices):
@@ -1239,11 +1245,7 @@ _RULE_KEYS = {
     "artifacts_carried", "market_price", "market_one_per_type", "mug_points",
     "monster_icon_damage", "swords_per_icon", "coach_boots", "board_spaces",
     "campaign_min_games", "checkmarks_per_promotion", "checkmark_for", "group_tie_break",
-    "mission_report",
-    "score_parts",
-    "tie_break",
-    "waypoint_trigger",
-    "reward_trigger",
+    "mission_report", "score_parts", "tie_break", "waypoint_trigger", "reward_trigger",
     "event_symbol_triggers_attack",
 }  # fmt: skip
 _MISSION_FIELDS = frozenset(
