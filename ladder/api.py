@@ -40,7 +40,6 @@ client address. The buckets live in the API process (see README).
 
 # no `from __future__ import annotations`: FastAPI reads the route functions' annotations, which
 # name dependencies local to create_app (Key, bearer)
-import os
 import re
 from typing import Annotated, Any, Final
 
@@ -78,6 +77,7 @@ from ladder.errors import (
 )
 from ladder.metrics import RequestMetrics, exposed_registry
 from ladder.web import install as install_web
+from referee import settings
 from referee.games import GAMES
 
 __all__ = [
@@ -304,7 +304,7 @@ def create_app(
     `limits` overrides the default :class:`ApiLimits`.
     """
     if open_signup is None:
-        open_signup = os.environ.get(OPEN_SIGNUP_ENV, "") == "1"
+        open_signup = settings.get(OPEN_SIGNUP_ENV) == "1"
     limits = limits or ApiLimits()
     app = FastAPI(
         title="Arena ladder",

@@ -25,7 +25,6 @@ import gzip
 import hashlib
 import json
 import multiprocessing as mp
-import os
 import random
 import secrets
 import statistics
@@ -43,6 +42,7 @@ from ladder.db import create_engine, normalize_url, upgrade
 from ladder.ladders import create_ladder
 from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
+from referee import settings
 
 DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 GOAL = 0.5
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per side")
     parser.add_argument("--bots", type=int, default=32, help="bots on the ladder (lock contention)")
     args = parser.parse_args(argv)
-    admin_url = os.environ.get("ARENA_TEST_POSTGRES", DEFAULT_ADMIN_URL)
+    admin_url = settings.get("ARENA_TEST_POSTGRES") or DEFAULT_ADMIN_URL
     name = f"arena_bench_{secrets.token_hex(4)}"
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))

@@ -36,6 +36,7 @@ from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
 from ladder.schema import metadata
+from referee import settings
 from workers.audit import audit_ladder
 from workers.celery_app import CeleryDispatcher, make_app
 from workers.local_pool import LocalPool
@@ -50,7 +51,7 @@ DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 @contextmanager
 def scratch_postgres() -> Iterator[str]:
     """A fresh PostgreSQL database at migration head, dropped afterwards."""
-    admin = os.environ.get("ARENA_BENCH_POSTGRES", DEFAULT_ADMIN_URL)
+    admin = settings.get("ARENA_BENCH_POSTGRES") or DEFAULT_ADMIN_URL
     name = f"arena_bench_{secrets.token_hex(4)}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))

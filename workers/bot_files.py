@@ -22,6 +22,7 @@ from sqlalchemy import Connection
 
 from ladder.archives import extract_archive
 from ladder.schema import bot_versions
+from referee import settings
 
 __all__ = ["ENV_BOT_FILES_DIR", "bot_files_root", "files_dir_for"]
 
@@ -30,7 +31,7 @@ ENV_BOT_FILES_DIR: Final = "ARENA_BOT_FILES_DIR"
 
 def bot_files_root() -> Path:
     """The folder holding every unpacked archive (created 0755)."""
-    root = Path(os.environ.get(ENV_BOT_FILES_DIR) or Path(tempfile.gettempdir()) / "arena-bot-files")
+    root = Path(settings.get(ENV_BOT_FILES_DIR) or Path(tempfile.gettempdir()) / "arena-bot-files")
     root.mkdir(parents=True, exist_ok=True)
     root.chmod(0o755)
     return root

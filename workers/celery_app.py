@@ -70,6 +70,7 @@ from celery.worker.control import inspect_command  # type: ignore[import-untyped
 from sqlalchemy.engine import make_url
 
 from ladder.db import database_url, is_outage
+from referee import settings
 from workers import metrics
 from workers.match_execution import (
     MAX_MATCH_SECONDS,
@@ -135,7 +136,7 @@ def broker_url() -> str:
 
 def match_queue() -> str:
     """The queue match tasks go to."""
-    return os.environ.get("ARENA_QUEUE") or "arena"
+    return settings.get("ARENA_QUEUE") or "arena"
 
 
 def make_app(broker: str | None = None, queue: str | None = None) -> Celery:
@@ -406,6 +407,6 @@ def _on_process_exit(**_kwargs: Any) -> None:
 
 @worker_init.connect  # type: ignore[untyped-decorator]
 def _on_worker_start(**_kwargs: Any) -> None:
-    port = os.environ.get("ARENA_METRICS_PORT")
+    port = settings.get("ARENA_METRICS_PORT")
     if port:
         metrics.serve_metrics(int(port))

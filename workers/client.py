@@ -44,6 +44,8 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
+from referee import settings
+
 __all__ = [
     "ARCHIVE_TYPES",
     "ENV_API_KEY",
@@ -198,8 +200,8 @@ def load_credentials(
                 "and consider replacing the key"
             )
         stored = loaded
-    chosen_server = server or os.environ.get(ENV_SERVER) or stored.get("server")
-    key = os.environ.get(ENV_API_KEY) or stored.get("key")
+    chosen_server = server or settings.get(ENV_SERVER) or stored.get("server")
+    key = settings.get(ENV_API_KEY) or stored.get("key")
     if not chosen_server:
         raise NotLoggedIn("no server: run `arena login --server URL` (or pass --server)")
     if not key:

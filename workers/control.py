@@ -23,12 +23,13 @@ once when a match ends. The queue is therefore topped up as fast as workers empt
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
+
+from referee import settings
 
 __all__ = ["DEFAULT_INTERVAL_S", "ControlLoop", "beat_seconds"]
 
@@ -40,7 +41,7 @@ DEFAULT_INTERVAL_S: Final = 5.0
 
 def beat_seconds() -> float:
     """``$ARENA_BEAT_SECONDS``, else :data:`DEFAULT_INTERVAL_S`."""
-    return float(os.environ.get("ARENA_BEAT_SECONDS") or DEFAULT_INTERVAL_S)
+    return float(settings.get("ARENA_BEAT_SECONDS") or DEFAULT_INTERVAL_S)
 
 
 @dataclass

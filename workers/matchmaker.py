@@ -30,7 +30,6 @@ newest seatable version.
 from __future__ import annotations
 
 import itertools
-import os
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -43,6 +42,7 @@ from sqlalchemy import Engine
 from ladder.formats import rotations
 from ladder.match_queue import enqueue_match
 from ladder.schema import bot_versions, competitions, ladder_entries, ladders, matches
+from referee import settings
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
 from workers.executor import can_seat, referee_executor
@@ -85,7 +85,7 @@ DUPLICATE_SETS_ENV: Final = "ARENA_DUPLICATE_SETS"
 
 def queue_depth() -> int:
     """The target queue depth per ladder: ``$ARENA_QUEUE_DEPTH`` or the default."""
-    return int(os.environ.get(QUEUE_DEPTH_ENV) or DEFAULT_QUEUE_DEPTH)
+    return int(settings.get(QUEUE_DEPTH_ENV) or DEFAULT_QUEUE_DEPTH)
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,7 +391,7 @@ def fill_queues(
     match ids, in creation order.
     """
     depth = queue_depth() if target_depth is None else target_depth
-    duplicate = os.environ.get(DUPLICATE_SETS_ENV, "") == "1"
+    duplicate = settings.get(DUPLICATE_SETS_ENV) == "1"
     rng = rng or random.Random()
     release = _matchmaker_lock(engine)
     if release is None:

@@ -19,7 +19,6 @@ Figures, not pass/fail.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import secrets
 import socket
@@ -40,12 +39,13 @@ from ladder import queries
 from ladder.api import create_app
 from ladder.db import create_engine, normalize_url, upgrade
 from ladder.web.data import last_played
+from referee import settings
 from referee.core.game import canonical_json
 from referee.runner import play_local
 
 __all__ = ["main"]
 
-DEFAULT_ADMIN = os.environ.get("ARENA_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+DEFAULT_ADMIN = settings.get("ARENA_TEST_POSTGRES") or "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
 @contextmanager

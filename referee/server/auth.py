@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from referee import settings
+
 __all__ = [
     "ADMIN_TOKEN_ENV",
     "FAILED_AUTH_LIMIT",
@@ -67,7 +69,7 @@ def read_admin_token(path: str | None, env: Mapping[str, str] | None = None) -> 
         token = (text.strip().splitlines() or [""])[0].strip()
         where = f"the admin token file {path}"
     else:
-        token = (environ.get(ADMIN_TOKEN_ENV) or "").strip()
+        token = (settings.get(ADMIN_TOKEN_ENV, environ) or "").strip()
         where = f"${ADMIN_TOKEN_ENV}"
         if not token:
             return None

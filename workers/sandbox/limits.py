@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Final
 
+from referee import settings
+
 __all__ = ["ENV_PREFIX", "SandboxLimits"]
 
 ENV_PREFIX: Final = "ARENA_SANDBOX_"
@@ -68,8 +70,9 @@ class SandboxLimits:
         values: dict[str, int] = {}
         for f in fields(cls):
             name = ENV_PREFIX + f.name.upper()
-            raw = env.get(name)
-            if raw is None or raw == "":
+            # every limit is declared, with its meaning and default, in referee/settings.py
+            raw = settings.get(name, env)
+            if not raw:
                 continue
             try:
                 values[f.name] = int(raw)

@@ -17,12 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from referee import settings
+
 __all__ = ["UID_BASE", "UID_COUNT", "ClaimedUid", "claim_uid"]
 
 #: the first host uid handed to sandboxes, and how many there are (not used by any account)
-UID_BASE: Final = int(os.environ.get("ARENA_SANDBOX_UID_BASE", "620000"))
-UID_COUNT: Final = int(os.environ.get("ARENA_SANDBOX_UID_COUNT", "10000"))
-LOCK_DIR: Final = Path(os.environ.get("ARENA_SANDBOX_LOCK_DIR", "/run/arena-sandbox/uids"))
+UID_BASE: Final = int(settings.get("ARENA_SANDBOX_UID_BASE") or "620000")
+UID_COUNT: Final = int(settings.get("ARENA_SANDBOX_UID_COUNT") or "10000")
+LOCK_DIR: Final = Path(settings.get("ARENA_SANDBOX_LOCK_DIR") or "/run/arena-sandbox/uids")
 
 
 @dataclass
