@@ -1,7 +1,11 @@
-"""`arena`: the one console command that fronts the platform.
+"""The referee's `arena` subcommands (`play`, `replay verify|show|rerun`) and the way every
+`arena` command ends (one ``error:`` line, never a traceback).
 
-Subcommands are registered by small functions below; each keeps its imports local so that
-`arena --help` stays fast and a subcommand's dependencies load only when it runs.
+The `arena` command itself is put together by the composition root, ``workers/main.py`` (the
+``arena`` script of pyproject.toml): it calls :func:`register` here and each other
+component's ``register``. The referee is the lowest layer and imports none of them;
+:func:`main` and :func:`build_parser` stay for ``python -m referee.cli`` and hand over to the
+installed root. Handlers keep their imports local so that `arena --help` stays fast.
 """
 
 from __future__ import annotations
@@ -10,11 +14,14 @@ import argparse
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["main"]
+if TYPE_CHECKING:
+    from referee.cli_checks import Commands
+
+__all__ = ["build_parser", "main", "register", "run"]
 
 
 # --- arena play ----------------------------------------------------------------------------
@@ -194,18 +201,6 @@ def _cmd_replay_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_replay_serve(args: argparse.Namespace) -> int:
-    from ladder.web.local import serve_file
-    from referee.replay import ReplayError
-
-    try:
-        serve_file(Path(args.file), args.host, args.port)
-    except (ReplayError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
 def _cmd_replay_rerun(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -254,12 +249,13 @@ def _cmd_replay_rerun(args: argparse.Namespace) -> int:
 # --- parser --------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `arena` argument parser."""
-    from referee.cli_checks import OneLineParser, port_number, positive_int
+def register(sub: Commands, *, replay_viewer: Callable[[Commands], None] | None = None) -> None:
+    """Add `play` and `replay verify|show|rerun` to the `arena` commands `sub`.
 
-    parser = OneLineParser(prog="arena", description="Arena: bot ladders for deck-building games")
-    sub = parser.add_subparsers(dest="command", required=True)
+    `replay_viewer` adds `replay serve` (the web viewer is the ladder's: the composition root
+    passes it), between `show` and `rerun`.
+    """
+    from referee.cli_checks import Commands, positive_int
 
     play = sub.add_parser("play", help="play games in-process between built-in bots")
     play.add_argument("game", help="game name, e.g. clank")
@@ -288,11 +284,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--actions", action="store_true", help="list the legal actions at each decision shown"
     )
     show.set_defaults(func=_cmd_replay_show)
-    serve = rsub.add_parser("serve", help="open the replay in the web viewer (ladder/web/README.md)")
-    serve.add_argument("file", help="the replay file (.json or .json.gz)")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=port_number, default=8765, help="port to listen on (default 8765)")
-    serve.set_defaults(func=_cmd_replay_serve)
+    if replay_viewer is not None:
+        replay_viewer(Commands(rsub))
     rerun = rsub.add_parser(
         "rerun", help="send your bot what a seat was sent at a step, over the real protocol"
     )
@@ -306,46 +299,36 @@ def build_parser() -> argparse.ArgumentParser:
     rerun.add_argument("--replay", help="write the new replay here (FILE.json or FILE.json.gz)")
     rerun.set_defaults(func=_cmd_replay_rerun)
 
-    for register in _EXTRA_COMMANDS:
-        register(sub)
+
+def _installed_root() -> Any:
+    """The module of the installed `arena` command (pyproject's [project.scripts]): the
+    composition root. Found through the package metadata, so the referee names no component
+    above it."""
+    import importlib
+    from importlib.metadata import entry_points
+
+    for script in entry_points(group="console_scripts", name="arena"):
+        if script.module != __name__:
+            return importlib.import_module(script.module)
+    raise SystemExit(
+        "error: the arena command is not installed (pip install -e . in the repository)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole `arena` argument parser, as the installed root builds it."""
+    parser: argparse.ArgumentParser = _installed_root().build_parser()
     return parser
 
 
-#: later components (referee server, ladder, demo) add their subcommands here
-_EXTRA_COMMANDS: list[Any] = []
-
-
-def _register_ladder_commands(sub: Any) -> None:
-    """arena demo, db upgrade, serve api, worker, beat (workers/cli.py)."""
-    from workers.cli import register
-
-    register(sub)
-
-
-_EXTRA_COMMANDS.append(_register_ladder_commands)
-
-
-def _register_referee_server(sub: Any) -> None:
-    from referee.server.commands import register
-
-    register(sub)
-
-
-_EXTRA_COMMANDS.append(_register_referee_server)
-
-
-def _register_client_commands(sub: Any) -> None:
-    """arena login, account, bot create/upload/remote/status/logs, ladder (workers/client_cli.py)."""
-    from workers.client_cli import register
-
-    register(sub)
-
-
-_EXTRA_COMMANDS.append(_register_client_commands)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `arena` command.
+    """`python -m referee.cli ARGS` is `arena ARGS`: the installed root runs it."""
+    code: int = _installed_root().main(argv)
+    return code
+
+
+def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> int:
+    """Parse `argv` with `parser` and run the chosen command: the `arena` entry point's body.
 
     A command refused for its input (`referee.cli_checks.UsageError`) ends with one
     ``error:`` line and status 2; output cut short by its reader (``arena ... | head``) ends
@@ -353,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from referee.cli_checks import USAGE_EXIT, UsageError
 
-    args = build_parser().parse_args(argv)
+    args = parser.parse_args(argv)
     try:
         code: int = args.func(args)
     except UsageError as exc:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 __all__ = [
+    "Commands",
     "OneLineParser",
     "UsageError",
     "check_listen",
@@ -38,6 +39,38 @@ USAGE_EXIT = 2
 
 class UsageError(Exception):
     """The command line asks for something that cannot be done; the message is the one line."""
+
+
+class Commands:
+    """One level of `arena` subcommands, handed to each component's ``register(commands)``.
+
+    Some commands are shared by components: `arena serve api` is the ladder's, `arena serve
+    referee` the referee's; `arena bot check` the referee's, `arena bot create` the client's.
+    `group(name)` makes that parent command the first time any component asks for it and gives
+    the same subcommands to every later caller, so no component has to know who registered
+    first. The composition root (``workers/main.py``) names the groups and their help.
+    """
+
+    def __init__(
+        self, action: argparse._SubParsersAction[Any], groups: Mapping[str, tuple[str, str]] | None = None
+    ) -> None:
+        #: `action`: the argparse subparsers; `groups`: name -> (help, dest) of each shared parent
+        self._action = action
+        self._group_help = dict(groups or {})
+        self._groups: dict[str, Commands] = {}
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """Add the subcommand `name` (the arguments of argparse's ``add_parser``)."""
+        parser: argparse.ArgumentParser = self._action.add_parser(name, **kwargs)
+        return parser
+
+    def group(self, name: str) -> Commands:
+        """The subcommands of the shared parent command `name` (made on first use)."""
+        if name not in self._groups:
+            help_text, dest = self._group_help[name]
+            parent = self._action.add_parser(name, help=help_text)
+            self._groups[name] = Commands(parent.add_subparsers(dest=dest, required=True))
+        return self._groups[name]
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -1,7 +1,7 @@
 """The ``arena`` subcommands of the ladder side: demo, db, serve api, worker, beat.
 
-:func:`register` adds them to the ``arena`` parser (``referee/cli.py`` calls it through its
-``_EXTRA_COMMANDS`` list). Imports stay inside the command functions so ``arena --help`` is fast.
+:func:`register` adds them to the ``arena`` commands (called by the composition root,
+``workers/main.py``). Imports stay inside the command functions so ``arena --help`` is fast.
 """
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ import argparse
 import os
 import sys
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING
 
-__all__ = ["register", "serve_subparsers"]
+if TYPE_CHECKING:
+    from referee.cli_checks import Commands
+
+__all__ = ["register"]
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
@@ -185,26 +188,8 @@ def _cmd_beat(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve_subparsers(sub: Any) -> Any:
-    """The subparsers of ``arena serve``, shared with the referee (``arena serve referee``).
-
-    Same convention as ``referee/server/commands.py``: whoever registers first creates
-    ``serve`` and keeps its subparsers in the ``arena_subparsers`` attribute.
-    """
-    existing = sub.choices.get("serve")
-    if existing is not None:
-        ssub = getattr(existing, "arena_subparsers", None)
-        if ssub is None:
-            raise RuntimeError("`arena serve` exists without an arena_subparsers attribute")
-        return ssub
-    serve = sub.add_parser("serve", help="run a server: `arena serve api`, `arena serve referee`")
-    ssub = serve.add_subparsers(dest="serve_command", required=True)
-    serve.arena_subparsers = ssub
-    return ssub
-
-
-def register(sub: Any) -> None:
-    """Add demo, db, serve api, worker and beat to the `arena` subparsers `sub`."""
+def register(sub: Commands) -> None:
+    """Add demo, db, serve api, worker, beat, sprt and tournament to the `arena` commands `sub`."""
     from referee.cli_checks import database_url_arg, port_number, positive_int
 
     demo = sub.add_parser(
@@ -235,7 +220,7 @@ def register(sub: Any) -> None:
                     help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     up.set_defaults(func=_cmd_db_upgrade)
 
-    api = serve_subparsers(sub).add_parser("api", help="the ladder's HTTP API and web page")
+    api = sub.group("serve").add_parser("api", help="the ladder's HTTP API and web page")
     api.add_argument("--db", type=database_url_arg,
                      help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     api.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -6,9 +6,9 @@ Every command talks to the API only (``workers/client.py``), with the key stored
 stored ones on any command; ``--json`` prints the API's answer as it is. An error is one line
 on stderr (``error: ...``) and exit status 1 — never a traceback; a usage error is status 2.
 
-:func:`register` adds the commands to the ``arena`` parser (``referee/cli.py``). ``arena bot``
-is shared with ``arena bot check`` (``referee/server/commands.py``): whoever registers first
-creates it and keeps its subparsers in ``arena_subparsers``.
+:func:`register` adds the commands to the ``arena`` commands (called by the composition root,
+``workers/main.py``). ``arena bot`` is shared with ``arena bot check``
+(``referee/server/commands.py``) through ``Commands.group("bot")``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,11 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from referee.cli_checks import Commands
 
 __all__ = ["DEFAULT_REFEREE_PORT", "create_ladder_with_reference_bots", "register"]
 
@@ -92,8 +95,7 @@ def _detail(version: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_key(args: argparse.Namespace) -> str:
-    import os
-
+    from referee import settings
     from workers.client import ENV_API_KEY, ClientError, read_secret
 
     if args.key_file:
@@ -102,8 +104,8 @@ def _read_key(args: argparse.Namespace) -> str:
         except OSError as exc:
             raise ClientError(f"--key-file {args.key_file}: {exc.strerror or exc}") from exc
         key = lines[0] if lines else ""
-    elif os.environ.get(ENV_API_KEY):
-        key = os.environ[ENV_API_KEY].strip()
+    elif settings.get(ENV_API_KEY):
+        key = (settings.get(ENV_API_KEY) or "").strip()
     else:
         key = read_secret("API key: ", sys.stdin, interactive=sys.stdin.isatty())
     if not key:
@@ -483,16 +485,7 @@ def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
         parser.add_argument("--json", action="store_true", help="print the API's answer as JSON")
 
 
-def _subparsers(sub: Any, name: str, help_text: str, dest: str) -> Any:
-    parser = sub.choices.get(name) or sub.add_parser(name, help=help_text)
-    nested = getattr(parser, "arena_subparsers", None)
-    if nested is None:
-        nested = parser.add_subparsers(dest=dest, required=True)
-        parser.arena_subparsers = nested
-    return nested
-
-
-def register(sub: Any) -> None:
+def register(sub: Commands) -> None:
     """Add login, logout, account, bot create/upload/remote/status/logs, ladder list/join."""
     # no abbreviations: `--key SECRET` must be an error, not taken as `--key-file SECRET`
     login = sub.add_parser(
@@ -509,7 +502,9 @@ def register(sub: Any) -> None:
     logout = sub.add_parser("logout", help="forget the stored server and key")
     logout.set_defaults(func=_guarded(_cmd_logout))
 
-    accounts = _subparsers(sub, "account", "accounts (operators)", "account_command")
+    accounts = sub.add_parser("account", help="accounts (operators)").add_subparsers(
+        dest="account_command", required=True
+    )
     create_account = accounts.add_parser("create", help="create an account and its first API key")
     create_account.add_argument("name", help="the account's name")
     create_account.add_argument(
@@ -523,7 +518,7 @@ def register(sub: Any) -> None:
     _common(create_account)
     create_account.set_defaults(func=_guarded(_cmd_account_create))
 
-    bots = _subparsers(sub, "bot", "bot tools", "bot_command")
+    bots = sub.group("bot")  # shared with the referee's `arena bot check`
     create = bots.add_parser("create", help="register a bot under your account")
     create.add_argument("name", help="the bot's name (unique on the server)")
     create.add_argument("--game", required=True, help="clank, alien, ...")
@@ -570,7 +565,7 @@ def register(sub: Any) -> None:
     _common(logs, json_flag=False)
     logs.set_defaults(func=_guarded(_cmd_bot_logs))
 
-    ladders = _subparsers(sub, "ladder", "ladders", "ladder_command")
+    ladders = sub.add_parser("ladder", help="ladders").add_subparsers(dest="ladder_command", required=True)
     create_ladder = ladders.add_parser(
         "create", help="(operator, on the server host) create a ladder in the database",
     )

@@ -1,18 +1,34 @@
 """The referee's `arena` subcommands: `serve referee`, `match`, `bot check`.
 
-Imports stay inside the handlers so `arena --help` does not load gRPC.
+Imports stay inside the handlers so `arena --help` does not load gRPC. What the referee needs
+from higher layers comes in as functions through :func:`register`, passed by the composition
+root (``workers/main.py``): the ladder's bot-token check for ``serve referee --db`` and the
+workers' sandbox for ``match --sandbox``. The referee imports neither.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["register"]
+from referee import settings
+
+if TYPE_CHECKING:  # not at run time: the lobby loads gRPC, which `arena --help` must not
+    from referee.cli_checks import Commands
+    from referee.server.lobby import Authenticator
+
+__all__ = ["AuthenticatorFactory", "SandboxFactory", "register"]
+
+#: database URL -> the bot-token check remote bots are let in with (`serve referee --db URL`)
+AuthenticatorFactory = Callable[[str], "Authenticator"]
+#: a sandbox to run bots in as the ladder runs hosted bots, checked to work on this machine
+#: (raises, with the reason, if it cannot); used by `match --sandbox`
+SandboxFactory = Callable[[], Any]
 
 
 def _time_args(parser: argparse.ArgumentParser) -> None:
@@ -86,17 +102,21 @@ def _referee_security(args: argparse.Namespace) -> tuple[str | None, tuple[bytes
     return token, tls
 
 
-def _cmd_serve_referee(args: argparse.Namespace) -> int:
+def _cmd_serve_referee(
+    args: argparse.Namespace, *, authenticator_for: AuthenticatorFactory | None = None
+) -> int:
     import asyncio
     import logging
 
     from referee.cli_checks import check_listen
     from referee.server.auth import FAILED_AUTH_WINDOW_S, FailedAuthLimiter
     from referee.server.config import ServerLimits
-    from referee.server.lobby import Authenticator, ladder_authenticator
     from referee.server.server import serve_forever
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.db and authenticator_for is None:
+        print("error: --db: this arena has no ladder to check bot tokens against", file=sys.stderr)
+        return 2
     admin_token, tls = _referee_security(args)
     check_listen(args.host, args.port)  # UsageError: one line, status 2
     if args.metrics_port:
@@ -120,7 +140,9 @@ def _cmd_serve_referee(args: argparse.Namespace) -> int:
 
         start_http_server(args.metrics_port, addr=args.host)  # arena_referee_* on /metrics
     limits = ServerLimits(max_matches=args.max_matches)
-    authenticator: Authenticator | None = ladder_authenticator(args.db) if args.db else None
+    authenticator: Authenticator | None = (
+        authenticator_for(args.db) if args.db and authenticator_for is not None else None
+    )
     asyncio.run(
         serve_forever(
             args.host,
@@ -179,7 +201,7 @@ def _check_game(game: str, players: int, seed: int) -> None:
         raise UsageError(f"{players} --bot commands: {exc}") from None
 
 
-def _cmd_match(args: argparse.Namespace) -> int:
+def _cmd_match(args: argparse.Namespace, *, sandbox_factory: SandboxFactory | None = None) -> int:
     import asyncio
 
     from referee.cli_checks import check_replay_target, check_writable_dir, seat_names, write_replay
@@ -216,7 +238,9 @@ def _cmd_match(args: argparse.Namespace) -> int:
     sandbox = None
     if args.sandbox:
         try:
-            sandbox = _load_sandbox()
+            if sandbox_factory is None:
+                raise RuntimeError("this arena has no sandbox")
+            sandbox = sandbox_factory()
         except Exception as exc:  # any reason it cannot run is one line for the user
             print(f"error: the sandbox cannot run here: {exc}", file=sys.stderr)
             return 2
@@ -321,21 +345,6 @@ def _last_line(text: str) -> str:
     return lines[-1][:200] if lines else ""
 
 
-#: the sandbox the ladder runs hosted bots in; loaded by name because the referee never
-#: imports the workers package (the dependency points from workers to referee)
-SANDBOX_FACTORY = "workers.sandbox:Sandbox"
-
-
-def _load_sandbox() -> Any:
-    """The ladder's sandbox (`workers/SANDBOX.md`), checked to work on this machine."""
-    import importlib
-
-    module_name, _, attr = SANDBOX_FACTORY.partition(":")
-    sandbox = getattr(importlib.import_module(module_name), attr)()
-    sandbox.check()
-    return sandbox
-
-
 def _cmd_bot_check(args: argparse.Namespace) -> int:
     import asyncio
 
@@ -381,33 +390,27 @@ def _cmd_bot_check(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
-def _serve_subparsers(sub: Any) -> Any:
-    """The `serve` command's subparsers, shared with other components that serve something."""
-    existing = sub.choices.get("serve")
-    if existing is not None:
-        ssub = getattr(existing, "arena_subparsers", None)
-        if ssub is not None:
-            return ssub
-        raise RuntimeError(
-            "`arena serve` exists without sub-commands; register `serve` via _serve_subparsers"
-        )
-    serve = sub.add_parser("serve", help="run a server: `arena serve referee`, ...")
-    ssub = serve.add_subparsers(dest="serve_command", required=True)
-    serve.arena_subparsers = ssub  # other components add `arena serve <thing>` here
-    return ssub
+def register(
+    sub: Commands,
+    *,
+    authenticator_for: AuthenticatorFactory | None = None,
+    sandbox: SandboxFactory | None = None,
+) -> None:
+    """Add `serve referee`, `match` and `bot check` to the `arena` commands `sub`.
 
-
-def register(sub: Any) -> None:
-    """Add `serve referee`, `match` and `bot check` to the `arena` parser."""
+    `authenticator_for` turns `serve referee --db URL` into the bot-token check remote bots
+    are let in with; `sandbox` makes the sandbox of `match --sandbox`. Without them those two
+    options end with one error line (the referee alone has no ladder and no sandbox).
+    """
     from referee.cli_checks import port_number, positive_int
 
-    ssub = _serve_subparsers(sub)
+    ssub = sub.group("serve")
     ref = ssub.add_parser("referee", help="the gRPC referee (bots connect here)")
     ref.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     ref.add_argument("--port", type=port_number, default=50051, help="port to listen on (default 50051)")
     ref.add_argument(
         "--admin-token-file",
-        default=os.environ.get("ARENA_ADMIN_TOKEN_FILE") or None,
+        default=settings.get("ARENA_ADMIN_TOKEN_FILE"),
         metavar="PATH",
         help="the admin token is this file's first line ($ARENA_ADMIN_TOKEN_FILE; "
         "else $ARENA_ADMIN_TOKEN); admin calls need it",
@@ -451,7 +454,7 @@ def register(sub: Any) -> None:
         default=0,
         help="serve Prometheus metrics (arena_referee_*) on this port",
     )
-    ref.set_defaults(func=_cmd_serve_referee)
+    ref.set_defaults(func=partial(_cmd_serve_referee, authenticator_for=authenticator_for))
 
     match = sub.add_parser("match", help="play one match over gRPC between bot commands")
     match.add_argument("game", help="game name, e.g. clank")
@@ -483,14 +486,9 @@ def register(sub: Any) -> None:
         "current directory as its read-only files (workers/SANDBOX.md)",
     )
     _time_args(match)
-    match.set_defaults(func=_cmd_match)
+    match.set_defaults(func=partial(_cmd_match, sandbox_factory=sandbox))
 
-    bot = sub.choices.get("bot") or sub.add_parser("bot", help="bot tools")
-    bsub = getattr(bot, "arena_subparsers", None)
-    if bsub is None:
-        bsub = bot.add_subparsers(dest="bot_command", required=True)
-        bot.arena_subparsers = bsub
-    check = bsub.add_parser("check", help="the conformance kit: run a bot through short games")
+    check = sub.group("bot").add_parser("check", help="the conformance kit: run a bot through short games")
     check.add_argument("command", help='the bot command, e.g. "python my_bot.py"')
     check.add_argument("--game", default="clank", help="the game to play (default clank)")
     check.add_argument("--games", type=positive_int, default=2, help="how many short games (default 2)")

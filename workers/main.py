@@ -1,0 +1,97 @@
+"""The composition root of the `arena` command (pyproject's ``arena`` script).
+
+This is the one module that imports every component. Each component adds its own
+subcommands with an explicit ``register(commands)`` function; this module calls them in
+order and hands each what it needs from the others, so no lower layer imports a higher one
+(tests/test_layers.py checks it):
+
+* the referee's `serve referee --db URL` lets remote bots in with the ladder's bot-token check
+  (:func:`ladder.remote_bots.ladder_authenticator`);
+* the referee's `match --sandbox` runs bots in the workers' sandbox (:class:`workers.sandbox.Sandbox`);
+* `replay serve` opens a replay in the ladder's web viewer (:func:`ladder.web.local.serve_file`).
+
+`arena serve` and `arena bot` are shared by several components: their help is set here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from referee import cli as referee_cli
+from referee.cli_checks import Commands, OneLineParser, port_number
+from referee.server import commands as referee_commands
+from referee.server.lobby import Authenticator
+from workers import cli as ladder_cli
+from workers import client_cli
+
+__all__ = ["build_parser", "main"]
+
+#: the parent commands several components add to: name -> (help, dest)
+SHARED_GROUPS: dict[str, tuple[str, str]] = {
+    "serve": ("run a server: `arena serve api`, `arena serve referee`", "serve_command"),
+    "bot": ("bot tools", "bot_command"),
+}
+
+
+def _ladder_authenticator(db_url: str) -> Authenticator:
+    from ladder.remote_bots import ladder_authenticator
+
+    return ladder_authenticator(db_url)
+
+
+def _sandbox() -> Any:
+    """The sandbox the ladder runs hosted bots in (`workers/SANDBOX.md`), checked to work here."""
+    from workers.sandbox import Sandbox
+
+    sandbox = Sandbox()
+    sandbox.check()
+    return sandbox
+
+
+def _cmd_replay_serve(args: argparse.Namespace) -> int:
+    from ladder.web.local import serve_file
+    from referee.replay import ReplayError
+
+    try:
+        serve_file(Path(args.file), args.host, args.port)
+    except (ReplayError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _replay_viewer(rsub: Commands) -> None:
+    """`arena replay serve`: the referee's replay file in the ladder's web viewer."""
+    serve = rsub.add_parser("serve", help="open the replay in the web viewer (ladder/web/README.md)")
+    serve.add_argument("file", help="the replay file (.json or .json.gz)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=port_number, default=8765, help="port to listen on (default 8765)")
+    serve.set_defaults(func=_cmd_replay_serve)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `arena` argument parser: every component's subcommands, in the order `arena --help`
+    lists them."""
+    parser = OneLineParser(prog="arena", description="Arena: bot ladders for deck-building games")
+    sub = Commands(parser.add_subparsers(dest="command", required=True), SHARED_GROUPS)
+    referee_cli.register(sub, replay_viewer=_replay_viewer)  # play, replay
+    ladder_cli.register(sub)  # demo, db, serve api, worker, beat, sprt, tournament
+    referee_commands.register(  # serve referee, match, bot check
+        sub, authenticator_for=_ladder_authenticator, sandbox=_sandbox
+    )
+    client_cli.register(sub)  # login, logout, account, bot create|upload|remote|status|logs, ladder
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `arena` command (one ``error:`` line and status 2 for a refused input
+    or a closed output, see :func:`referee.cli.run`)."""
+    return referee_cli.run(build_parser(), argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
