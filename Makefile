@@ -22,10 +22,8 @@ services:  ## start PostgreSQL and Redis if they are not running; install the sa
 	bash deploy/ensure-sandbox.sh
 	bash deploy/ensure-browser.sh
 
-test: $(STAMP) services  ## what CI runs: ruff, mypy --strict, then the whole test suite
-	$(VENV)/bin/ruff check referee bots workers ladder tests
-	$(VENV)/bin/mypy
-	$(PY) -m pytest -q --durations=25
+test: $(STAMP) services  ## what CI runs: ruff, mypy --strict and the whole test suite (tests/run_suite.sh)
+	VENV=$(VENV) bash tests/run_suite.sh
 
 lint: $(STAMP)  ## ruff
 	$(VENV)/bin/ruff check referee bots workers ladder tests
@@ -51,7 +49,7 @@ JS_STAMP := $(JS_KIT)/node_modules/.installed
 
 .PHONY: proto js bench-referee
 
-proto: $(STAMP)  ## regenerate the Python stubs from proto/ into bots/python/arena_bot/_proto
+proto: $(STAMP)  ## regenerate the Python stubs from proto/ (SDK's and referee's copies, proto/README.md)
 	$(PY) proto/generate.py
 
 $(JS_STAMP): $(JS_KIT)/package.json $(JS_KIT)/package-lock.json

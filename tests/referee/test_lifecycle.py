@@ -249,6 +249,7 @@ def test_a_client_pinging_faster_than_the_policy_is_cut_off() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.idle
 def test_a_remote_bot_idle_in_the_lobby_stays_connected_past_three_minutes(tmp_path: Path) -> None:
     """The real defaults on both sides: the SDK's example bot with its bot token waits in the
     lobby for IDLE_S seconds on one connection, pinging all along (through a relay that counts
