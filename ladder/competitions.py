@@ -97,7 +97,7 @@ class CompetitionGame:
 
 def parse_entry(game: str, text: str, archive: NormalizedArchive | None = None) -> EntrantSpec:
     """The field entry `text` for `game` (see the module doc); InvalidInput if it cannot be."""
-    from bots.builtin import available
+    from referee.bots import available
 
     text = text.strip()
     if not text or len(text) > 1000 or any(ord(c) < 32 for c in text):

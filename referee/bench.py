@@ -19,7 +19,7 @@ import resource
 import time
 from typing import Any
 
-from bots.builtin import make_bot
+from referee.bots import make_bot
 from referee.core.game import Game
 from referee.games import game_class
 from referee.replay_bench import figures as replay_figures

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bots.builtin import make_bot
+from referee.bots import make_bot
 from referee.core.game import canonical_json
 from referee.games import game_class
 from referee.replay import dumps

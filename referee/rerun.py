@@ -78,11 +78,11 @@ async def rerun(
     log_dir: Path | None = None,
 ) -> RerunResult:
     """Rebuild the game at `step` and run `bot` in `seat` over gRPC (see the module docstring)."""
-    from bots.python.arena_bot._proto.arena.v1 import admin_pb2
-    from bots.python.arena_bot.wire import admin_calls, bearer
     from referee.server.config import TimeControl
     from referee.server.launcher import follow_match, launch_bot, stop_bots
     from referee.server.server import start
+    from referee.wire import admin_calls, bearer
+    from referee.wire._proto.arena.v1 import admin_pb2
 
     steps = replay["steps"]
     seats = len(replay["seats"])

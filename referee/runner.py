@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bots.builtin import LocalBot, make_bot
+from referee.bots import LocalBot, make_bot
 from referee.core.game import Game, Result
 from referee.games import game_class
 from referee.replay import ReplayRecorder

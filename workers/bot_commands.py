@@ -2,7 +2,7 @@
 
 ``bot_versions.command`` (see ``ladder.bots.add_bot_version``) is one of:
 
-* ``builtin:<name>`` — a reference bot from ``bots/builtin`` (``builtin:random``,
+* ``builtin:<name>`` — a reference bot from ``referee/bots`` (``builtin:random``,
   ``builtin:greedy``), played in-process by the worker. An optional ``?think_ms=<n>`` makes it
   sleep that long before every decision (paced demos, and tests that need a match to last);
 * ``remote`` (:data:`ladder.bots.REMOTE`) — a bot that runs on its author's machine and

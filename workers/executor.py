@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
-from bots.builtin import LocalBot, available, make_bot
+from referee.bots import LocalBot, available, make_bot
 from referee.core.game import Action, Result
 from referee.runner import play_local
 from workers.bot_commands import BotCommand

@@ -51,10 +51,8 @@ from typing import Any, Final
 
 import grpc
 
-from bots.builtin import LocalBot, make_bot
 from bots.python.arena_bot import Action as WireAction
 from bots.python.arena_bot import Bot, observation_dict, play
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2
 from bots.python.arena_bot.wire import (
     KEEPALIVE_TIME_MS,
     KEEPALIVE_TIMEOUT_MS,
@@ -66,11 +64,13 @@ from bots.python.arena_bot.wire import (
     bearer,
     channel,
 )
+from referee.bots import LocalBot, make_bot
 from referee.core.game import Action, Result, canonical_json
 from referee.replay import loads
 from referee.server.config import TimeControl
 from referee.server.launcher import BotProcess, BotRun, BotSandbox, follow_match, launch_bot, stop_bots
 from referee.server.server import RunningReferee, start
+from referee.wire._proto.arena.v1 import admin_pb2
 from workers.bot_commands import BotCommand
 from workers.executor import Execution, ExecutorUnavailable, MatchAborted, MatchSpec, StopSignal
 from workers.lease import HandBack

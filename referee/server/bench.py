@@ -33,9 +33,9 @@ from typing import Any
 
 import grpc
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
-from bots.python.arena_bot.wire import BOT_SERVICE, admin_calls, bearer
 from referee.server.bot_check import percentile
+from referee.wire import BOT_SERVICE, admin_calls, bearer
+from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
 
 ECHO_METHOD = "/arena.bench.Echo/Stream"
 #: a BotMessage with an Answer (decision id, index) is about this size on the wire

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.python.arena_bot._proto.arena.v1 import common_pb2
+from referee.wire._proto.arena.v1 import common_pb2
 
 __all__ = [
     "DEFAULT_BANK_MS",

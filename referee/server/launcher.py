@@ -27,11 +27,11 @@ from typing import Any, Protocol
 
 import grpc
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2
-from bots.python.arena_bot.wire import admin_calls, bearer
 from referee.core.game import canonical_json
 from referee.server.config import ServerLimits, TimeControl
 from referee.server.server import start
+from referee.wire import admin_calls, bearer
+from referee.wire._proto.arena.v1 import admin_pb2
 
 __all__ = [
     "BotProcess",

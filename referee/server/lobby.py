@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 import grpc
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from referee.server.session import Close, MatchSession, Outbox, SeatState
+from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
 
 if TYPE_CHECKING:  # the database is only loaded by a referee started with --db
     from sqlalchemy import Engine

@@ -18,13 +18,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE
 from referee.server.auth import INSECURE_HEALTH_SERVICE, FailedAuthLimiter
 from referee.server.config import ServerLimits
 from referee.server.lobby import Authenticator
 from referee.server.referee import Referee
 from referee.server.service import handlers
+from referee.wire import ADMIN_SERVICE, BOT_SERVICE
+from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
 
 __all__ = ["RunningReferee", "serve_forever", "start"]
 

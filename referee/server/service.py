@@ -24,14 +24,14 @@ from typing import Any, NoReturn
 import grpc
 from google.protobuf.message import DecodeError
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, LOBBY_METADATA, PROTOCOL
 from referee.server import metrics
 from referee.server.auth import FailedAuthLimiter, peer_address, same_token
 from referee.server.config import MatchSpec, TimeControl
 from referee.server.lobby import AlreadyConnected, RemoteBot
 from referee.server.referee import MatchLimitReached, Referee, SpecError, parse_config
 from referee.server.session import Close, MatchSession, Outbox, SeatState, State
+from referee.wire import ADMIN_SERVICE, BOT_SERVICE, LOBBY_METADATA, PROTOCOL
+from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
 
 __all__ = ["AdminService", "BotService", "bearer_token", "handlers"]
 

@@ -29,7 +29,6 @@ from typing import Any
 
 import grpc
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
 from referee.core.game import Action, Decision, Game, Result, canonical_json
 from referee.games import game_class
 from referee.games.static_content import wire_content
@@ -38,6 +37,7 @@ from referee.server import metrics
 from referee.server.codecs import codec_for, encode_actions, encode_json
 from referee.server.config import MatchSpec, ServerLimits
 from referee.server.cpu_clock import CpuMeter
+from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
 
 __all__ = [
     "CPU_TIME",
@@ -901,7 +901,7 @@ class MatchSession:
     # --- views ---------------------------------------------------------------------------------
 
     def _game_start(self, seat: int) -> bot_pb2.GameStart:
-        from bots.python.arena_bot.wire import PROTOCOL
+        from referee.wire import PROTOCOL
 
         # the static content (PROTOCOL.md "Static content"): built once per game and board
         content = wire_content(self.game)

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from bots.builtin import make_bot
 from bots.python.arena_bot import decode_action, observation_dict
 from bots.python.arena_bot._proto.arena.v1 import bot_pb2
+from referee.bots import make_bot
 from referee.games import game_class
 from referee.games.alien.content import default_content
 from referee.games.alien.engine import AlienGame

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from bots.builtin import make_bot
 from bots.python.arena_bot import ARG_FIELDS, decode_action, typed_kind_args
 from bots.python.arena_bot._proto.arena.v1 import alien_pb2, clank_pb2, common_pb2
+from referee.bots import make_bot
 from referee.core.game import Action, Game
 from referee.games import game_class
 from referee.games.alien.content import default_content as alien_content

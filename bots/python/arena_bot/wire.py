@@ -1,7 +1,8 @@
 """The two RPC endpoints as typed callables, plus the channel settings both ends agree on.
 
-Generated `*_pb2_grpc.py` modules exist for authors who want them; the SDK and the referee use
-these small typed wrappers instead (the generated gRPC modules carry no type information).
+Generated `*_pb2_grpc.py` modules exist for authors who want them; the SDK uses these small typed
+wrappers instead (the generated gRPC modules carry no type information). The referee states the
+same constants in `referee/wire` (it does not import the SDK); a test checks the two agree.
 """
 
 from __future__ import annotations

@@ -19,8 +19,8 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2, common_pb2
 from referee.core.game import Action, canonical_json
+from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
 
 __all__ = [
     "ActionEncoder",

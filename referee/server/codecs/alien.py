@@ -15,8 +15,8 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from bots.python.arena_bot._proto.arena.v1 import alien_pb2, bot_pb2
 from referee.core.game import Action
+from referee.wire._proto.arena.v1 import alien_pb2, bot_pb2
 
 __all__ = ["encode_action", "encode_effects", "encode_observation"]
 

@@ -13,9 +13,9 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2, clank_pb2
 from referee.core.game import Action
 from referee.games.clank.content import default_content
+from referee.wire._proto.arena.v1 import bot_pb2, clank_pb2
 
 __all__ = ["encode_action", "encode_effects", "encode_observation"]
 

@@ -1,21 +1,24 @@
-"""Bots that run in-process with the engine (the local runner, tests, the demo ladder).
+"""Built-in bots: they run in-process with the engine (the local runner, the benches, tests, the
+workers' `builtin:<name>` seats, the demo ladder).
 
-They implement the same one method as SDK bots (`act(observation, legal_actions) -> int`), so
-the very same logic also runs over the wire through `bots/python`.
+They live beside the engines because they read the games' content classes; `bots/` keeps only what
+speaks the wire contract. They implement the same one method as SDK bots (`act(observation,
+legal_actions) -> int`); `bots/python/examples/` holds SDK-only ports of `greedy` and `coop` that
+choose exactly as these do (`tests/test_bots.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from bots.builtin.base import LocalBot
-from bots.builtin.random_bot import RandomBot
+from referee.bots.base import LocalBot
+from referee.bots.random_bot import RandomBot
 
 __all__ = ["LocalBot", "RandomBot", "available", "make_bot"]
 
 
 def _greedy_clank(seed: int) -> LocalBot:
-    from bots.builtin.clank_greedy import ClankGreedyBot
+    from referee.bots.clank_greedy import ClankGreedyBot
 
     return ClankGreedyBot()
 
@@ -24,7 +27,7 @@ def _greedy_clank(seed: int) -> LocalBot:
 _FACTORIES: dict[tuple[str, str], Callable[[int], LocalBot]] = {
     ("*", "random"): RandomBot,
     ("clank", "greedy"): _greedy_clank,
-    ("alien", "coop"): lambda seed: __import__("bots.builtin.alien_coop", fromlist=["*"]).AlienCoopBot(),
+    ("alien", "coop"): lambda seed: __import__("referee.bots.alien_coop", fromlist=["*"]).AlienCoopBot(),
 }
 
 
