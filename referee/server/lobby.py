@@ -1,7 +1,9 @@
 """Remote bots: bots connected with their bot token, waiting in the lobby between matches.
 
-A remote bot opens one `Play` stream with its *bot token* (checked against the ladder database
-by the `Authenticator` the server was started with) and keeps it open. A match created with a
+A remote bot opens one `Play` stream with its *bot token* (checked by the `Authenticator` the
+server was started with: a plain function, token -> bot or None; the ladder's, which reads its
+database, is `ladder.remote_bots.ladder_authenticator`, handed over by `workers/main.py`, so the
+referee never imports the ladder) and keeps it open. A match created with a
 seat bound to the bot's id (`SeatSpec.bot_id`) is queued on that bot; the bot plays its queued
 seats one at a time, in the order the matches were created: GameStart ... GameEnd, then the
 next GameStart on the same stream. (Creation order is one order for every bot, so two matches
@@ -20,15 +22,11 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import grpc
 
 from referee.server.session import Close, MatchSession, Outbox, SeatState
 from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
-
-if TYPE_CHECKING:  # the database is only loaded by a referee started with --db
-    from sqlalchemy import Engine
 
 __all__ = [
     "AlreadyConnected",
@@ -36,8 +34,6 @@ __all__ = [
     "Lobby",
     "RemoteBot",
     "RemoteIdentity",
-    "ladder_authenticator",
-    "remote_refusal",
 ]
 
 
@@ -54,73 +50,6 @@ class RemoteIdentity:
 
 #: bot token -> the bot, or None for an unknown token (may block: it is run in a thread)
 Authenticator = Callable[[str], RemoteIdentity | None]
-
-
-def ladder_authenticator(db_url: str) -> Authenticator:
-    """Bot tokens checked against the ladder database at `db_url` (`ladder.bots`); a bot the
-    ladder would never seat on this connection gets a `refusal` (see `remote_refusal`)."""
-    from ladder.bots import authenticate_bot
-    from ladder.db import create_engine
-
-    engine = create_engine(db_url)
-
-    def authenticate(token: str) -> RemoteIdentity | None:
-        found = authenticate_bot(engine, token)
-        if found is None:
-            return None
-        return RemoteIdentity(found.bot_id, found.name, remote_refusal(engine, found.bot_id, found.name))
-
-    return authenticate
-
-
-def remote_refusal(engine: Engine, bot_id: int, name: str) -> str:
-    """Why the matchmaker would never seat bot `bot_id` through a bot-token connection, as an
-    instruction to its author; "" when it may be seated.
-
-    The matchmaker plays a bot's newest seatable version on every ladder it joined
-    (`workers.matchmaker`), so the bot needs a remote version, no newer hosted one, and a ladder.
-    """
-    import sqlalchemy as sa
-
-    from ladder.bots import REMOTE
-    from ladder.schema import bot_versions, ladder_entries
-
-    qualified = (
-        bot_versions.c.qualification == "passed"  # migration 0003: only these are played
-        if "qualification" in bot_versions.c
-        else sa.true()
-    )
-    with engine.connect() as conn:
-        versions = conn.execute(
-            sa.select(bot_versions.c.version, bot_versions.c.command, qualified.label("played"))
-            .where(bot_versions.c.bot_id == bot_id)
-            .order_by(bot_versions.c.id)
-        ).all()
-        ladders = conn.execute(
-            sa.select(sa.func.count()).select_from(ladder_entries).where(ladder_entries.c.bot_id == bot_id)
-        ).scalar_one()
-    if not versions:
-        return (
-            f"bot {name} has no version: run `arena bot remote {name}` to add a remote version, "
-            "then connect again"
-        )
-    if not any(v.command.strip() == REMOTE for v in versions):
-        return (
-            f"bot {name} has no remote version (its versions are hosted): run "
-            f"`arena bot remote {name}` to add one, then connect again"
-        )
-    played = [v for v in versions if v.played]
-    if played and played[-1].command.strip() != REMOTE:
-        return (
-            f"bot {name}'s newest version {played[-1].version!r} is hosted (the ladder plays that one, "
-            f"not this connection): run `arena bot remote {name}` to add a remote version"
-        )
-    if not ladders:
-        return (
-            f"bot {name} is on no ladder: run `arena ladder join {name} LADDER` "
-            "(`arena ladder list` shows the ladders), then connect again"
-        )
-    return ""
 
 
 class AlreadyConnected(RuntimeError):

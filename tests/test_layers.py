@@ -1,0 +1,154 @@
+"""The components' layers, read from the code: every import of every module, at any depth.
+
+The referee is the lowest layer (engines, wire contract, match sessions): it imports nothing
+of the ladder, the workers or the bot SDKs. The ladder (storage, ratings, API) builds on the
+referee and imports nothing of the workers or the SDKs. The SDKs under ``bots/`` know only the
+wire contract, so they import none of the platform. The workers sit on top. The ``arena``
+command is put together in one place, the composition root ``workers/main.py``: it alone
+imports the components' command modules and hands them what they need from each other (the
+lobby's bot-token check from the ladder, the sandbox from the workers).
+
+Imports are read with `ast` (inside functions too) and so are ``importlib.import_module("x")``
+calls with a literal name: loading a module by its name is an import all the same.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+COMPONENTS = ("referee", "ladder", "workers", "bots")
+ROOT = "workers/main.py"
+
+#: component -> {forbidden component: the rule, as the failure message states it}
+RULES: dict[str, dict[str, str]] = {
+    "referee": {
+        other: "the referee is the lowest layer; it imports nothing of ladder/, workers/ or bots/ "
+        "(take what it needs as a callable, wired in workers/main.py)"
+        for other in ("ladder", "workers", "bots")
+    },
+    "ladder": {
+        other: "the ladder imports only the referee; never workers/ or bots/"
+        for other in ("workers", "bots")
+    },
+    "bots": {
+        other: "the SDKs under bots/ know only the wire contract; they import no platform code"
+        for other in ("referee", "ladder", "workers")
+    },
+}
+
+#: the components' command modules: only the composition root wires them into `arena`
+COMMAND_MODULES = ("referee.cli", "referee.server.commands", "workers.cli", "workers.client_cli")
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(REPO).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    """The absolute name of a `from ... import` (relative ones resolved against `module`)."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def imports_of(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, imported module) for every import in the file at `path`, at any depth."""
+    module = _module_name(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            target = _resolve(module, node, path.name == "__init__.py")
+            yield node.lineno, target
+            for alias in node.names:  # `from workers import cli` imports workers.cli
+                yield node.lineno, f"{target}.{alias.name}" if target else alias.name
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
+            in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            yield node.lineno, node.args[0].value
+
+
+def _sources() -> Iterator[Path]:
+    for component in COMPONENTS:
+        for path in sorted((REPO / component).rglob("*.py")):
+            rel = path.relative_to(REPO).parts
+            if "node_modules" in rel or "__pycache__" in rel or any(p.startswith(".") for p in rel):
+                continue
+            yield path
+
+
+def violations() -> list[str]:
+    """Every import that breaks a layer rule, as ``file:line imports X — rule: ...``."""
+    found: dict[tuple[str, int], str] = {}  # one message a line (`from x import a, b`)
+    for path in _sources():
+        rel = path.relative_to(REPO).as_posix()
+        component = rel.split("/", 1)[0]
+        rules = RULES.get(component, {})
+        for line, target in imports_of(path):
+            top = target.split(".", 1)[0]
+            if (rel, line) in found:
+                continue
+            if top in rules:
+                found[rel, line] = f"{rel}:{line} imports {target} — rule: {rules[top]}"
+            elif rel != ROOT and any(
+                target == m or target.startswith(m + ".") for m in COMMAND_MODULES
+            ) and not target.startswith(_module_name(path)):
+                found[rel, line] = (
+                    f"{rel}:{line} imports {target} — rule: only the composition root "
+                    f"({ROOT}) wires the components' commands together"
+                )
+    return sorted(found.values())
+
+
+def test_no_lower_layer_imports_a_higher_one() -> None:
+    found = violations()
+    assert not found, "layer violations:\n" + "\n".join(found)
+
+
+def test_the_reader_finds_every_form_of_import(tmp_path: Path, monkeypatch: object) -> None:
+    """The checker itself: a referee module importing the ladder in each way Python allows
+    (top level, inside a function, relative, by name) is caught, with its
+    line, and a clean module is not."""
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    fake = tmp_path / "referee" / "server"
+    fake.mkdir(parents=True)
+    (tmp_path / "referee" / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "bad.py").write_text(
+        "import ladder.db\n"
+        "def f():\n"
+        "    from ladder.bots import authenticate_bot\n"
+        "    from ..cli import register\n"
+        "    import importlib\n"
+        "    importlib.import_module('workers.sandbox')\n"
+        "from referee import cli\n"
+    )
+    (fake / "good.py").write_text("from . import lobby\nfrom referee.games import game_class\n")
+    monkeypatch.setattr(f"{__name__}.REPO", tmp_path)
+    monkeypatch.setattr(f"{__name__}.COMPONENTS", ("referee",))
+    found = violations()
+    lines = sorted({v.split(" imports ")[0] for v in found})
+    assert lines == [f"referee/server/bad.py:{n}" for n in (1, 3, 4, 6, 7)], found
+    assert any("imports ladder.bots — rule: the referee is the lowest layer" in v for v in found)
+    assert any(":4 imports referee.cli — rule: only the composition root" in v for v in found)
+    assert any(":7 imports referee.cli — rule: only the composition root" in v for v in found)
+    assert not any("good.py" in v for v in found)
