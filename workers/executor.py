@@ -1,6 +1,6 @@
 """The seam between running a match and playing it: :class:`MatchExecutor`.
 
-:func:`workers.match_execution.run_match` claims a match, builds a :class:`MatchSpec` from the
+:func:`workers.match_execution.run_match` claims a match, builds a :class:`LadderMatchSpec` from the
 database and asks :func:`executor_for` for an executor; the executor plays the game and returns
 an :class:`Execution` (result + replay); ``run_match`` records it. Executors know nothing about
 the database, leases or Celery.
@@ -26,13 +26,13 @@ Two executors:
 from __future__ import annotations
 
 import importlib
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
+from referee import settings
 from referee.bots import LocalBot, available, make_bot
 from referee.core.game import Action, Result
 from referee.runner import play_local
@@ -44,12 +44,12 @@ __all__ = [
     "Execution",
     "ExecutorUnavailable",
     "InProcessExecutor",
+    "LadderMatchSpec",
+    "LadderTimeControl",
     "MatchAborted",
     "MatchExecutor",
-    "MatchSpec",
     "SeatSpec",
     "StopSignal",
-    "TimeControl",
     "can_seat",
     "executor_for",
     "referee_executor",
@@ -70,7 +70,7 @@ class MatchAborted(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class TimeControl:
+class LadderTimeControl:
     """A ladder's time control: deadline per decision, time bank per match, strikes allowed,
     and the optional CPU clock for sandboxed bots (0: off)."""
 
@@ -96,7 +96,7 @@ class SeatSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchSpec:
+class LadderMatchSpec:
     """Everything needed to play one match."""
 
     match_id: int
@@ -104,7 +104,7 @@ class MatchSpec:
     game: str
     config: Mapping[str, Any]
     seed: int
-    time_control: TimeControl
+    time_control: LadderTimeControl
     seats: tuple[SeatSpec, ...]
 
 
@@ -145,7 +145,7 @@ class MatchExecutor(Protocol):
     the platform failed and the match is marked failed.
     """
 
-    def execute(self, spec: MatchSpec, stop: StopSignal) -> Execution:
+    def execute(self, spec: LadderMatchSpec, stop: StopSignal) -> Execution:
         """Play `spec` and return what happened."""
         ...
 
@@ -178,7 +178,7 @@ class _PacedBot:
 class InProcessExecutor:
     """Plays matches whose every seat is a built-in bot, in this process."""
 
-    def execute(self, spec: MatchSpec, stop: StopSignal) -> Execution:
+    def execute(self, spec: LadderMatchSpec, stop: StopSignal) -> Execution:
         """Play `spec` with ``referee.runner.play_local``; the bots get the runner's seeds."""
         paced = []
         for seat in spec.seats:
@@ -224,7 +224,7 @@ def _load_referee_executor(target: str) -> MatchExecutor | None:
 
 def referee_executor() -> MatchExecutor | None:
     """This process's gRPC referee executor, created on first use; None if there is none."""
-    target = os.environ.get(REFEREE_EXECUTOR_ENV, DEFAULT_REFEREE_EXECUTOR)
+    target = settings.get(REFEREE_EXECUTOR_ENV) or DEFAULT_REFEREE_EXECUTOR
     with _lock:
         if target not in _loaded:
             _loaded[target] = _load_referee_executor(target)
@@ -255,7 +255,7 @@ def can_seat(game: str, command: BotCommand, bot_id: int | None = None) -> bool:
 _IN_PROCESS: Final = InProcessExecutor()
 
 
-def executor_for(spec: MatchSpec) -> MatchExecutor:
+def executor_for(spec: LadderMatchSpec) -> MatchExecutor:
     """The executor that can play `spec`. Raises ExecutorUnavailable if none can."""
     if all(seat.command.kind == "builtin" for seat in spec.seats):
         return _IN_PROCESS

@@ -64,15 +64,17 @@ from bots.python.arena_bot.wire import (
     bearer,
     channel,
 )
+from referee import settings
 from referee.bots import LocalBot, make_bot
 from referee.core.game import Action, Result, canonical_json
 from referee.replay import loads
 from referee.server.config import TimeControl
 from referee.server.launcher import BotProcess, BotRun, BotSandbox, follow_match, launch_bot, stop_bots
+from referee.server.rulings import ForfeitKind
 from referee.server.server import RunningReferee, start
 from referee.wire._proto.arena.v1 import admin_pb2
 from workers.bot_commands import BotCommand
-from workers.executor import Execution, ExecutorUnavailable, MatchAborted, MatchSpec, StopSignal
+from workers.executor import Execution, ExecutorUnavailable, LadderMatchSpec, MatchAborted, StopSignal
 from workers.lease import HandBack
 
 __all__ = [
@@ -145,8 +147,9 @@ def bot_environment() -> dict[str, str]:
 def forfeit_kind(reason: str) -> str:
     """A forfeit reason's kind (``crashed``, ``disconnected``, ``strikes``, ``never connected``,
     ``exited before the game ended``, ``flood``, ``not reading``, ``message too large``): the
-    metrics label; the full reason is in the replay."""
-    return reason.split(":", 1)[0].strip() or "unknown"
+    metrics label (``unknown`` for a text that names none); the full reason is in the replay."""
+    kind = ForfeitKind.of(reason)
+    return kind.value if kind is not None else "unknown"
 
 
 class _BuiltinClient(Bot):
@@ -173,7 +176,7 @@ def referee_tls() -> Tls:
     """How to reach the long-lived referee at $ARENA_REFEREE_ADDR ($ARENA_REFEREE_CA /
     $ARENA_REFEREE_TLS; plaintext when neither is set)."""
     return Tls.from_env(
-        {TLS_ENV: os.environ.get(ENV_REFEREE_TLS, ""), TLS_CA_ENV: os.environ.get(ENV_REFEREE_CA, "")}
+        {TLS_ENV: settings.get(ENV_REFEREE_TLS) or "", TLS_CA_ENV: settings.get(ENV_REFEREE_CA) or ""}
     )
 
 
@@ -229,7 +232,7 @@ class GrpcMatchExecutor:
     @property
     def referee_addr(self) -> str | None:
         """The long-lived referee remote bots connect to, if there is one."""
-        return self._referee_addr or os.environ.get(ENV_REFEREE_ADDR) or None
+        return self._referee_addr or settings.get(ENV_REFEREE_ADDR)
 
     @property
     def admin_token(self) -> str | None:
@@ -237,12 +240,12 @@ class GrpcMatchExecutor:
         Docker secret), else $ARENA_ADMIN_TOKEN."""
         if self._admin_token:
             return self._admin_token
-        path = os.environ.get("ARENA_ADMIN_TOKEN_FILE")
+        path = settings.get("ARENA_ADMIN_TOKEN_FILE")
         if path:
             from referee.server.auth import read_admin_token
 
             return read_admin_token(path)  # CredentialError says what is wrong with the file
-        return os.environ.get(ENV_ADMIN_TOKEN) or None
+        return settings.get(ENV_ADMIN_TOKEN)
 
     # --- the matchmaker's question -------------------------------------------------------
 
@@ -315,7 +318,7 @@ class GrpcMatchExecutor:
             return None
         return frozenset(int(b.bot_id) for b in listing.bots)
 
-    def place(self, spec: MatchSpec) -> str:
+    def place(self, spec: LadderMatchSpec) -> str:
         """The referee a match with remote seats is created on: the one holding its remote bots'
         streams (the one holding most of them if they are split, which the matchmaker avoids);
         the first referee if none of them is connected (its seats then wait `connect_ms` and
@@ -353,14 +356,14 @@ class GrpcMatchExecutor:
             self._sandbox_given = made
         return self._sandbox_given
 
-    def execute(self, spec: MatchSpec, stop: StopSignal) -> Execution:
+    def execute(self, spec: LadderMatchSpec, stop: StopSignal) -> Execution:
         """Play `spec` over gRPC; raises MatchAborted when `stop` says so."""
         reason = stop.stop_reason()
         if reason is not None:
             raise MatchAborted(reason)
         return asyncio.run(self._execute(spec, stop))
 
-    async def _execute(self, spec: MatchSpec, stop: StopSignal) -> Execution:
+    async def _execute(self, spec: LadderMatchSpec, stop: StopSignal) -> Execution:
         remote = any(s.command.kind == "remote" for s in spec.seats)
         hosted = any(s.command.kind == "hosted" for s in spec.seats)
         sandbox = self._sandbox() if hosted else None
@@ -388,7 +391,7 @@ class GrpcMatchExecutor:
                 unix_socket=str(socket_path) if socket_path is not None else None,
             )
             address = local.address
-        log_root = os.environ.get(ENV_BOT_LOG_DIR)
+        log_root = settings.get(ENV_BOT_LOG_DIR)
         logs = (
             Path(log_root) / f"match-{spec.match_id}"
             if log_root
@@ -565,7 +568,7 @@ def read_log(path: Path, limit: int = LOG_LIMIT_BYTES) -> tuple[bytes, bool]:
 
 
 def _execution(
-    spec: MatchSpec,
+    spec: LadderMatchSpec,
     status: admin_pb2.MatchStatus,
     replay_bytes: bytes,
     events: Sequence[admin_pb2.MatchEvent],
@@ -621,7 +624,7 @@ def create_executor() -> GrpcMatchExecutor:
 
     ``$ARENA_UNSAFE_NO_SANDBOX=1`` (what ``arena worker --unsafe-no-sandbox`` sets) runs hosted
     bots without the sandbox."""
-    unsafe = os.environ.get(ENV_UNSAFE_NO_SANDBOX, "") == "1"
+    unsafe = settings.get(ENV_UNSAFE_NO_SANDBOX) == "1"
     if unsafe:
         log.warning("UNSAFE: hosted bots run WITHOUT the sandbox (%s=1)", ENV_UNSAFE_NO_SANDBOX)
     return GrpcMatchExecutor(unsafe_no_sandbox=unsafe)

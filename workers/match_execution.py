@@ -47,6 +47,7 @@ from ladder.db import create_engine, database_url, is_outage, write_transaction
 from ladder.match_queue import claim_match, renew_lease
 from ladder.recording import record_result
 from ladder.schema import bot_versions, bots, ladders, matches
+from referee import settings
 from referee.core.game import canonical_json
 from referee.games import game_class
 from referee.replay import ReplayError
@@ -56,10 +57,10 @@ from workers.bot_commands import BotCommandError, parse_command
 from workers.bot_files import files_dir_for
 from workers.executor import (
     ExecutorUnavailable,
+    LadderMatchSpec,
+    LadderTimeControl,
     MatchAborted,
-    MatchSpec,
     SeatSpec,
-    TimeControl,
     executor_for,
     reset_referee_executor,
 )
@@ -114,7 +115,7 @@ class MatchRun:
 
 def lease_seconds() -> float:
     """The lease length: ``$ARENA_LEASE_SECONDS`` or :data:`DEFAULT_LEASE_SECONDS`."""
-    return float(os.environ.get(LEASE_ENV) or DEFAULT_LEASE_SECONDS)
+    return float(settings.get(LEASE_ENV) or DEFAULT_LEASE_SECONDS)
 
 
 def default_worker_id() -> str:
@@ -219,7 +220,7 @@ def seat_specs(conn: Connection, version_ids: Sequence[int]) -> tuple[SeatSpec, 
     )
 
 
-def load_spec(engine: Engine, match_id: int) -> MatchSpec:
+def load_spec(engine: Engine, match_id: int) -> LadderMatchSpec:
     """The match's game, config, seed, time control and seats. Raises LookupError/ValueError."""
     with engine.connect() as conn:
         row = conn.execute(
@@ -248,13 +249,13 @@ def load_spec(engine: Engine, match_id: int) -> MatchSpec:
     # A match may carry its own config (a cooperative scenario, a board side); it is rated
     # against exactly what was played.
     config = dict(row.config) if row.config else game_class(row.game).default_config(row.players)
-    return MatchSpec(
+    return LadderMatchSpec(
         match_id=match_id,
         ladder_id=row.ladder_id,
         game=row.game,
         config=config,
         seed=int(row.seed),
-        time_control=TimeControl(
+        time_control=LadderTimeControl(
             row.decision_ms, row.bank_ms, row.max_strikes, row.cpu_decision_ms, row.cpu_bank_ms
         ),
         seats=seats,

@@ -50,7 +50,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -63,16 +62,17 @@ from sqlalchemy import Engine
 
 from ladder.db import write_transaction
 from ladder.schema import bot_versions, bots, ladder_entries, ladders
+from referee import settings
 from referee.games import game_class
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
 from workers.executor import (
     Execution,
     ExecutorUnavailable,
+    LadderMatchSpec,
+    LadderTimeControl,
     MatchAborted,
-    MatchSpec,
     SeatSpec,
-    TimeControl,
     executor_for,
 )
 from workers.lease import LeaseThread
@@ -98,7 +98,7 @@ DEFAULT_GAMES: Final = 2
 #: the reference bots a candidate plays, in turn (game -> built-in bot names)
 REFERENCE_BOTS: Final[Mapping[str, tuple[str, ...]]] = {"clank": ("random", "greedy"), "alien": ("coop",)}
 #: the time control of qualification games: a generous bank, so only a bot far too slow strikes
-TIME_CONTROL: Final = TimeControl(decision_ms=1000, bank_ms=30_000, max_strikes=3)
+TIME_CONTROL: Final = LadderTimeControl(decision_ms=1000, bank_ms=30_000, max_strikes=3)
 #: a running qualification's lease is the match lease (``$ARENA_LEASE_SECONDS``, default 30 s:
 #: workers.match_execution.lease_seconds), renewed every third of it
 #: attempts before a qualification the platform could not finish is failed
@@ -125,7 +125,7 @@ class QualificationRun:
 
 def qualification_games() -> int:
     """Games a version plays: ``$ARENA_QUALIFICATION_GAMES`` or 2 (at least 1)."""
-    return max(1, int(os.environ.get(GAMES_ENV) or DEFAULT_GAMES))
+    return max(1, int(settings.get(GAMES_ENV) or DEFAULT_GAMES))
 
 
 def _now() -> datetime:
@@ -349,7 +349,7 @@ def _game_of(engine: Engine, bot_id: int) -> str:
     return str(game or "clank")
 
 
-def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[MatchSpec, int, str]]:
+def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[LadderMatchSpec, int, str]]:
     """The qualification games: (spec, the candidate's seat, the reference bot's name)."""
     with engine.connect() as conn:
         (candidate,) = seat_specs(conn, [version_id])
@@ -369,7 +369,7 @@ def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[MatchSpec,
             command=parse_command(f"builtin:{reference}"),
         )
         seats = sorted((dataclasses.replace(candidate, seat=seat), other), key=lambda s: s.seat)
-        spec = MatchSpec(
+        spec = LadderMatchSpec(
             # not a ladder match: a negative id names it in logs without meeting a real one
             match_id=-(version_id * 100 + i + 1),
             ladder_id=0,

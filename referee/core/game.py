@@ -198,6 +198,19 @@ class Game(ABC):
         self.apply(action)
         return action
 
+    #: the kinds of the game's most passive actions, the most passive first (`default_index`)
+    passive_kinds: ClassVar[tuple[str, ...]] = ()
+
+    def default_index(self, decision: Decision) -> int:
+        """The index of the action played for a seat that did not answer in time (or is out of
+        the game): the first legal action of the first of `passive_kinds` that has one, else
+        the first action. A game overrides `passive_kinds` (or this) with its own choice."""
+        for kind in self.passive_kinds:
+            for i, action in enumerate(decision.actions):
+                if action.kind == kind:
+                    return i
+        return 0
+
     @abstractmethod
     def forfeit(self, seat: int) -> None:
         """Remove `seat` from play by referee decision (the game documents what that means).

@@ -11,6 +11,9 @@ the seat's `strikes` and `incidents`); none of them can stop the match or the se
 session keeps for a seat is bounded whatever the bot sends (PROTOCOL.md, "Flooding and not
 reading"): its inbox, its outbox, its incidents and its budget of bad messages; a seat that breaks
 one of them is faulted (`MatchSession.fault`): its stream ends at once and the loop forfeits it.
+
+The parts: `seat` (a seat's phase, its bounded queues), `rulings` (what happens, as values, from
+pure functions), `messages` (the protobuf messages); this module runs them with asyncio.
 """
 
 from __future__ import annotations
@@ -21,23 +24,24 @@ import logging
 import os
 import secrets
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 import grpc
 
-from referee.core.game import Action, Decision, Game, Result, canonical_json
+from referee.core.game import Decision, Game, Result
 from referee.games import game_class
-from referee.games.static_content import wire_content
 from referee.replay import NOTE_LIMIT, ReplayRecorder, dumps
-from referee.server import metrics
-from referee.server.codecs import codec_for, encode_actions, encode_json
+from referee.server import messages, metrics, rulings
+from referee.server.codecs import codec_for, encode_json
 from referee.server.config import MatchSpec, ServerLimits
 from referee.server.cpu_clock import CpuMeter
-from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
+from referee.server.messages import result_to_proto
+from referee.server.rulings import DecisionClock, Forfeit, ForfeitKind, StrikeKind
+from referee.server.seat import LOST, Close, Lost, Outbox, Outgoing, SeatPhase, SeatState
+from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
 
 __all__ = [
     "CPU_TIME",
@@ -45,8 +49,9 @@ __all__ = [
     "Close",
     "MatchSession",
     "Outbox",
+    "SeatPhase",
     "SeatState",
-    "default_index",
+    "State",
     "result_to_proto",
 ]
 
@@ -57,8 +62,10 @@ NAME_LIMIT = 64
 #: how long a lost stream waits for the launcher to report the process's exit code
 EXIT_GRACE_S = 0.5
 #: the reasons of a decision the clock ran out on (step `reason`, strike and incident kind)
-TIMEOUT = "timeout"
-CPU_TIME = "cpu_time"
+TIMEOUT = StrikeKind.TIMEOUT.value
+CPU_TIME = StrikeKind.CPU_TIME.value
+#: the step `reason` of a decision played for a seat that is out of the game
+FORFEITED_STEP = "forfeited"
 #: while a CPU-metered seat thinks, its meter is read at least this often (and more often as
 #: its CPU allowance runs out), so a bot spinning on the CPU is cut soon after it is spent
 CPU_POLL_S = 0.015
@@ -69,166 +76,12 @@ CPU_POLL_MIN_S = 0.002
 CPU_CORES = max(1, os.cpu_count() or 1)
 
 
-def default_index(actions: Sequence[Action]) -> int:
-    """The action played for a seat that did not answer in time (or is out of the game).
-
-    The most passive legal action: "end_turn" if legal, else "skip", else "pass" (Alien's
-    Coordinate: lend nothing), else the first action.
-    """
-    for kind in ("end_turn", "skip", "pass"):
-        for i, a in enumerate(actions):
-            if a.kind == kind:
-                return i
-    return 0
-
-
-def result_to_proto(result: Result) -> common_pb2.GameResult:
-    """The engine's Result on the wire."""
-    msg = common_pb2.GameResult(
-        scores=result.scores,
-        places=result.places,
-        outcomes=result.outcomes,
-        details_json=canonical_json(dict(result.details)),
-    )
-    if result.team_won is not None:
-        msg.team_won = result.team_won
-    return msg
-
-
-@dataclass(frozen=True, slots=True)
-class Close:
-    """Outbox item: end the seat's stream with this status."""
-
-    code: grpc.StatusCode
-    message: str
-
-
 class State(Enum):
     """Where a match is in its life."""
 
     WAITING = admin_pb2.MatchStatus.WAITING
     RUNNING = admin_pb2.MatchStatus.RUNNING
     FINISHED = admin_pb2.MatchStatus.FINISHED
-
-
-class _Lost:
-    """Inbox item: the seat's stream is gone."""
-
-
-LOST = _Lost()
-Outgoing = bot_pb2.RefereeMessage | Close
-
-
-class Outbox:
-    """What is waiting to be written to one stream: at most `limit` messages (a `Close` always
-    fits). `abort` drops them and ends the stream at once, even while a write is stuck because
-    the bot does not read (the writer races every write against it)."""
-
-    def __init__(self, limit: int | None = None) -> None:
-        self.limit = ServerLimits().max_outbox if limit is None else limit
-        self._items: deque[Outgoing] = deque()
-        self._ready = asyncio.Event()
-        self._aborted: asyncio.Future[None] | None = None
-        #: set by `abort`: the status the stream ends with
-        self.abort_close: Close | None = None
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def put(self, item: Outgoing) -> bool:
-        """Queue `item`; False if the outbox is full (the bot is not reading its stream).
-        After `abort` everything is dropped (the stream is ending)."""
-        if self.abort_close is not None:
-            return True
-        if len(self._items) >= self.limit and not isinstance(item, Close):
-            return False
-        self._items.append(item)
-        self._ready.set()
-        return True
-
-    def abort(self, close: Close) -> None:
-        """Drop what is queued and end the stream with `close` now."""
-        if self.abort_close is not None:
-            return
-        self.abort_close = close
-        self._items.clear()
-        self._ready.set()
-        if self._aborted is not None and not self._aborted.done():
-            self._aborted.set_result(None)
-
-    def clear(self) -> None:
-        """Drop what is queued (the stream is gone)."""
-        self._items.clear()
-
-    async def get(self) -> Outgoing:
-        """The next message to write (the abort's Close first, once aborted)."""
-        while True:
-            if self.abort_close is not None:
-                return self.abort_close
-            if self._items:
-                return self._items.popleft()
-            self._ready.clear()
-            await self._ready.wait()
-
-    def aborted(self) -> asyncio.Future[None]:
-        """A future done once `abort` has been called (call it inside the event loop)."""
-        if self._aborted is None:
-            self._aborted = asyncio.get_running_loop().create_future()
-            if self.abort_close is not None:
-                self._aborted.set_result(None)
-        return self._aborted
-
-
-@dataclass(eq=False)
-class SeatState:
-    """One seat: its token, its connection, its clock and its record."""
-
-    seat: int
-    name: str
-    token: str
-    bank_ms: int
-    record: dict[str, Any]
-    used: bool = False
-    connected: bool = False
-    forfeited: bool = False
-    forfeit_reason: str = ""
-    #: set when the stream went away; the loop turns it into a forfeit between two actions
-    lost_reason: str = ""
-    exit_code: int | None = None
-    strikes: int = 0
-    #: what is left of the seat's CPU bank (PROTOCOL.md, "CPU time")
-    cpu_bank_ms: int = 0
-    #: reads the CPU seconds its bot has used (set by its launcher); None: wall clock only
-    cpu_meter: CpuMeter | None = None
-    #: the ladder bot bound to this seat (a remote bot, seated through the lobby), if any
-    bot_id: int | None = None
-    #: decision ids sent to this seat: a second or late answer to one of them is ignored
-    issued: set[int] = field(default_factory=set)
-    #: decisions that timed out: the first late answer to each is expected (not a bad message)
-    late_expected: set[int] = field(default_factory=set)
-    #: messages that were not answers to the open decision (`ServerLimits.max_bad_messages`)
-    bad_messages: int = 0
-    #: the seat broke a limit (flood, not reading, message too large): `lost_reason` says which;
-    #: a process exit does not rename it
-    faulted: bool = False
-    #: incidents kept in the replay record (later ones are counted in `incidents_omitted`)
-    max_incidents: int = field(default_factory=lambda: ServerLimits().max_incidents)
-    exited: asyncio.Event = field(default_factory=asyncio.Event)
-    outbox: Outbox = field(default_factory=Outbox)
-    #: answers (bounded by `ServerLimits.max_inbox` in `MatchSession.receive`) and LOST markers
-    inbox: asyncio.Queue[bot_pb2.Answer | _Lost] = field(default_factory=asyncio.Queue)
-
-    def incident(self, kind: str, detail: str, decision_id: int | None = None) -> None:
-        """Note a protocol fault in the replay's seat record (the first `max_incidents` of them;
-        the rest are counted)."""
-        incidents: list[dict[str, Any]] = self.record["incidents"]
-        if len(incidents) >= self.max_incidents:
-            self.record["incidents_omitted"] = self.record.get("incidents_omitted", 0) + 1
-            return
-        entry: dict[str, Any] = {"kind": kind, "detail": detail}
-        if decision_id is not None:
-            entry["decision"] = decision_id
-        incidents.append(entry)
 
 
 class _Forfeited:
@@ -240,6 +93,8 @@ FORFEITED = _Forfeited()
 
 @dataclass(frozen=True, slots=True)
 class _Answered:
+    """Outcome of asking a seat: the action to play and how the step is recorded."""
+
     index: int
     note: str
     millis: int
@@ -361,7 +216,8 @@ class MatchSession:
         seat.outbox.put(Close(grpc.StatusCode.UNAVAILABLE, f"{reason}: the seat is forfeited"))
         if seat.forfeited or self.state is State.FINISHED:
             return
-        seat.lost_reason = seat.lost_reason or f"disconnected: {reason}"
+        if seat.pending is None:
+            seat.lose(Forfeit(ForfeitKind.DISCONNECTED, reason))
         seat.inbox.put_nowait(LOST)
         self._wake.set()
 
@@ -373,10 +229,10 @@ class MatchSession:
         seat.exited.set()
         if self.state is State.FINISHED or seat.forfeited or seat.faulted:
             return
-        seat.lost_reason = f"crashed: exit code {code}" if code != 0 else "exited before the game ended"
+        seat.lose(Forfeit.crashed(code))
         seat.connected = False
         seat.inbox.put_nowait(LOST)
-        if all(s.used or s.lost_reason for s in self.seats):
+        if all(s.used or s.pending for s in self.seats):
             self._all_connected.set()
 
     def set_cpu_meter(self, seat_index: int, meter: CpuMeter | None) -> None:
@@ -400,7 +256,12 @@ class MatchSession:
         which = message.WhichOneof("message") if message is not None else None
         if message is not None and which == "answer":
             if seat.inbox.qsize() >= self.limits.max_inbox:
-                self.fault(seat, f"flood: more than {self.limits.max_inbox} answers waiting to be read")
+                self.fault(
+                    seat,
+                    Forfeit(
+                        ForfeitKind.FLOOD, f"more than {self.limits.max_inbox} answers waiting to be read"
+                    ),
+                )
                 return
             seat.inbox.put_nowait(message.answer)
             return
@@ -411,46 +272,35 @@ class MatchSession:
         seat.incident("bad_message", detail)
         if self._bad_message(seat, detail):
             return
-        self._send(
-            seat,
-            self._notice(
-                seat,
-                bot_pb2.Notice.REJECTED,
-                None,  # about no decision: the open one (if any) is not touched
-                "INVALID_ARGUMENT",
-                f"expected an answer, got {detail}; ignored",
-            ),
-        )
+        self._tell(seat, rulings.bad_message_notice(detail))
 
     def _bad_message(self, seat: SeatState, detail: str) -> bool:
         """Count a message that was not an answer to the open decision; past the budget the
         seat is faulted for flooding. True if it was."""
         seat.bad_messages += 1
-        if seat.bad_messages <= self.limits.max_bad_messages:
+        forfeit = rulings.bad_message_forfeit(seat.bad_messages, self.limits.max_bad_messages, detail)
+        if forfeit is None:
             return False
-        self.fault(
-            seat,
-            f"flood: more than {self.limits.max_bad_messages} messages that were not answers "
-            f"to the open decision (last: {detail})",
-        )
+        self.fault(seat, forfeit)
         return True
 
-    def fault(self, seat: SeatState, reason: str) -> None:
-        """The seat broke a limit (`reason`: "flood: ...", "not reading: ...", "message too
-        large: ..."): its stream ends now with RESOURCE_EXHAUSTED and the loop forfeits it
-        between two actions, with this reason."""
+    def fault(self, seat: SeatState, forfeit: Forfeit | str) -> None:
+        """The seat broke a limit (`forfeit`: a flood, not reading, a message too large; or its
+        reason, "flood: ..."): its stream ends now with RESOURCE_EXHAUSTED and the loop forfeits
+        it between two actions, with this reason."""
         if seat.faulted or seat.forfeited or not seat.connected or self.state is State.FINISHED:
             return
-        log.warning("match %s: seat %d %s", self.match_id, seat.seat, reason)
-        seat.faulted = True
+        if isinstance(forfeit, str):
+            forfeit = Forfeit.parse(forfeit)
+        log.warning("match %s: seat %d %s", self.match_id, seat.seat, forfeit.reason)
+        seat.fault(forfeit)
         seat.connected = False
-        seat.lost_reason = reason
-        seat.outbox.abort(Close(grpc.StatusCode.RESOURCE_EXHAUSTED, f"seat {seat.seat} forfeited: {reason}"))
+        seat.outbox.abort(Close(forfeit.code, f"seat {seat.seat} forfeited: {forfeit.reason}"))
         while not seat.inbox.empty():  # its unread answers go (they are not ruled on)
             seat.inbox.get_nowait()
         seat.inbox.put_nowait(LOST)
         self._wake.set()
-        if all(s.used or s.lost_reason for s in self.seats):
+        if all(s.used or s.pending for s in self.seats):
             self._all_connected.set()
 
     def _send(self, seat: SeatState, message: Outgoing) -> None:
@@ -458,8 +308,15 @@ class MatchSession:
         if not seat.outbox.put(message):
             self.fault(
                 seat,
-                f"not reading: more than {seat.outbox.limit} messages waiting to be written to its stream",
+                Forfeit(
+                    ForfeitKind.NOT_READING,
+                    f"more than {seat.outbox.limit} messages waiting to be written to its stream",
+                ),
             )
+
+    def _tell(self, seat: SeatState, notice: rulings.Notice) -> None:
+        """Send a ruling's notice to the seat (with its strike count now)."""
+        self._send(seat, messages.notice(notice, seat.strikes, self.time.max_strikes))
 
     # --- the loop ----------------------------------------------------------------------------
 
@@ -482,7 +339,7 @@ class MatchSession:
         """A seat bound to a remote bot that is connected, but busy in another match."""
         return (
             not seat.used
-            and not seat.lost_reason
+            and seat.pending is None
             and seat.bot_id is not None
             and self.bot_present(seat.bot_id)
         )
@@ -508,10 +365,12 @@ class MatchSession:
             return
         for seat in self.seats:
             if not seat.used and not seat.forfeited:
-                reason = seat.lost_reason or "never connected"
-                if not seat.lost_reason and seat.bot_id is not None and self.bot_present(seat.bot_id):
-                    reason = f"never connected: bot {seat.bot_id} stayed busy in other matches"
-                self._forfeit(seat, reason, grpc.StatusCode.UNAVAILABLE)
+                forfeit = seat.pending or Forfeit(ForfeitKind.NEVER_CONNECTED)
+                if seat.pending is None and seat.bot_id is not None and self.bot_present(seat.bot_id):
+                    forfeit = Forfeit(
+                        ForfeitKind.NEVER_CONNECTED, f"bot {seat.bot_id} stayed busy in other matches"
+                    )
+                self._forfeit(seat, forfeit)
 
     def cancel(self, reason: str) -> None:
         """End the match between two actions (an admin's CancelMatch: the worker gave it up)."""
@@ -528,13 +387,15 @@ class MatchSession:
             if self.cancel_reason:
                 return f"cancelled: {self.cancel_reason}"
             for seat in self.seats:
-                if seat.lost_reason and not seat.forfeited:
+                if seat.pending is not None:
                     if self.processes_watched and seat.exit_code is None and not seat.faulted:
                         # the launcher may be about to report a crash: name it rather than
                         # "disconnected" if it comes soon
                         with contextlib.suppress(TimeoutError):
                             await asyncio.wait_for(seat.exited.wait(), EXIT_GRACE_S)
-                    self._forfeit(seat, seat.lost_reason, grpc.StatusCode.UNAVAILABLE)
+                    pending = seat.pending  # read after the wait: a crash reported renames it
+                    if pending is not None:
+                        self._forfeit(seat, pending)
             if game.is_over():
                 return "game_over"
             if all(s.forfeited for s in self.seats):
@@ -548,14 +409,14 @@ class MatchSession:
                 raise RuntimeError(f"decision {d.id} of seat {d.seat} has no legal action")
             seat = self.seats[d.seat]
             if seat.forfeited:
-                outcome: _Answered | _Forfeited = _Answered(default_index(d.actions), "", 0, "forfeited")
+                outcome: _Answered | _Forfeited = _Answered(game.default_index(d), "", 0, FORFEITED_STEP)
             else:
                 outcome = await self._ask(seat, d)
             if isinstance(outcome, _Forfeited):
                 continue
             action = game.apply_index(outcome.index)
             self.decisions += 1
-            if outcome.reason != "forfeited":
+            if outcome.reason != FORFEITED_STEP:
                 metrics.DECISION_SECONDS.labels(game=self.spec.game).observe(outcome.millis / 1000)
                 if outcome.cpu_millis is not None:
                     metrics.DECISION_CPU_SECONDS.labels(game=self.spec.game).observe(
@@ -582,44 +443,18 @@ class MatchSession:
             if outcome.cpu_millis is not None:
                 played.cpu_ms = outcome.cpu_millis
             self._emit(action=played)
-            if outcome.reason in (TIMEOUT, CPU_TIME) and seat.strikes >= self.time.max_strikes:
-                self._forfeit(seat, f"strikes: {seat.strikes} of {self.time.max_strikes}")
+            if outcome.reason in (TIMEOUT, CPU_TIME):
+                forfeit = rulings.strikes_forfeit(seat.strikes, self.time.max_strikes)
+                if forfeit is not None:
+                    self._forfeit(seat, forfeit)
             if self.decisions % 64 == 0:
                 await asyncio.sleep(0)  # let other matches run when a seat answers at once
 
     def _request(self, seat: SeatState, d: Decision) -> bot_pb2.RefereeMessage:
-        obs = self.game.observe(d.seat)
-        active = obs.get("current", d.seat)
-        context = bot_pb2.DecisionContext(active_seat=active, out_of_turn=active != d.seat)
-        group = obs.get("group")
-        if isinstance(group, dict):
-            context.group.CopyFrom(
-                common_pb2.GroupChoice(
-                    group_id=str(group.get("group_id", "")),
-                    members=group.get("members", []),
-                    votes=[
-                        common_pb2.GroupVote(seat=v["seat"], action_text=v["text"])
-                        for v in group.get("votes", [])
-                    ],
-                    tie_break=str(group.get("tie_break", "")),
-                )
-            )
-        request = bot_pb2.DecisionRequest(
-            decision_id=d.id,
-            seat=d.seat,
-            kind=d.kind,
-            prompt=d.prompt,
-            observation=self._encode(obs),
-            legal_actions=encode_actions(d.actions, self.game.name, obs),
-            context=context,
-            deadline_ms=self.time.decision_ms,
-            time_bank_ms=seat.bank_ms,
-            strikes=seat.strikes,
+        cpu_bank_ms = seat.cpu_bank_ms if self._cpu_ruled(seat) else None
+        return messages.decision_request(
+            self.game, d, self._encode, self.time, seat.bank_ms, seat.strikes, cpu_bank_ms
         )
-        if self._cpu_ruled(seat):
-            request.cpu_deadline_ms = self.time.cpu_decision_ms
-            request.cpu_bank_ms = seat.cpu_bank_ms
-        return bot_pb2.RefereeMessage(decision=request)
 
     def _cpu_ruled(self, seat: SeatState) -> bool:
         """Is the seat on the CPU clock (the clock is on and its CPU time is measured)?"""
@@ -659,16 +494,21 @@ class MatchSession:
         (`cpu_decision_ms` + CPU bank, PROTOCOL.md "CPU time") too when the seat is measured.
         The CPU time of the decision is what the seat's meter moved between sending the request
         and receiving the answer; while waiting, the meter is polled so a bot that spins is cut
-        once its CPU allowance is spent, not only at the wall deadline.
+        once its CPU allowance is spent, not only at the wall deadline. The rulings themselves
+        are `referee.server.rulings`; this applies them to the seat.
         """
         seat.issued.add(d.id)
         cpu_start = self._cpu_seconds(seat)  # before sending: the bot's reading of it counts
         self._send(seat, self._request(seat, d))
         loop = asyncio.get_running_loop()
         sent = loop.time()
-        allowance = (self.time.decision_ms + seat.bank_ms) / 1000
-        cpu_ruled = self._cpu_ruled(seat) and cpu_start is not None
-        cpu_allowance_ms = self.time.cpu_decision_ms + seat.cpu_bank_ms
+        clock = DecisionClock(
+            self.time.decision_ms,
+            rulings.Banks(seat.bank_ms, seat.cpu_bank_ms),
+            self.time.cpu_decision_ms,
+            cpu_clock=self.time.cpu_clock,
+            cpu_ruled=self._cpu_ruled(seat) and cpu_start is not None,
+        )
 
         def cpu_used_ms() -> int | None:
             if cpu_start is None:
@@ -679,126 +519,86 @@ class MatchSession:
 
         cpu_ms: int | None = None
         while True:
-            remaining = sent + allowance - loop.time()
+            remaining = sent + clock.allowance_s - loop.time()
             if remaining <= 0:
                 break
-            wait = remaining
-            if cpu_ruled:
+            if clock.cpu_ruled:
                 cpu_ms = cpu_used_ms()
-                if cpu_ms is not None:
-                    if cpu_ms > cpu_allowance_ms:
-                        return self._timed_out(seat, d, sent, CPU_TIME, cpu_ms)
-                    # the bot cannot spend what is left faster than on all cores at once
-                    left_s = (cpu_allowance_ms - cpu_ms) / 1000 / CPU_CORES
-                    wait = min(remaining, CPU_POLL_S, max(CPU_POLL_MIN_S, left_s))
+                if clock.cpu_spent(cpu_ms):
+                    return self._timed_out(seat, d, clock, sent, StrikeKind.CPU_TIME, cpu_ms)
+            wait = clock.poll_wait(remaining, cpu_ms, CPU_POLL_S, CPU_POLL_MIN_S, CPU_CORES)
             try:
                 item = await asyncio.wait_for(seat.inbox.get(), wait)
             except TimeoutError:
                 continue  # the loop's top rules on both clocks
-            if isinstance(item, _Lost):
+            if isinstance(item, Lost):
                 if self.cancel_reason:
                     return FORFEITED  # not applied: the loop ends the match first
-                if not seat.lost_reason:
+                if seat.pending is None:
                     continue  # a stale marker from a stream already dealt with
                 return FORFEITED
             elapsed_ms = int((loop.time() - sent) * 1000)
-            if item.decision_id != d.id:
-                if item.decision_id in seat.issued:
-                    if item.decision_id in seat.late_expected:
-                        seat.late_expected.discard(item.decision_id)  # its one late answer
-                    elif self._bad_message(seat, f"a repeated answer to decision {item.decision_id}"):
-                        return FORFEITED
-                    self._send(
-                        seat,
-                        self._notice(
-                            seat,
-                            bot_pb2.Notice.LATE,
-                            item.decision_id,
-                            "FAILED_PRECONDITION",
-                            f"decision {item.decision_id} is already settled; answer ignored",
-                        ),
-                    )
-                    continue
-                if self._strike(
-                    seat,
-                    d.id,
-                    "unknown_decision",
-                    "FAILED_PRECONDITION",
-                    f"answer names decision {item.decision_id}, the pending one is {d.id}",
-                ):
+            ruling = rulings.rule_answer(
+                d.id, len(d.actions), item.decision_id, item.index, seat.issued, seat.late_expected
+            )
+            if isinstance(ruling, rulings.Late):
+                seat.late_expected.discard(ruling.decision_id)  # its one late answer, if expected
+                bad = ruling.bad_message
+                if bad is not None and self._bad_message(seat, bad):
                     return FORFEITED
+                self._tell(seat, rulings.late_notice(ruling.decision_id))
                 continue
-            if not 0 <= item.index < len(d.actions):
-                if self._strike(
-                    seat,
-                    d.id,
-                    "index_out_of_range",
-                    "INVALID_ARGUMENT",
-                    f"index {item.index} is out of range 0..{len(d.actions) - 1}",
-                ):
+            if isinstance(ruling, rulings.Rejected):
+                if self._strike(seat, d.id, ruling):
                     return FORFEITED
                 continue
             cpu_ms = cpu_used_ms()
-            if cpu_ruled and cpu_ms is not None and cpu_ms > cpu_allowance_ms:
+            if clock.cpu_spent(cpu_ms):
                 # spent between two readings: the answer came too late on the CPU clock
-                return self._timed_out(seat, d, sent, CPU_TIME, cpu_ms)
-            seat.bank_ms = max(0, seat.bank_ms - max(0, elapsed_ms - self.time.decision_ms))
-            self._charge_cpu(seat, cpu_ms)
+                return self._timed_out(seat, d, clock, sent, StrikeKind.CPU_TIME, cpu_ms)
+            banks = clock.answered(elapsed_ms, cpu_ms)
+            seat.bank_ms, seat.cpu_bank_ms = banks.wall_ms, banks.cpu_ms
             return _Answered(item.index, item.note[:NOTE_LIMIT], elapsed_ms, "", cpu_ms)
-        return self._timed_out(seat, d, sent, TIMEOUT, cpu_used_ms())
-
-    def _charge_cpu(self, seat: SeatState, cpu_ms: int | None) -> None:
-        """Take the CPU time beyond the allowance from the seat's CPU bank."""
-        if cpu_ms is not None and self._cpu_ruled(seat):
-            seat.cpu_bank_ms = max(0, seat.cpu_bank_ms - max(0, cpu_ms - self.time.cpu_decision_ms))
+        return self._timed_out(seat, d, clock, sent, StrikeKind.TIMEOUT, cpu_used_ms())
 
     def _timed_out(
-        self, seat: SeatState, d: Decision, sent: float, reason: str, cpu_ms: int | None
+        self,
+        seat: SeatState,
+        d: Decision,
+        clock: DecisionClock,
+        sent: float,
+        kind: StrikeKind,
+        cpu_ms: int | None,
     ) -> _Answered:
-        """Out of time on one clock (`reason`: TIMEOUT for the wall clock, CPU_TIME for the CPU
-        clock): that clock's bank is emptied, the other is charged as for an answer; the default
-        action is played and the seat gets a strike (a forfeit after the action if too many)."""
+        """Out of time on one clock (`kind`: TIMEOUT for the wall clock, CPU_TIME for the CPU
+        clock): the game's default action is played and the seat gets a strike (a forfeit after
+        the action if too many)."""
         elapsed_ms = int((asyncio.get_running_loop().time() - sent) * 1000)
-        if reason == CPU_TIME:
-            seat.cpu_bank_ms = 0
-            seat.bank_ms = max(0, seat.bank_ms - max(0, elapsed_ms - self.time.decision_ms))
-            metrics.CPU_TIMEOUTS.labels(game=self.spec.game).inc()
-            detail = f"{cpu_ms} ms of CPU in {elapsed_ms} ms"
-            code, told = "RESOURCE_EXHAUSTED", f"out of CPU time ({cpu_ms} ms used)"
-        else:
-            seat.bank_ms = 0
-            self._charge_cpu(seat, cpu_ms)
-            metrics.TIMEOUTS.labels(game=self.spec.game).inc()
-            detail = f"no answer in {elapsed_ms} ms"
-            code, told = "DEADLINE_EXCEEDED", "no answer in time"
+        index = self.game.default_index(d)
+        ruling = rulings.time_out(clock, kind, d.id, elapsed_ms, cpu_ms, index, d.actions[index].text)
+        seat.bank_ms, seat.cpu_bank_ms = ruling.banks.wall_ms, ruling.banks.cpu_ms
+        timeouts = metrics.CPU_TIMEOUTS if kind is StrikeKind.CPU_TIME else metrics.TIMEOUTS
+        timeouts.labels(game=self.spec.game).inc()
         seat.late_expected.add(d.id)
-        index = default_index(d.actions)
-        metrics.STRIKES.labels(game=self.spec.game, reason=reason).inc()
+        metrics.STRIKES.labels(game=self.spec.game, reason=kind.value).inc()
         seat.strikes += 1
         seat.record["strikes"] = seat.strikes
-        seat.incident(reason, f"{detail}; played {d.actions[index].text!r}", d.id)
+        seat.incident(kind.value, ruling.detail, d.id)
         self._emit(
             strike=admin_pb2.StrikeGiven(
-                seat=seat.seat, decision_id=d.id, reason=reason, strikes=seat.strikes
+                seat=seat.seat, decision_id=d.id, reason=kind.value, strikes=seat.strikes
             )
         )
-        notice = self._notice(
-            seat,
-            bot_pb2.Notice.TIMEOUT,
-            d.id,
-            code,
-            f"{told}; played index {index} ({d.actions[index].text})",
-        )
-        notice.notice.default_index = index
-        self._send(seat, notice)
-        return _Answered(index, "", elapsed_ms, reason, cpu_ms)
+        self._tell(seat, ruling.notice)
+        return _Answered(index, "", elapsed_ms, kind.value, cpu_ms)
 
-    def _strike(self, seat: SeatState, decision_id: int, kind: str, code: str, detail: str) -> bool:
+    def _strike(self, seat: SeatState, decision_id: int, rejected: rulings.Rejected) -> bool:
         """A rejected answer: strike, tell the bot; True if the seat is now forfeited."""
+        kind = rejected.kind.value
         metrics.STRIKES.labels(game=self.spec.game, reason=kind).inc()
         seat.strikes += 1
         seat.record["strikes"] = seat.strikes
-        seat.incident(kind, detail, decision_id)
+        seat.incident(kind, rejected.detail, decision_id)
         if self._bad_message(seat, f"a rejected answer ({kind})"):
             return True
         self._emit(
@@ -806,61 +606,30 @@ class MatchSession:
                 seat=seat.seat, decision_id=decision_id, reason=kind, strikes=seat.strikes
             )
         )
-        self._send(
-            seat,
-            self._notice(
-                seat,
-                bot_pb2.Notice.REJECTED,
-                decision_id,
-                code,
-                f"{detail}; strike {seat.strikes} of {self.time.max_strikes}, the decision is still open",
-            ),
-        )
-        if seat.strikes >= self.time.max_strikes:
-            self._forfeit(seat, f"strikes: {seat.strikes} of {self.time.max_strikes} (last: {kind})")
+        self._tell(seat, rulings.rejected_notice(rejected, decision_id, seat.strikes, self.time.max_strikes))
+        forfeit = rulings.strikes_forfeit(seat.strikes, self.time.max_strikes, rejected.kind)
+        if forfeit is not None:
+            self._forfeit(seat, forfeit)
             return True
         return False
 
-    def _notice(
-        self,
-        seat: SeatState,
-        kind: bot_pb2.Notice.Kind,
-        decision_id: int | None,
-        code: str,
-        message: str,
-    ) -> bot_pb2.RefereeMessage:
-        """A Notice; `decision_id` None leaves the field unset (ids start at 0, so a notice
-        about no decision must not look like one about decision 0)."""
-        notice = bot_pb2.Notice(
-            kind=kind,
-            code=code,
-            message=message,
-            strikes=seat.strikes,
-            max_strikes=self.time.max_strikes,
-        )
-        if decision_id is not None:
-            notice.decision_id = decision_id
-        return bot_pb2.RefereeMessage(notice=notice)
-
-    def _forfeit(
-        self, seat: SeatState, reason: str, code: grpc.StatusCode = grpc.StatusCode.RESOURCE_EXHAUSTED
-    ) -> None:
+    def _forfeit(self, seat: SeatState, forfeit: Forfeit) -> None:
         """Take the seat out of the game (between two actions) and close its stream."""
         if seat.forfeited:
             return
-        seat.forfeited = True
-        seat.forfeit_reason = reason
-        metrics.FORFEITS.labels(game=self.spec.game, reason=metrics.short_reason(reason)).inc()
+        seat.out(forfeit)
+        reason = forfeit.reason
+        metrics.FORFEITS.labels(game=self.spec.game, reason=forfeit.kind.value).inc()
         seat.record["forfeit"] = reason
         if not self.game.is_over():
             self.game.forfeit(seat.seat)
             self.recorder.forfeit(seat.seat, reason)
         self._emit(forfeit=admin_pb2.SeatForfeited(seat=seat.seat, reason=reason))
         if seat.connected:
-            forfeit = self._notice(seat, bot_pb2.Notice.FORFEIT, None, code.name, f"forfeited: {reason}")
-            self._send(seat, forfeit)
+            notice = rulings.Notice(rulings.NoticeKind.FORFEIT, None, forfeit.code, f"forfeited: {reason}")
+            self._tell(seat, notice)
             self._send(seat, bot_pb2.RefereeMessage(game_end=bot_pb2.GameEnd(forfeited=True, reason=reason)))
-            seat.outbox.put(Close(code, f"seat {seat.seat} forfeited: {reason}"))
+            seat.outbox.put(Close(forfeit.code, f"seat {seat.seat} forfeited: {reason}"))
 
     async def _finish(self) -> None:
         game = self.game
@@ -901,23 +670,9 @@ class MatchSession:
     # --- views ---------------------------------------------------------------------------------
 
     def _game_start(self, seat: int) -> bot_pb2.GameStart:
-        from referee.wire import PROTOCOL
-
-        # the static content (PROTOCOL.md "Static content"): built once per game and board
-        content = wire_content(self.game)
-        return bot_pb2.GameStart(
-            match_id=self.match_id,
-            game=self.spec.game,
-            seat=seat,
-            num_seats=len(self.seats),
-            seat_names=[s.name for s in self.seats],
-            config_json=canonical_json(self.config),
-            time_control=self.time.to_proto(),
-            engine_version=self.game.engine_version,
-            content_version=self.game.content_version,
-            protocol=PROTOCOL,
-            content_json=content.json,
-            content_digest=content.digest,
+        names = [s.name for s in self.seats]
+        return messages.game_start(
+            self.game, self.match_id, self.spec.game, seat, names, self.config, self.time
         )
 
     def status(self) -> admin_pb2.MatchStatus:

@@ -14,7 +14,6 @@ from referee.games import game_class
 from referee.games.alien.content import default_content
 from referee.games.alien.engine import AlienGame
 from referee.server.codecs import codec_for, encode_action, encode_json
-from referee.server.session import default_index
 
 
 @pytest.mark.parametrize("players", [2, 4])
@@ -106,13 +105,3 @@ def test_games_without_a_typed_codec_go_as_json() -> None:
     obs = {"game": "nogame", "seat": 0, "hand": ["grunt"]}
     assert codec_for("nogame") is encode_json
     assert observation_dict(encode_json(obs)) == obs
-
-
-def test_default_action_prefers_end_turn_then_skip_then_pass() -> None:
-    from referee.core.game import Action
-
-    assert default_index([Action("play", ("x",)), Action("end_turn")]) == 1
-    assert default_index([Action("trash", ("play", "x")), Action("skip")]) == 1
-    assert default_index([Action("choose", (0,)), Action("choose", (1,))]) == 0
-    # Alien's Coordinate: a timeout lends nothing
-    assert default_index([Action("coordinate", ("card",)), Action("pass")]) == 1

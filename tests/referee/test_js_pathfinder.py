@@ -25,7 +25,7 @@ import pytest
 from referee.games.clank.content import Board, default_content
 from referee.games.static_content import StaticContent
 from referee.replay import loads
-from referee.server import session
+from referee.server import messages
 from referee.server.launcher import LaunchedMatch, run_match
 
 from .conftest import CLOCK, RANDOM_BOT, REPO
@@ -122,7 +122,7 @@ def test_without_the_content_on_the_wire_the_pathfinder_cannot_play(
     """The referee sends no content (as before GameStart.content_json existed): the bot says so
     and exits 3, its seat is forfeited, and it takes no artifact, so the test above would fail."""
     _require_node()
-    monkeypatch.setattr(session, "wire_content", lambda game: StaticContent("", ""))
+    monkeypatch.setattr(messages, "wire_content", lambda game: StaticContent("", ""))
     launched, replay = _play(tmp_path, 1, "side_a")
     assert launched.bots[0].exit_code == NO_CONTENT_EXIT
     assert "no static content" in launched.bots[0].log_path.read_text()

@@ -60,6 +60,8 @@ class AlienGame(Game):
 
     name = "alien"
     engine_version = ENGINE_VERSION
+    #: a seat that does not answer ends its Action phase, or lends nothing in a Coordinate
+    passive_kinds = ("end_turn", "pass")
 
     __slots__ = ("_decision", "content", "s")
 

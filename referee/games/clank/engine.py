@@ -47,6 +47,8 @@ class ClankGame(Game):
 
     name = "clank"
     engine_version = ENGINE_VERSION
+    #: a seat that does not answer ends its turn, or trashes / discards nothing
+    passive_kinds = ("end_turn", "skip")
 
     __slots__ = ("_decision", "content", "s")
 

@@ -1,0 +1,133 @@
+"""The referee's messages on the wire (arena.v1): built from the game, the match and the rulings.
+
+Nothing here decides anything: `referee.server.rulings` rules, `referee.server.session` plays;
+this module only turns their values into protobuf messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from referee.core.game import Decision, Game, Result, canonical_json
+from referee.games.static_content import wire_content
+from referee.server.codecs import encode_actions
+from referee.server.config import TimeControl
+from referee.server.rulings import Notice, NoticeKind
+from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
+
+__all__ = ["decision_request", "game_start", "notice", "result_to_proto"]
+
+_NOTICE_KINDS = {
+    NoticeKind.TIMEOUT: bot_pb2.Notice.TIMEOUT,
+    NoticeKind.REJECTED: bot_pb2.Notice.REJECTED,
+    NoticeKind.LATE: bot_pb2.Notice.LATE,
+    NoticeKind.FORFEIT: bot_pb2.Notice.FORFEIT,
+}
+
+
+def result_to_proto(result: Result) -> common_pb2.GameResult:
+    """The engine's Result on the wire."""
+    msg = common_pb2.GameResult(
+        scores=result.scores,
+        places=result.places,
+        outcomes=result.outcomes,
+        details_json=canonical_json(dict(result.details)),
+    )
+    if result.team_won is not None:
+        msg.team_won = result.team_won
+    return msg
+
+
+def notice(ruling: Notice, strikes: int, max_strikes: int) -> bot_pb2.RefereeMessage:
+    """A ruling's Notice for a seat that has `strikes` strikes; its `decision_id` None leaves the
+    field unset (ids start at 0, so a notice about no decision must not look like one about
+    decision 0)."""
+    msg = bot_pb2.Notice(
+        kind=_NOTICE_KINDS[ruling.kind],
+        code=ruling.code.name,
+        message=ruling.message,
+        strikes=strikes,
+        max_strikes=max_strikes,
+    )
+    if ruling.decision_id is not None:
+        msg.decision_id = ruling.decision_id
+    if ruling.default_index is not None:
+        msg.default_index = ruling.default_index
+    return bot_pb2.RefereeMessage(notice=msg)
+
+
+def game_start(
+    game: Game,
+    match_id: str,
+    game_name: str,
+    seat: int,
+    seat_names: Sequence[str],
+    config: dict[str, Any],
+    time: TimeControl,
+) -> bot_pb2.GameStart:
+    """What a seat's bot is told when its session opens."""
+    from referee.wire import PROTOCOL
+
+    # the static content (PROTOCOL.md "Static content"): built once per game and board
+    content = wire_content(game)
+    return bot_pb2.GameStart(
+        match_id=match_id,
+        game=game_name,
+        seat=seat,
+        num_seats=len(seat_names),
+        seat_names=list(seat_names),
+        config_json=canonical_json(config),
+        time_control=time.to_proto(),
+        engine_version=game.engine_version,
+        content_version=game.content_version,
+        protocol=PROTOCOL,
+        content_json=content.json,
+        content_digest=content.digest,
+    )
+
+
+def decision_request(
+    game: Game,
+    d: Decision,
+    encode: Callable[[dict[str, Any]], bot_pb2.Observation],
+    time: TimeControl,
+    bank_ms: int,
+    strikes: int,
+    cpu_bank_ms: int | None,
+) -> bot_pb2.RefereeMessage:
+    """The request for decision `d`: the seat's observation (encoded by `encode`), the legal
+    actions, the group choice in progress, the clock; `cpu_bank_ms` is the seat's CPU bank when it
+    is on the CPU clock (None: the CPU fields stay unset)."""
+    obs = game.observe(d.seat)
+    active = obs.get("current", d.seat)
+    context = bot_pb2.DecisionContext(active_seat=active, out_of_turn=active != d.seat)
+    group = obs.get("group")
+    if isinstance(group, dict):
+        context.group.CopyFrom(
+            common_pb2.GroupChoice(
+                group_id=str(group.get("group_id", "")),
+                members=group.get("members", []),
+                votes=[
+                    common_pb2.GroupVote(seat=v["seat"], action_text=v["text"])
+                    for v in group.get("votes", [])
+                ],
+                tie_break=str(group.get("tie_break", "")),
+            )
+        )
+    request = bot_pb2.DecisionRequest(
+        decision_id=d.id,
+        seat=d.seat,
+        kind=d.kind,
+        prompt=d.prompt,
+        observation=encode(obs),
+        legal_actions=encode_actions(d.actions, game.name, obs),
+        context=context,
+        deadline_ms=time.decision_ms,
+        time_bank_ms=bank_ms,
+        strikes=strikes,
+    )
+    if cpu_bank_ms is not None:
+        request.cpu_deadline_ms = time.cpu_decision_ms
+        request.cpu_bank_ms = cpu_bank_ms
+    return bot_pb2.RefereeMessage(decision=request)
