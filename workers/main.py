@@ -19,14 +19,19 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee import cli as referee_cli
 from referee.cli_checks import Commands, OneLineParser, port_number
 from referee.server import commands as referee_commands
-from referee.server.lobby import Authenticator
 from workers import cli as ladder_cli
 from workers import client_cli
+
+if TYPE_CHECKING:
+    # Only the type: importing the lobby loads prometheus_client, which picks its value class
+    # (in-process or multiprocess) on import, before `arena demo` has chosen multiprocess mode
+    # (its /metrics would then miss the API's own counters).
+    from referee.server.lobby import Authenticator
 
 __all__ = ["build_parser", "main"]
 
