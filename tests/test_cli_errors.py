@@ -230,11 +230,13 @@ def test_interpreter_env_puts_this_interpreter_first() -> None:
 
 
 def test_a_seat_that_crashes_before_playing_fails_the_match(tmp_path: Path) -> None:
+    # A connect window of ten minutes: the match must not wait it out for the seat that crashed
+    # (once the other seat connects, it starts; waiting would hit the subprocess timeout).
     out = arena(
-        "match", "clank", "--seed", "1", "--connect-ms", "60000",
+        "match", "clank", "--seed", "1", "--connect-ms", "600000",
         "--bot", "sh -c 'echo cannot start: no model file >&2; exit 3'",
         "--bot", f"python {EXAMPLES / 'greedy_clank_bot.py'}",
-        "--bot-logs", str(tmp_path / "logs"), cwd=tmp_path,
+        "--bot-logs", str(tmp_path / "logs"), cwd=tmp_path, timeout=150,
     )
     assert out.returncode == 1, out.stdout + out.stderr
     assert "Traceback" not in out.stderr

@@ -204,7 +204,8 @@ class MatchSession:
             seat.record["sdk"] = hello.sdk[:NAME_LIMIT]
         self._send(seat, bot_pb2.RefereeMessage(game_start=self._game_start(seat.seat)))
         self._emit(connected=admin_pb2.SeatConnected(seat=seat.seat, bot_name=hello.bot_name[:NAME_LIMIT]))
-        if all(s.used for s in self.seats):
+        # a seat whose bot already crashed will never connect: don't wait the connect window for it
+        if all(s.used or s.pending for s in self.seats):
             self._all_connected.set()
 
     def lost(self, seat: SeatState, reason: str) -> None:
