@@ -372,18 +372,24 @@ def _sandbox_fields() -> set[str]:
 
 
 def check_env(deploy: Path = DEPLOY) -> list[str]:
-    """Every variable an Arena process is given is read by the code (named in it as a string),
-    is a sandbox limit (``ARENA_SANDBOX_<FIELD>``), is read by a library (EXTERNAL_ENV) or is
-    used by a ``$(VAR)`` reference in the manifests; every ``$(VAR)`` is defined."""
+    """Every variable an Arena process is given is read: an ``ARENA_*`` name declared in
+    ``referee.settings`` or a sandbox limit (``ARENA_SANDBOX_<FIELD>``), any other named in the
+    code as a string, read by a library (EXTERNAL_ENV) or used by a ``$(VAR)`` reference in the
+    manifests; every ``$(VAR)`` is defined."""
     code = _names_in_code()
     sandbox = _sandbox_fields()
+    # Arena's own variables are declared, with their readers, in one place
+    declared: set[str] = set(importlib.import_module("referee.settings").VARIABLES)
     containers = arena_containers(deploy)
     referenced = {m for c in containers for a in c.argv for m in _VAR_REF.findall(a)}
     problems: list[str] = []
     for c in containers:
         for name in c.env:
-            quoted = f'"{name}"' in code or f"'{name}'" in code
-            if not (quoted or name in sandbox or name in EXTERNAL_ENV or name in referenced):
+            if name.startswith("ARENA_"):
+                read = name in declared or name in sandbox
+            else:  # DATABASE_URL, BROKER_URL, ...: named as a string where they are read
+                read = f'"{name}"' in code or f"'{name}'" in code
+            if not (read or name in EXTERNAL_ENV or name in referenced):
                 problems.append(f"{c.where}: sets {name}, which nothing reads")
         for arg in c.argv:
             for ref in _VAR_REF.findall(arg):
