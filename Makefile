@@ -15,7 +15,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install Arena with its dev tools
+# the bench extra (RLCard, numpy) apart: `make test` does not need it
+BENCH_STAMP := $(VENV)/.installed-bench
+$(BENCH_STAMP): $(STAMP)
+	$(PY) -m pip install -q -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+install: $(STAMP) $(BENCH_STAMP)  ## create .venv and install Arena with its dev tools and the bench's references
 
 services:  ## start PostgreSQL and Redis if they are not running; install the sandbox's tools and chromium
 	bash deploy/ensure-services.sh
@@ -33,7 +39,7 @@ typecheck: $(STAMP)  ## mypy --strict on the packages
 
 check: lint typecheck test  ## everything CI checks, plus lint and types
 
-bench: $(STAMP)  ## benchmarks (figures, not pass/fail)
+bench: $(BENCH_STAMP)  ## benchmarks (figures, not pass/fail)
 	$(PY) -m referee.bench
 	$(PY) -m workers.bench
 
