@@ -1,5 +1,10 @@
 """`make bench`: engine figures (not pass/fail).
 
+- the goal of issue 14: engine + replay recorder decisions per CPU-second (Clank! 4p random
+  play, as `play_local` records it) against RLCard's Uno steps per CPU-second (random agents,
+  one `env.step` per decision), measured in the same run, interleaved, best of 3 rounds; beside
+  it Clank! 2p/4p and Alien 1p/2p/4p bare (engine, observe and bot) and recorded, as ratios to
+  Uno (`rlcard` comes with the `bench` extra: `pip install -e '.[bench]'`, `make install`);
 - games/s and decisions/s of random play: Clank! at 2 and 4 players, Alien at 1, 2 and 4
   (engine + observe, as the runner does, without replay digests; and with them);
 - the cost of observe(), of legal-action generation, of copy(), of digest();
@@ -13,10 +18,12 @@ Run `python -m referee.bench [--quick] [--json]`.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import random
 import resource
 import time
+from collections.abc import Callable
 from typing import Any
 
 from referee.bots import make_bot
@@ -49,6 +56,113 @@ def _with_replay(name: str, players: int, games: int, bot: str = "random") -> di
     decisions = sum(play_local(name, [bot] * players, seed).decisions for seed in range(games))
     elapsed = time.perf_counter() - started
     return {"games_per_s": games / elapsed, "decisions_per_s": decisions / elapsed}
+
+
+#: issue 14: engine + replay recorder decisions per CPU-second at least RLCard's Uno steps
+ENGINE_GOAL = 1.0
+#: the workload the goal is taken on
+GOAL_WORKLOAD = "clank_4p_recorded"
+#: Uno games in one timed unit of the reference (about 40 steps a game)
+UNO_GAMES_PER_UNIT = 25
+
+
+def _bare(name: str, players: int, seed: int) -> int:
+    """Play as `play_local` does (a built-in random bot per seat, observe, apply), no recorder."""
+    cls = game_class(name)
+    game = cls.new_game(cls.default_config(players), seed)
+    bots = [make_bot(name, "random", seed * 31 + seat) for seat in range(players)]
+    decisions = 0
+    while not game.is_over():
+        d = game.decision()
+        assert d is not None
+        game.apply_index(bots[d.seat].act(game.observe(d.seat), d.actions))
+        decisions += 1
+    return decisions
+
+
+def _recorded(name: str, players: int, seed: int) -> int:
+    return play_local(name, ["random"] * players, seed).decisions
+
+
+def _uno_unit() -> Callable[[int], int] | None:
+    """One timed unit of RLCard's Uno with its random agents (seeded), or None without rlcard."""
+    try:
+        rlcard = importlib.import_module("rlcard")
+        agents = importlib.import_module("rlcard.agents")
+        numpy = importlib.import_module("numpy")
+    except ImportError:
+        return None
+    env = rlcard.make("uno")
+    players = [agents.RandomAgent(num_actions=env.num_actions) for _ in range(env.num_players)]
+
+    def play(seed: int) -> int:
+        env.seed(seed)
+        numpy.random.seed(seed)  # RandomAgent draws from numpy's global stream
+        steps = 0
+        for _ in range(UNO_GAMES_PER_UNIT):
+            state, seat = env.reset()
+            while not env.is_over():
+                state, seat = env.step(players[seat].step(state))
+                steps += 1
+        return steps
+
+    return play
+
+
+def _cpu_rates(plays: dict[str, Callable[[int], int]], seeds: range, rounds: int) -> dict[str, float]:
+    """Decisions per CPU-second of each workload. Every unit (a seed) of every workload is timed
+    once per round, the workloads interleaved unit by unit, and its best CPU time kept: the
+    machine is shared, and a slow spell should land on all alike or be dropped."""
+    best: dict[tuple[str, int], float] = {}
+    decisions = dict.fromkeys(plays, 0)
+    for round_ in range(rounds):
+        for seed in seeds:
+            for way, play in plays.items():
+                started = time.process_time()
+                n = play(seed)
+                elapsed = time.process_time() - started
+                best[way, seed] = min(best.get((way, seed), elapsed), elapsed)
+                if round_ == 0:
+                    decisions[way] += n
+    return {way: decisions[way] / max(1e-9, sum(best[way, seed] for seed in seeds)) for way in plays}
+
+
+def engine_vs_uno(games: int, rounds: int = 3) -> dict[str, Any]:
+    """Decisions per CPU-second of the engines (bare and recorded) and of RLCard's Uno, and each
+    one's ratio to Uno; `goal_met` says whether Clank! 4p recorded reaches ENGINE_GOAL."""
+    plays: dict[str, Callable[[int], int]] = {}
+    uno = _uno_unit()
+    if uno is not None:
+        plays["uno"] = uno
+    for name, counts in (("clank", (2, 4)), ("alien", (1, 2, 4))):
+        for players in counts:
+            plays[f"{name}_{players}p_bare"] = lambda seed, n=name, p=players: _bare(n, p, seed)
+            plays[f"{name}_{players}p_recorded"] = lambda seed, n=name, p=players: _recorded(n, p, seed)
+    rates = _cpu_rates(plays, range(7000, 7000 + games), rounds)
+    out: dict[str, Any] = {"decisions_per_cpu_s": rates}
+    if uno is None:
+        out["uno"] = "not measured: rlcard is not installed (pip install -e '.[bench]')"
+        return out
+    out["vs_uno"] = {way: rate / rates["uno"] for way, rate in rates.items() if way != "uno"}
+    out["goal"] = ENGINE_GOAL
+    out["goal_ratio"] = out["vs_uno"][GOAL_WORKLOAD]
+    out["goal_met"] = out["goal_ratio"] >= ENGINE_GOAL
+    return out
+
+
+def _print_engine_vs_uno(row: dict[str, Any]) -> None:
+    rates: dict[str, float] = row["decisions_per_cpu_s"]
+    print("engine vs RLCard's Uno (random play, decisions per CPU-second, best of interleaved rounds):")
+    if "vs_uno" not in row:
+        print(f"  uno: {row['uno']}")
+    for way, rate in rates.items():
+        ratio = f"{row['vs_uno'][way]:.2f}x Uno" if way in row.get("vs_uno", {}) else ""
+        if way == "uno":
+            ratio = "reference (rlcard 1.2.0, env.step per decision)"
+        goal = ""
+        if way == GOAL_WORKLOAD and "goal_met" in row:
+            goal = f"  goal >= {ENGINE_GOAL:.1f}x: {'met' if row['goal_met'] else 'NOT met'}"
+        print(f"  {way:<20} {rate:>9,.0f}/s  {ratio}{goal}")
 
 
 def _midgame_states(name: str, players: int, count: int) -> list[Game]:
@@ -109,7 +223,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     n = 5 if args.quick else 40
-    figures: dict[str, Any] = {}
+    figures: dict[str, Any] = {"engine_vs_uno": engine_vs_uno(3 if args.quick else 8)}
     for players in (2, 4):
         figures[f"clank_random_{players}p"] = _random_play("clank", players, n)
         figures[f"clank_random_{players}p_with_replay"] = _with_replay("clank", players, max(2, n // 4))
@@ -128,7 +242,9 @@ def main() -> None:
         print(json.dumps(figures, indent=2))
         return
     for key, value in figures.items():
-        if isinstance(value, dict):
+        if key == "engine_vs_uno":
+            _print_engine_vs_uno(value)
+        elif isinstance(value, dict):
             print(f"{key}: " + ", ".join(f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
                                          for k, v in value.items()))
         else:
