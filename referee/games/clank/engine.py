@@ -12,10 +12,10 @@ Engine choices the rules leave open are written down in `RULES_NOTES.md` beside 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Self
 
-from referee.core.effects import effects_from_json, effects_to_json
+from referee.core.effects import effects_from_json
 from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
 from referee.core.rng import RandomStreams
 from referee.games.clank.content import (
@@ -27,6 +27,8 @@ from referee.games.clank.content import (
     describe_effects,
 )
 from referee.games.clank.state import ESCAPED, KNOCKED_OUT, PLAYING, ClankState, PlayerState
+from referee.games.clank_core.rules import ClankCore, stream_deck
+from referee.games.clank_core.scoring import places
 
 __all__ = ["ClankGame"]
 
@@ -38,11 +40,7 @@ ROUND_LIMIT = 60
 MAIN = "turn"
 
 
-def _stream_deck(seat: int) -> str:
-    return f"deck/{seat}"
-
-
-class ClankGame(Game):
+class ClankGame(ClankCore, Game):
     """One game of Clank!."""
 
     name = "clank"
@@ -51,6 +49,9 @@ class ClankGame(Game):
     passive_kinds = ("end_turn", "skip")
 
     __slots__ = ("_decision", "content", "s")
+
+    s: ClankState
+    content: ClankContent
 
     def __init__(self, state: ClankState, content: ClankContent) -> None:
         self.s = state
@@ -91,7 +92,7 @@ class ClankGame(Game):
         # Players: 30 cubes, shuffled starting deck, five cards drawn, pawn at the entrance.
         for seat in range(players):
             deck = list(content.starting)
-            rng.shuffle(_stream_deck(seat), deck)
+            rng.shuffle(stream_deck(seat), deck)
             p = PlayerState(deck=deck, room=board.start, supply=rules["cubes"])
             state.players.append(p)
 
@@ -241,11 +242,9 @@ class ClankGame(Game):
         # Tie-break: "the tied player with the more valuable artifact wins" -- zero scorers too
         # (the seed makes no exception); a forfeited seat's artifacts break no tie.
         best = [0 if p.forfeited else max(p.artifacts, default=0) for p in self.s.players]
-        keys = [(scores[i], best[i]) for i in range(self.s.players_n)]
-        places = [1 + sum(1 for other in keys if other > mine) for mine in keys]
         return Result(
             scores=tuple(scores),
-            places=tuple(places),
+            places=places(scores, best),
             outcomes=tuple(self.outcome(seat) for seat in range(self.s.players_n)),
             details={"rounds": self.s.round, "steps": self.s.step},
         )
@@ -363,25 +362,6 @@ class ClankGame(Game):
             tokens.append("monkey_idol")
         return tokens
 
-    def _pending_actions(self, top: dict[str, Any]) -> tuple[Action, ...]:
-        p = self.s.players[top["seat"]]
-        cards = self.content.cards
-        out: list[Action] = []
-        if top["kind"] == "trash":
-            for card_id in sorted(set(p.play)):
-                out.append(Action("trash", ("play", card_id), f"trash {cards[card_id].name} from play"))
-            for card_id in sorted(set(p.discard)):
-                out.append(Action("trash", ("discard", card_id), f"trash {cards[card_id].name} from discard"))
-            out.append(Action("skip", (), "trash nothing"))
-        elif top["kind"] == "discard":
-            for card_id in sorted(set(p.hand)):
-                out.append(Action("discard", (card_id,), f"discard {cards[card_id].name}"))
-            out.append(Action("skip", (), "discard nothing"))
-        else:  # choose
-            for i, option in enumerate(top["options"]):
-                out.append(Action("choose", (i,), "choose " + _describe(option)))
-        return tuple(out)
-
     # --- applying --------------------------------------------------------------------------
 
     def _apply_main(self, action: Action) -> None:
@@ -471,175 +451,17 @@ class ClankGame(Game):
         if p.status == ESCAPED:
             self._end_turn()
 
-    def _apply_pending(self, action: Action) -> None:
-        s = self.s
-        top = s.stack.pop()
-        seat = top["seat"]
-        p = s.players[seat]
-        if action.kind == "trash":
-            zone, card_id = str(action.args[0]), str(action.args[1])
-            (p.play if zone == "play" else p.discard).remove(card_id)
-            if zone == "discard" and card_id in p.new_discard:
-                p.new_discard.remove(card_id)  # of identical copies, the new one goes first
-            p.trashed += 1
-        elif action.kind == "discard":
-            card_id = str(action.args[0])
-            p.hand.remove(card_id)
-            p.discard.append(card_id)
-            if card_id in p.new_hand:  # of identical copies, the unplayable new one goes first
-                p.new_hand.remove(card_id)
-                p.new_discard.append(card_id)
-            self._resolve(seat, effects_from_json(top["then"]), top.get("source", ""))
-        elif action.kind == "choose":
-            self._resolve(seat, effects_from_json(top["options"][int(action.args[0])]), top.get("source", ""))
+    # --- the core's hooks ----------------------------------------------------------------
 
-    # --- effects -------------------------------------------------------------------------
+    def _describe(self, effects_json: list[dict[str, Any]]) -> str:
+        return _describe(effects_json)
 
-    def _resolve(self, seat: int, effects: Sequence[Effect], source: str = "") -> None:
-        """Resolve effects for `seat`. Choices are pushed so the first listed is decided first.
-
-        `source` is the card being played, so that `played_tag` looks for *another* card.
-        """
-        s = self.s
-        p = s.players[seat]
-        pool = s.pool
-        pushes: list[dict[str, Any]] = []
-        for e in effects:
-            op = e.op
-            if op == "skill":
-                pool.skill += e.n
-            elif op == "swords":
-                pool.swords += e.n
-            elif op == "boots":
-                pool.boots += e.n
-            elif op == "teleport":
-                pool.teleports += e.n
-            elif op == "gold":
-                p.gold += e.n
-            elif op == "clank":
-                self._clank(seat, e.n)
-            elif op == "clank_all":
-                for other in range(s.players_n):
-                    if s.players[other].status == PLAYING:
-                        self._add_clank(other, e.n)
-            elif op == "draw":
-                self._draw(seat, e.n)
-            elif op == "heal":
-                self._heal(seat, e.n)
-            elif op == "rage":
-                self._advance_rage(e.n)
-            elif op == "trash":
-                if p.play or p.discard:
-                    pushes.append({"kind": "trash", "seat": seat, "prompt": "you may trash a card"})
-            elif op == "discard_for":
-                pushes.append(
-                    {
-                        "kind": "discard",
-                        "seat": seat,
-                        "source": source,
-                        "then": effects_to_json(e.then),
-                        "prompt": "you may discard a card from hand for: "
-                        + _describe(effects_to_json(e.then)),
-                    }
-                )
-            elif op == "choose":
-                pushes.append(
-                    {
-                        "kind": "choose",
-                        "seat": seat,
-                        "source": source,
-                        "options": [effects_to_json(o) for o in e.options],
-                        "prompt": "choose one",
-                    }
-                )
-            elif op == "if" and self._condition(seat, e, source):
-                self._resolve(seat, e.then, source)
-        for pending in reversed(pushes):
-            # A discard choice with an empty hand has nothing to choose (only unplayed cards).
-            if pending["kind"] == "discard" and not p.hand:
-                continue
-            s.stack.append(pending)
-
-    def _condition(self, seat: int, e: Effect, source: str) -> bool:
-        p = self.s.players[seat]
-        if e.cond == "has_artifact":
-            return bool(p.artifacts)
+    def _game_condition(self, seat: int, e: Effect, source: str) -> bool:
         if e.cond == "in_depths":
-            return self.board.rooms[p.room].depths
-        if e.cond == "has_item":
-            return e.arg in p.items
-        # played_tag: another card with the tag is in the play area (the source itself is there)
-        cards = self.content.cards
-        tagged = sum(1 for c in p.play if e.arg in cards[c].tags)
-        own = 1 if source and e.arg in cards[source].tags else 0
-        return tagged - own > 0
+            return self.board.rooms[self.s.players[seat].room].depths
+        raise ValueError(f"unknown condition {e.cond!r}")
 
-    def _clank(self, seat: int, n: int) -> None:
-        """Clank! from the player's own effects: negative removes own cubes, then offsets later."""
-        pool = self.s.pool
-        if n < 0:
-            removable = min(-n, self.s.clank_area[seat])
-            self.s.clank_area[seat] -= removable
-            self.s.players[seat].supply += removable
-            pool.negative_clank += -n - removable
-            return
-        offset = min(n, pool.negative_clank)
-        pool.negative_clank -= offset
-        self._add_clank(seat, n - offset)
-
-    def _add_clank(self, seat: int, n: int) -> None:
-        p = self.s.players[seat]
-        if p.status != PLAYING:
-            return
-        added = min(n, p.supply)  # none left in the supply: no more added
-        p.supply -= added
-        self.s.clank_area[seat] += added
-
-    def _draw(self, seat: int, n: int) -> None:
-        p = self.s.players[seat]
-        for _ in range(n):
-            if not p.deck:
-                if not p.discard:
-                    return
-                p.deck, p.discard = p.discard, []
-                p.new_deck.extend(p.new_discard)
-                p.new_discard.clear()
-                RandomStreams(self.s.seed, self.s.rng).shuffle(_stream_deck(seat), p.deck)
-            card_id = p.deck.pop()
-            p.hand.append(card_id)
-            if card_id in p.new_deck:
-                # Copies of a card are alike but for being new: the top one of k copies, j of
-                # them new, is a new one with chance j/k (its own stream, so games without a
-                # mid-turn reshuffle draw exactly as before).
-                new, copies = p.new_deck.count(card_id), p.deck.count(card_id) + 1
-                if new >= copies or RandomStreams(self.s.seed, self.s.rng).below(f"new/{seat}", copies) < new:
-                    p.new_deck.remove(card_id)
-                    p.new_hand.append(card_id)
-
-    def _heal(self, seat: int, n: int) -> None:
-        p = self.s.players[seat]
-        healed = min(n, p.damage)
-        p.damage -= healed
-        p.supply += healed
-
-    def _damage(self, seat: int, n: int) -> None:
-        """Damage from the player's supply (tunnels). An empty supply takes from the Clank! Area,
-        then the bag, so the 30 cubes are always accounted for."""
-        s = self.s
-        p = s.players[seat]
-        for _ in range(n):
-            if p.supply > 0:
-                p.supply -= 1
-            elif s.clank_area[seat] > 0:
-                s.clank_area[seat] -= 1
-            elif s.bag_cubes[seat] > 0:
-                s.bag_cubes[seat] -= 1
-            p.damage += 1
-        if p.damage >= self.content.rules["health"] and p.status == PLAYING:
-            self._knock_out(seat)
-
-    def _advance_rage(self, n: int) -> None:
-        self.s.rage = min(self.s.rage + n, len(self.content.rules["rage_track"]) - 1)
+    # --- moving and taking -----------------------------------------------------------------
 
     def _enter(self, seat: int, room_id: str) -> None:
         s = self.s
@@ -747,35 +569,10 @@ class ClankGame(Game):
         """All Clank! Area cubes go into the bag; draw Rage + Danger cards + extra cubes."""
         s = self.s
         rules = self.content.rules
-        for seat in range(s.players_n):
-            s.bag_cubes[seat] += s.clank_area[seat]
-            s.clank_area[seat] = 0
+        self._empty_clank_area()
         danger = sum(1 for c in s.row if c is not None and self.content.cards[c].danger)
         to_draw = rules["rage_track"][s.rage] + danger + extra
-        rng = RandomStreams(s.seed, s.rng)
-        drawn: list[int] = []  # -1 black, else seat
-        for _ in range(to_draw):
-            total = s.bag_black + sum(s.bag_cubes)
-            if total == 0:
-                break  # an empty bag draws nothing more
-            pick = rng.below("dragon_bag", total)
-            if pick < s.bag_black:
-                s.bag_black -= 1
-                drawn.append(-1)
-                continue
-            pick -= s.bag_black
-            for seat in range(s.players_n):
-                if pick < s.bag_cubes[seat]:
-                    break
-                pick -= s.bag_cubes[seat]
-            s.bag_cubes[seat] -= 1
-            drawn.append(seat)
-            p = s.players[seat]
-            if p.status == PLAYING:
-                p.damage += 1  # the drawn cube goes onto the Health Meter
-                if p.damage >= rules["health"]:
-                    self._knock_out(seat)
-            # a finished player's cube is removed with no damage
+        drawn = self._draw_from_bag(to_draw)
         s.last_attack = {
             "reason": reason,
             "round": s.round,

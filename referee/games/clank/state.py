@@ -12,11 +12,9 @@ import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ClankState", "PlayerState", "TurnPool"]
+from referee.games.clank_core.state import ESCAPED, KNOCKED_OUT, PLAYING, TurnPool
 
-PLAYING = "playing"
-ESCAPED = "escaped"
-KNOCKED_OUT = "knocked_out"
+__all__ = ["ESCAPED", "KNOCKED_OUT", "PLAYING", "ClankState", "PlayerState", "TurnPool"]
 
 
 @dataclass(slots=True)
@@ -54,20 +52,6 @@ class PlayerState:
     new_hand: list[str] = field(default_factory=list)
     #: how many cards this player trashed (they leave the game)
     trashed: int = 0
-
-
-@dataclass(slots=True)
-class TurnPool:
-    """Resources of the turn in progress; all lost at turn end."""
-
-    skill: int = 0
-    swords: int = 0
-    boots: int = 0
-    teleports: int = 0
-    #: unused negative Clank! that may offset positive Clank! later this turn
-    negative_clank: int = 0
-    #: entered a crystal cave: no more Boot movement this turn
-    exhausted: bool = False
 
 
 @dataclass(slots=True)

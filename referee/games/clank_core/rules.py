@@ -1,0 +1,328 @@
+"""The rules Clank! and Clank! Legacy share, as a mixin of their engines.
+
+A game engine that mixes in `ClankCore` keeps its state in `self.s` (shaped as `CoreState`) and
+its content in `self.content` (shaped as `CoreContent`). The mixin holds the deck-building core:
+drawing (with the reshuffle and the "acquired this turn" bookkeeping), Clank! cubes (negative
+Clank! offsetting later Clank!), damage and healing, the Rage track, drawing from the dragon bag,
+the shared effect primitives and the pending trash / discard / choose choices. Each game supplies
+`_knock_out` (what happens then), `_describe` (rules text of effects), and may extend
+`_resolve_op` (its own effect ops) and `_condition` (its own conditions).
+
+Random streams are named as Clank! always named them (`deck/<seat>`, `new/<seat>`,
+`dragon_bag`), so Clank!'s games replay bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from referee.core.effects import Effect, effects_from_json, effects_to_json
+from referee.core.game import Action
+from referee.core.rng import RandomStreams
+from referee.games.clank_core.state import PLAYING, CoreState
+
+__all__ = ["ClankCore", "CoreCard", "CoreContent", "stream_deck"]
+
+
+def stream_deck(seat: int) -> str:
+    """The random stream a seat's deck is shuffled with."""
+    return f"deck/{seat}"
+
+
+class CoreCard(Protocol):
+    """What the shared rules read of a card definition."""
+
+    @property
+    def name(self) -> str:
+        """Display name."""
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Labels read by the `played_tag` condition."""
+
+
+class CoreContent(Protocol):
+    """What the shared rules read of a game's content."""
+
+    @property
+    def rules(self) -> Mapping[str, Any]:
+        """The game's numbers (`health` at least)."""
+
+    @property
+    def cards(self) -> Mapping[str, CoreCard]:
+        """Card definitions by id."""
+
+
+class ClankCore:
+    """The shared deck-building rules, mixed into a Clank! game engine."""
+
+    __slots__ = ()
+
+    s: CoreState
+    content: CoreContent
+
+    # --- hooks each game supplies -------------------------------------------------------------
+
+    def _knock_out(self, seat: int) -> None:
+        """Knock `seat` out (the game decides what follows)."""
+        raise NotImplementedError
+
+    def _describe(self, effects_json: list[dict[str, Any]]) -> str:
+        """Rules text of effects (in their JSON form)."""
+        raise NotImplementedError
+
+    def _resolve_op(self, seat: int, e: Effect, source: str, pushes: list[dict[str, Any]]) -> None:
+        """Resolve an effect op the core does not know (a game's own primitive)."""
+        raise ValueError(f"unknown effect op {e.op!r}")
+
+    def _game_condition(self, seat: int, e: Effect, source: str) -> bool:
+        """Judge a condition the core does not know."""
+        raise ValueError(f"unknown condition {e.cond!r}")
+
+    # --- pending choices ----------------------------------------------------------------------
+
+    def _pending_actions(self, top: dict[str, Any]) -> tuple[Action, ...]:
+        """The legal actions of a pending trash / discard / choose."""
+        p = self.s.players[top["seat"]]
+        cards = self.content.cards
+        out: list[Action] = []
+        if top["kind"] == "trash":
+            for card_id in sorted(set(p.play)):
+                out.append(Action("trash", ("play", card_id), f"trash {cards[card_id].name} from play"))
+            for card_id in sorted(set(p.discard)):
+                out.append(Action("trash", ("discard", card_id), f"trash {cards[card_id].name} from discard"))
+            out.append(Action("skip", (), "trash nothing"))
+        elif top["kind"] == "discard":
+            for card_id in sorted(set(p.hand)):
+                out.append(Action("discard", (card_id,), f"discard {cards[card_id].name}"))
+            out.append(Action("skip", (), "discard nothing"))
+        else:  # choose
+            for i, option in enumerate(top["options"]):
+                out.append(Action("choose", (i,), "choose " + self._describe(option)))
+        return tuple(out)
+
+    def _apply_pending(self, action: Action) -> None:
+        """Answer the pending choice on top of the stack."""
+        s = self.s
+        top = s.stack.pop()
+        seat = top["seat"]
+        p = s.players[seat]
+        if action.kind == "trash":
+            zone, card_id = str(action.args[0]), str(action.args[1])
+            (p.play if zone == "play" else p.discard).remove(card_id)
+            if zone == "discard" and card_id in p.new_discard:
+                p.new_discard.remove(card_id)  # of identical copies, the new one goes first
+            p.trashed += 1
+        elif action.kind == "discard":
+            card_id = str(action.args[0])
+            p.hand.remove(card_id)
+            p.discard.append(card_id)
+            if card_id in p.new_hand:  # of identical copies, the unplayable new one goes first
+                p.new_hand.remove(card_id)
+                p.new_discard.append(card_id)
+            self._resolve(seat, effects_from_json(top["then"]), top.get("source", ""))
+        elif action.kind == "choose":
+            self._resolve(seat, effects_from_json(top["options"][int(action.args[0])]), top.get("source", ""))
+
+    # --- effects ------------------------------------------------------------------------------
+
+    def _resolve(self, seat: int, effects: Sequence[Effect], source: str = "") -> None:
+        """Resolve effects for `seat`. Choices are pushed so the first listed is decided first.
+
+        `source` is the card being played, so that `played_tag` looks for *another* card.
+        """
+        s = self.s
+        p = s.players[seat]
+        pool = s.pool
+        pushes: list[dict[str, Any]] = []
+        for e in effects:
+            op = e.op
+            if op == "skill":
+                pool.skill += e.n
+            elif op == "swords":
+                pool.swords += e.n
+            elif op == "boots":
+                pool.boots += e.n
+            elif op == "teleport":
+                pool.teleports += e.n
+            elif op == "gold":
+                p.gold += e.n
+            elif op == "clank":
+                self._clank(seat, e.n)
+            elif op == "clank_all":
+                for other in range(s.players_n):
+                    if s.players[other].status == PLAYING:
+                        self._add_clank(other, e.n)
+            elif op == "draw":
+                self._draw(seat, e.n)
+            elif op == "heal":
+                self._heal(seat, e.n)
+            elif op == "rage":
+                self._advance_rage(e.n)
+            elif op == "trash":
+                if p.play or p.discard:
+                    pushes.append({"kind": "trash", "seat": seat, "prompt": "you may trash a card"})
+            elif op == "discard_for":
+                pushes.append(
+                    {
+                        "kind": "discard",
+                        "seat": seat,
+                        "source": source,
+                        "then": effects_to_json(e.then),
+                        "prompt": "you may discard a card from hand for: "
+                        + self._describe(effects_to_json(e.then)),
+                    }
+                )
+            elif op == "choose":
+                pushes.append(
+                    {
+                        "kind": "choose",
+                        "seat": seat,
+                        "source": source,
+                        "options": [effects_to_json(o) for o in e.options],
+                        "prompt": "choose one",
+                    }
+                )
+            elif op == "if":
+                self._resolve_if(seat, e, source)
+            else:
+                self._resolve_op(seat, e, source, pushes)
+        for pending in reversed(pushes):
+            # A discard choice with an empty hand has nothing to choose (only unplayed cards).
+            if pending["kind"] == "discard" and not p.hand:
+                continue
+            s.stack.append(pending)
+
+    def _resolve_if(self, seat: int, e: Effect, source: str) -> None:
+        """A conditional effect: resolve `then` if the condition holds now."""
+        if self._condition(seat, e, source):
+            self._resolve(seat, e.then, source)
+
+    def _condition(self, seat: int, e: Effect, source: str) -> bool:
+        """Judge a card condition for `seat`."""
+        p = self.s.players[seat]
+        if e.cond == "has_artifact":
+            return bool(p.artifacts)
+        if e.cond == "has_item":
+            return e.arg in p.items
+        if e.cond == "played_tag":
+            # another card with the tag is in the play area (the source itself is there)
+            cards = self.content.cards
+            tagged = sum(1 for c in p.play if e.arg in cards[c].tags)
+            own = 1 if source and e.arg in cards[source].tags else 0
+            return tagged - own > 0
+        return self._game_condition(seat, e, source)
+
+    # --- cubes, cards, health -----------------------------------------------------------------
+
+    def _clank(self, seat: int, n: int) -> None:
+        """Clank! from the player's own effects: negative removes own cubes, then offsets later."""
+        pool = self.s.pool
+        if n < 0:
+            removable = min(-n, self.s.clank_area[seat])
+            self.s.clank_area[seat] -= removable
+            self.s.players[seat].supply += removable
+            pool.negative_clank += -n - removable
+            return
+        offset = min(n, pool.negative_clank)
+        pool.negative_clank -= offset
+        self._add_clank(seat, n - offset)
+
+    def _add_clank(self, seat: int, n: int) -> None:
+        """Move up to `n` of the player's cubes from the supply to the Clank! Area."""
+        p = self.s.players[seat]
+        if p.status != PLAYING:
+            return
+        added = min(n, p.supply)  # none left in the supply: no more added
+        p.supply -= added
+        self.s.clank_area[seat] += added
+
+    def _draw(self, seat: int, n: int) -> None:
+        """Draw `n` cards, shuffling the discard pile into the deck when it runs out."""
+        p = self.s.players[seat]
+        for _ in range(n):
+            if not p.deck:
+                if not p.discard:
+                    return
+                p.deck, p.discard = p.discard, []
+                p.new_deck.extend(p.new_discard)
+                p.new_discard.clear()
+                RandomStreams(self.s.seed, self.s.rng).shuffle(stream_deck(seat), p.deck)
+            card_id = p.deck.pop()
+            p.hand.append(card_id)
+            if card_id in p.new_deck:
+                # Copies of a card are alike but for being new: the top one of k copies, j of
+                # them new, is a new one with chance j/k (its own stream, so games without a
+                # mid-turn reshuffle draw exactly as before).
+                new, copies = p.new_deck.count(card_id), p.deck.count(card_id) + 1
+                if new >= copies or RandomStreams(self.s.seed, self.s.rng).below(f"new/{seat}", copies) < new:
+                    p.new_deck.remove(card_id)
+                    p.new_hand.append(card_id)
+
+    def _heal(self, seat: int, n: int) -> None:
+        """Remove up to `n` damage (the cubes return to the supply)."""
+        p = self.s.players[seat]
+        healed = min(n, p.damage)
+        p.damage -= healed
+        p.supply += healed
+
+    def _damage(self, seat: int, n: int) -> None:
+        """Damage from the player's supply (paths, tunnels). An empty supply takes from the
+        Clank! Area, then the bag, so the 30 cubes are always accounted for."""
+        s = self.s
+        p = s.players[seat]
+        for _ in range(n):
+            if p.supply > 0:
+                p.supply -= 1
+            elif s.clank_area[seat] > 0:
+                s.clank_area[seat] -= 1
+            elif s.bag_cubes[seat] > 0:
+                s.bag_cubes[seat] -= 1
+            p.damage += 1
+        if p.damage >= self.content.rules["health"] and p.status == PLAYING:
+            self._knock_out(seat)
+
+    def _advance_rage(self, n: int) -> None:
+        """Advance the Dragon Marker `n` spaces (it stops on the last one)."""
+        self.s.rage = min(self.s.rage + n, len(self.content.rules["rage_track"]) - 1)
+
+    # --- the dragon bag -----------------------------------------------------------------------
+
+    def _empty_clank_area(self) -> None:
+        """All Clank! Area cubes go into the dragon bag."""
+        s = self.s
+        for seat in range(s.players_n):
+            s.bag_cubes[seat] += s.clank_area[seat]
+            s.clank_area[seat] = 0
+
+    def _draw_from_bag(self, to_draw: int) -> list[int]:
+        """Draw up to `to_draw` cubes from the bag (fewer if it empties): -1 for a black cube,
+        else the owner's seat. A drawn cube of a player still playing is one damage (a knockout
+        at full health); a finished player's cube is removed with no damage."""
+        s = self.s
+        health = self.content.rules["health"]
+        rng = RandomStreams(s.seed, s.rng)
+        drawn: list[int] = []
+        for _ in range(to_draw):
+            total = s.bag_black + sum(s.bag_cubes)
+            if total == 0:
+                break  # an empty bag draws nothing more
+            pick = rng.below("dragon_bag", total)
+            if pick < s.bag_black:
+                s.bag_black -= 1
+                drawn.append(-1)
+                continue
+            pick -= s.bag_black
+            for seat in range(s.players_n):
+                if pick < s.bag_cubes[seat]:
+                    break
+                pick -= s.bag_cubes[seat]
+            s.bag_cubes[seat] -= 1
+            drawn.append(seat)
+            p = s.players[seat]
+            if p.status == PLAYING:
+                p.damage += 1  # the drawn cube goes onto the Health Meter
+                if p.damage >= health:
+                    self._knock_out(seat)
+        return drawn
