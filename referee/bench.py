@@ -18,6 +18,7 @@ Run `python -m referee.bench [--quick] [--json]`.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import random
@@ -136,8 +137,8 @@ def engine_vs_uno(games: int, rounds: int = 3) -> dict[str, Any]:
         plays["uno"] = uno
     for name, counts in (("clank", (2, 4)), ("alien", (1, 2, 4))):
         for players in counts:
-            plays[f"{name}_{players}p_bare"] = lambda seed, n=name, p=players: _bare(n, p, seed)
-            plays[f"{name}_{players}p_recorded"] = lambda seed, n=name, p=players: _recorded(n, p, seed)
+            plays[f"{name}_{players}p_bare"] = functools.partial(_bare, name, players)
+            plays[f"{name}_{players}p_recorded"] = functools.partial(_recorded, name, players)
     rates = _cpu_rates(plays, range(7000, 7000 + games), rounds)
     out: dict[str, Any] = {"decisions_per_cpu_s": rates}
     if uno is None:
