@@ -128,6 +128,8 @@ def _cmd_serve_referee(
     except ValueError as exc:
         print(f"error: --auth-failure-limit / --auth-limit-exempt: {exc}", file=sys.stderr)
         return 2
+    if args.processes > 1:
+        return _serve_processes(args)
     if admin_token is None:
         print(
             "WARNING: --insecure: admin calls are open to anyone who reaches this port "
@@ -153,9 +155,49 @@ def _cmd_serve_referee(
             insecure=admin_token is None,
             tls=tls,
             auth_limiter=limiter,
+            supervisor_pid=args.supervisor_pid,
         )
     )
     return 0
+
+
+def _serve_processes(args: argparse.Namespace) -> int:
+    """`serve referee --processes N` (N > 1): the supervisor of N referee processes, each an
+    `arena serve referee` on port base+i and metrics port metrics+i (referee/server/PROCESSES.md)."""
+    from referee.cli_checks import UsageError, check_listen
+    from referee.server.processes import Supervisor
+
+    n = args.processes
+    ports = [0] * n if args.port == 0 else [args.port + i for i in range(n)]
+    metrics = [args.metrics_port + i for i in range(n)] if args.metrics_port else [0] * n
+    if max(ports + metrics) > 65535:
+        raise UsageError(
+            f"--processes {n}: ports {args.port}..{args.port + n - 1} (and metrics) must be <= 65535"
+        )
+    if set(ports) & set(metrics) - {0}:
+        raise UsageError(
+            f"--processes {n}: the referee ports {args.port}..{args.port + n - 1} overlap the metrics "
+            f"ports {args.metrics_port}..{args.metrics_port + n - 1}"
+        )
+    for port in ports[1:] + metrics[1:]:  # the first of each was checked already
+        check_listen(args.host, port)
+    common = ["-m", "referee.cli", "serve", "referee", "--host", args.host]
+    common += ["--max-matches", str(args.max_matches), "--auth-failure-limit", str(args.auth_failure_limit)]
+    for cidr in args.auth_limit_exempt:
+        common += ["--auth-limit-exempt", cidr]
+    if args.admin_token_file:  # else each child reads $ARENA_ADMIN_TOKEN, as the parent did
+        common += ["--admin-token-file", args.admin_token_file]
+    if args.insecure:
+        common.append("--insecure")
+    if args.tls_cert:
+        common += ["--tls-cert", args.tls_cert, "--tls-key", args.tls_key]
+    if args.db:
+        common += ["--db", args.db]
+
+    def argv_for(port: int, metrics_port: int) -> list[str]:
+        return [*common, "--port", str(port), "--metrics-port", str(metrics_port)]
+
+    return Supervisor(argv_for, ports, metrics).run()
 
 
 def _describe_event(event: Any, names: list[str]) -> str | None:
@@ -454,6 +496,17 @@ def register(
         default=0,
         help="serve Prometheus metrics (arena_referee_*) on this port",
     )
+    ref.add_argument(
+        "--processes",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="run N referee processes (one per core), on ports PORT..PORT+N-1 and metrics ports "
+        "METRICS..METRICS+N-1, supervised by this one; a match lives in one of them "
+        "(referee/server/PROCESSES.md). Default 1",
+    )
+    # set by the supervisor on its children: stop when that process is gone
+    ref.add_argument("--supervisor-pid", type=int, default=None, help=argparse.SUPPRESS)
     ref.set_defaults(func=partial(_cmd_serve_referee, authenticator_for=authenticator_for))
 
     match = sub.add_parser("match", help="play one match over gRPC between bot commands")

@@ -142,8 +142,10 @@ async def serve_forever(
     insecure: bool = False,
     tls: tuple[bytes, bytes] | None = None,
     auth_limiter: FailedAuthLimiter | None = None,
+    supervisor_pid: int | None = None,
 ) -> None:
-    """`arena serve referee`: serve until SIGINT / SIGTERM."""
+    """`arena serve referee`: serve until SIGINT / SIGTERM, or (`supervisor_pid`, a child of
+    ``--processes N``) until that process is no longer its parent."""
     running = await start(
         host, port, limits=limits, admin_token=admin_token, authenticator=authenticator,
         insecure=insecure, tls=tls, auth_limiter=auth_limiter,
@@ -153,5 +155,19 @@ async def serve_forever(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    orphaned = None
+    if supervisor_pid is not None:
+        orphaned = asyncio.create_task(_watch_parent(supervisor_pid, stop), name="watch-supervisor")
     await stop.wait()
+    if orphaned is not None:
+        orphaned.cancel()
     await running.stop()
+
+
+async def _watch_parent(pid: int, stop: asyncio.Event) -> None:
+    """Set `stop` once `pid` is no longer this process's parent (it was killed outright: a
+    supervisor that stops normally sends SIGTERM first)."""
+    while os.getppid() == pid:
+        await asyncio.sleep(1.0)
+    log.warning("supervisor %d is gone: stopping", pid)
+    stop.set()

@@ -1,0 +1,248 @@
+"""`arena serve referee --processes N`: N referee processes on one host, supervised.
+
+One referee process runs its matches on one event loop, so it uses one core. To use N cores the
+parent starts N children, each a whole `arena serve referee` on its own port (``base + i``) and
+its own metrics port (``metrics + i``), and supervises them; it serves nothing itself. A match
+lives in one process: it is created on one child's port and every seat connects there, so a
+match's seats can never be split. Placement is the workers' existing rule for several referees
+(``ARENA_REFEREE_ADDR`` lists every child, comma-separated, as the parent prints it). The
+decision and its alternatives are in PROCESSES.md beside this file.
+
+Supervision: a child that exits while the parent runs is restarted on the same port (its matches
+are lost with it; a worker hands such a match back to be played again). A child that exits
+`MAX_RESTARTS` times within `RESTART_WINDOW_S`, or cannot start at all, stops everything and the
+parent exits 1 with one ``error:`` line. SIGTERM or SIGINT to the parent stops every child
+(SIGTERM, then SIGKILL after `STOP_GRACE_S`) and the parent exits 0. Children run in their own
+session (a terminal's Ctrl-C reaches only the parent, which stops them in order) and stop by
+themselves if the parent disappears (``--supervisor-pid``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Final, TextIO
+
+__all__ = [
+    "MAX_RESTARTS",
+    "RESTART_WINDOW_S",
+    "STARTUP_TIMEOUT_S",
+    "STOP_GRACE_S",
+    "Child",
+    "Supervisor",
+]
+
+#: exits of one child within RESTART_WINDOW_S that make the parent give up
+MAX_RESTARTS: Final = 3
+RESTART_WINDOW_S: Final = 60.0
+#: how long a child may take to print its `listening on` line
+STARTUP_TIMEOUT_S: Final = 60.0
+#: how long children get to stop after SIGTERM before they are killed
+STOP_GRACE_S: Final = 10.0
+#: how often the parent looks at its children
+POLL_S: Final = 0.2
+LISTENING: Final = "referee listening on "
+
+
+@dataclass
+class Child:
+    """One referee process of the group."""
+
+    index: int
+    #: its port (0 until a child started on port 0 has bound one; then kept across restarts)
+    port: int
+    #: its metrics port (0: none)
+    metrics_port: int
+    proc: subprocess.Popen[str] | None = None
+    address: str = ""
+    #: when it exited unexpectedly, within the restart window
+    exits: list[float] = field(default_factory=list)
+    lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
+
+
+class StartFailed(Exception):
+    """A child did not reach its `listening on` line."""
+
+
+class Supervisor:
+    """Starts, watches and stops the children.
+
+    `argv_for(port, metrics_port)` is the child's command line after the interpreter (an
+    `arena serve referee` with the parent's options, the supervisor pid added here).
+    """
+
+    def __init__(
+        self,
+        argv_for: Callable[[int, int], Sequence[str]],
+        ports: Sequence[int],
+        metrics_ports: Sequence[int],
+        *,
+        out: TextIO | None = None,
+        err: TextIO | None = None,
+    ) -> None:
+        self.argv_for = argv_for
+        self.children = [Child(i, p, m) for i, (p, m) in enumerate(zip(ports, metrics_ports, strict=True))]
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        self.stopping = False
+        self._lock = threading.Lock()
+
+    # --- one child ------------------------------------------------------------------------
+
+    def _spawn(self, child: Child) -> None:
+        import os
+
+        argv = [
+            sys.executable,
+            *self.argv_for(child.port, child.metrics_port),
+            "--supervisor-pid",
+            str(os.getpid()),
+        ]
+        # stderr is the parent's (its log lines and any start-up error reach the operator as
+        # they are); stdout is read for the `listening on` line, then passed on
+        child.proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True
+        )
+        child.lines = queue.Queue()
+        threading.Thread(
+            target=self._pump, args=(child.proc, child.lines), name=f"referee-{child.index}-out", daemon=True
+        ).start()
+
+    def _pump(self, proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+        assert proc.stdout is not None
+        listening = False
+        for line in proc.stdout:
+            if not listening and line.startswith(LISTENING):
+                listening = True
+                lines.put(line)
+                continue
+            with self._lock:  # anything else it prints is the operator's
+                self.out.write(line)
+                self.out.flush()
+        lines.put(None)
+
+    def _await_listening(self, child: Child) -> None:
+        assert child.proc is not None
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:
+            try:
+                line = child.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                child.proc.kill()
+                raise StartFailed(
+                    f"referee process {child.index} did not start within {STARTUP_TIMEOUT_S:.0f} s"
+                ) from None
+            if line is None:
+                code = child.proc.wait()
+                raise StartFailed(
+                    f"referee process {child.index} (port {child.port}) exited with status {code} "
+                    "before it listened (its error is above)"
+                )
+            child.address = line[len(LISTENING):].strip()
+            if child.port == 0:  # keep the port it chose: a restart comes back where clients look
+                child.port = int(child.address.rsplit(":", 1)[1])
+            return
+
+    def _say(self, text: str) -> None:
+        with self._lock:
+            self.err.write(text + "\n")
+            self.err.flush()
+
+    # --- the group ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every child and wait until each listens; StartFailed (the others stopped) if
+        one cannot."""
+        for child in self.children:
+            self._spawn(child)
+        try:
+            for child in self.children:
+                self._await_listening(child)
+        except StartFailed:
+            self.stop()
+            raise
+        with self._lock:
+            # the first line is the same as one referee's: every HOST:PORT, ARENA_REFEREE_ADDR's form
+            self.out.write(LISTENING + ",".join(c.address for c in self.children) + "\n")
+            for child in self.children:
+                assert child.proc is not None
+                metrics = f", metrics on port {child.metrics_port}" if child.metrics_port else ""
+                self.out.write(f"  process {child.index} (pid {child.proc.pid}): {child.address}{metrics}\n")
+            self.out.flush()
+
+    def check(self) -> None:
+        """Restart each child that exited; StartFailed when one exits too often or cannot restart."""
+        for child in self.children:
+            assert child.proc is not None
+            code = child.proc.poll()
+            if code is None or self.stopping:
+                continue
+            now = time.monotonic()
+            child.exits = [t for t in child.exits if now - t < RESTART_WINDOW_S] + [now]
+            if len(child.exits) > MAX_RESTARTS:
+                raise StartFailed(
+                    f"referee process {child.index} (port {child.port}) exited {len(child.exits)} times "
+                    f"in {RESTART_WINDOW_S:.0f} s (last status {code})"
+                )
+            self._say(
+                f"referee process {child.index} (pid {child.proc.pid}, {child.address}) exited with "
+                f"status {code}; restarting it (the matches it held are lost; workers hand theirs back)"
+            )
+            self._spawn(child)
+            self._await_listening(child)
+            self._say(
+                f"referee process {child.index} (pid {child.proc.pid}) listening on {child.address} again"
+            )
+
+    def stop(self) -> list[int]:
+        """SIGTERM every child, SIGKILL those still running after STOP_GRACE_S; the pids killed."""
+        self.stopping = True
+        running = [c.proc for c in self.children if c.proc is not None and c.proc.poll() is None]
+        for proc in running:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE_S
+        killed: list[int] = []
+        for proc in running:
+            try:
+                proc.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                killed.append(proc.pid)
+        return killed
+
+    def run(self) -> int:
+        """Start, supervise until SIGTERM/SIGINT, stop; the exit status (0, or 1 after a failure)."""
+        requested: list[int] = []
+
+        def on_signal(signum: int, _frame: FrameType | None) -> None:
+            requested.append(signum)
+
+        previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            try:
+                self.start()
+                while not requested:
+                    time.sleep(POLL_S)
+                    if not requested:
+                        self.check()
+            except StartFailed as exc:
+                self.stop()
+                self._say(f"error: {exc}; stopped every referee process")
+                return 1
+            killed = self.stop()
+            if killed:
+                self._say(f"referee processes {killed} did not stop within {STOP_GRACE_S:.0f} s: killed")
+            return 0
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
