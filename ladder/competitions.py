@@ -34,7 +34,7 @@ from ladder.archives import NormalizedArchive
 from ladder.competition_results import results_table
 from ladder.db import write_transaction
 from ladder.errors import Conflict, InvalidInput, NotFound
-from ladder.scenarios import COOP_GAMES, match_scenario
+from ladder.scenarios import coop_games, match_scenario
 from ladder.schema import (
     bot_versions,
     bots,
@@ -215,7 +215,7 @@ def create_competition(
         raise InvalidInput(f"game: one of {', '.join(sorted(GAMES))}")
     if fmt not in formats.FORMATS:
         raise InvalidInput(f"format: one of {', '.join(formats.FORMATS)}")
-    coop = game in COOP_GAMES
+    coop = game in coop_games()
     if coop != (fmt == "scenarios"):
         raise InvalidInput(
             "format: a cooperative game plays 'scenarios'"

@@ -430,11 +430,11 @@ def create_ladder_with_reference_bots(
 
     from ladder.bots import add_bot_version, register_bot
     from ladder.ladders import create_ladder, join_ladder
-    from ladder.scenarios import COOP_GAMES
+    from ladder.scenarios import coop_games
     from ladder.schema import bots
     from workers.bot_commands import builtin_command
 
-    kind = "coop" if game in COOP_GAMES else "ffa"
+    kind = "coop" if game in coop_games() else "ffa"
     ladder_id: int = create_ladder(
         engine, name, game, players, decision_ms=decision_ms, bank_ms=bank_ms,
         max_strikes=max_strikes, kind=kind,

@@ -17,28 +17,37 @@ from referee.bots.random_bot import RandomBot
 __all__ = ["LocalBot", "RandomBot", "available", "make_bot"]
 
 
-def _greedy_clank(seed: int) -> LocalBot:
-    from referee.bots.clank_greedy import ClankGreedyBot
-
-    return ClankGreedyBot()
-
-
-#: (game, bot name) -> factory(seed)
-_FACTORIES: dict[tuple[str, str], Callable[[int], LocalBot]] = {
-    ("*", "random"): RandomBot,
-    ("clank", "greedy"): _greedy_clank,
-    ("alien", "coop"): lambda seed: __import__("referee.bots.alien_coop", fromlist=["*"]).AlienCoopBot(),
-}
+#: the bot every game has: it needs no knowledge of the game (each game's own bots are in its spec)
+_UNIVERSAL: dict[str, Callable[[int], LocalBot]] = {"random": RandomBot}
 
 
 def available(game: str) -> list[str]:
-    """Names of the built-in bots that can play `game`."""
-    return sorted({name for (g, name) in _FACTORIES if g in (game, "*")})
+    """Names of the built-in bots that can play `game` (its spec's bots and the universal ones)."""
+    from referee.games import game_spec
+
+    try:
+        own = game_spec(game).bots
+    except KeyError:
+        own = {}
+    return sorted({*_UNIVERSAL, *own})
 
 
 def make_bot(game: str, name: str, seed: int) -> LocalBot:
-    """A fresh built-in bot; ValueError names the bots available for the game."""
-    factory = _FACTORIES.get((game, name)) or _FACTORIES.get(("*", name))
-    if factory is None:
+    """A fresh built-in bot; ValueError names the bots available for the game.
+
+    A game's own bots are made by the factory its spec names, with no arguments; the universal
+    ones get `seed`."""
+    from referee.games import game_spec
+    from referee.games.spec import load
+
+    try:
+        target = game_spec(game).bots.get(name)
+    except KeyError:
+        target = None
+    if target is not None:
+        bot: LocalBot = load(target)()
+        return bot
+    universal = _UNIVERSAL.get(name)
+    if universal is None:
         raise ValueError(f"no built-in bot {name!r} for {game}; available: {', '.join(available(game))}")
-    return factory(seed)
+    return universal(seed)

@@ -1,18 +1,17 @@
 """Per-game conversion of engine observations and actions to the typed wire messages.
 
 The referee core never imports a game or a game's codec directly: it asks `codec_for(name)`,
-which imports the registered module lazily. A game without a typed codec yet is sent as
-`Observation.json` (the engine's dict as canonical JSON), so every registered game is playable
-over the wire from day one.
+which imports the module the game's spec names (`GameSpec.observation_codec`) lazily. A game
+without a typed codec yet is sent as `Observation.json` (the engine's dict as canonical JSON),
+so every registered game is playable over the wire from day one.
 
 Legal actions always carry `kind`, `args` and `text`; a game with a typed action codec
-(`ACTION_CODECS`) also fills `LegalAction.<game>`, the same action with named fields. A game
-without one, or an action kind its codec does not know yet, goes with `args` only.
+(`GameSpec.action_codec`) also fills `LegalAction.<game>`, the same action with named fields.
+A game without one, or an action kind its codec does not know yet, goes with `args` only.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -20,6 +19,8 @@ from typing import Any
 from google.protobuf.message import Message
 
 from referee.core.game import Action, canonical_json
+from referee.games import all_specs
+from referee.games.spec import GameSpec, load
 from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
 
 __all__ = [
@@ -38,19 +39,6 @@ ObservationEncoder = Callable[[Mapping[str, Any]], bot_pb2.Observation]
 #: (engine action, the deciding seat's observation dict) -> the game's typed action message
 ActionEncoder = Callable[[Action, Mapping[str, Any]], Message]
 
-#: game name -> "module:function" encoding that game's observation dict
-CODECS: dict[str, str] = {
-    "clank": "referee.server.codecs.clank:encode_observation",
-    "alien": "referee.server.codecs.alien:encode_observation",
-}
-
-#: game name -> "module:function" encoding that game's actions; the LegalAction oneof field that
-#: carries them has the game's name
-ACTION_CODECS: dict[str, str] = {
-    "clank": "referee.server.codecs.clank:encode_action",
-    "alien": "referee.server.codecs.alien:encode_action",
-}
-
 #: (game, action kind) pairs whose typed encoding failed once (logged once per process)
 _warned: set[tuple[str, str]] = set()
 
@@ -60,23 +48,25 @@ def encode_json(observation: Mapping[str, Any]) -> bot_pb2.Observation:
     return bot_pb2.Observation(json=canonical_json(observation))
 
 
+def _spec(game: str) -> GameSpec | None:
+    return next((s for s in all_specs() if s.name == game), None)
+
+
 def codec_for(game: str) -> ObservationEncoder:
     """The observation encoder of `game` (the JSON fallback if it has no typed codec)."""
-    target = CODECS.get(game)
-    if target is None:
+    spec = _spec(game)
+    if spec is None or spec.observation_codec is None:
         return encode_json
-    module_name, _, attr = target.partition(":")
-    encoder: ObservationEncoder = getattr(importlib.import_module(module_name), attr)
+    encoder: ObservationEncoder = load(spec.observation_codec)
     return encoder
 
 
 def action_codec_for(game: str) -> ActionEncoder | None:
     """The typed action encoder of `game`, or None if its actions go with `args` only."""
-    target = ACTION_CODECS.get(game)
-    if target is None:
+    spec = _spec(game)
+    if spec is None or spec.action_codec is None:
         return None
-    module_name, _, attr = target.partition(":")
-    encoder: ActionEncoder = getattr(importlib.import_module(module_name), attr)
+    encoder: ActionEncoder = load(spec.action_codec)
     return encoder
 
 

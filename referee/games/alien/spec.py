@@ -1,0 +1,44 @@
+"""Alien's registration: everything the platform needs to know of the game (see ../spec.py)."""
+
+from __future__ import annotations
+
+from referee.games.spec import GameSpec, ScenarioDefaults
+
+__all__ = ["SPEC", "scenario_defaults"]
+
+
+def scenario_defaults(players: int) -> ScenarioDefaults:
+    """The scenario a match plays when its config names none: the bundled content has one
+    location and plays its objectives in order, so only the player count varies."""
+    from referee.games.alien.content import default_content
+
+    del players  # every player count plays the same location and objectives
+    content = default_content()
+    names = {content.location.id: content.location.name}
+    names.update({o.id: o.name for o in content.objectives})
+    return ScenarioDefaults(
+        location=content.location.id,
+        objectives=tuple(o.id for o in content.objectives),
+        names=names,
+    )
+
+
+SPEC = GameSpec(
+    name="alien",
+    title="Legendary Encounters: Alien",
+    engine="referee.games.alien.engine:AlienGame",
+    min_players=1,
+    max_players=5,
+    cooperative=True,
+    scenario="referee.games.alien.spec:scenario_defaults",
+    passive_kinds=("end_turn", "pass"),
+    observation_codec="referee.server.codecs.alien:encode_observation",
+    action_codec="referee.server.codecs.alien:encode_action",
+    bots={"coop": "referee.bots.alien_coop:AlienCoopBot"},
+    outcome_columns=(("survived", ("survived",)), ("died", ("died",)), ("forfeited", ("forfeited",))),
+    legend=(
+        "legend: complex = the 5 rooms from the first to the Airlock, each '??' (a face-down "
+        "Hive card, scan it to see), '-' (empty) or a face-up card's name; a card pushed past "
+        "the Airlock enters combat",
+    ),
+)

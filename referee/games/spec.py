@@ -1,0 +1,124 @@
+"""What a game tells the platform about itself: one `GameSpec` per game folder.
+
+A game folder ``referee/games/<name>/`` exports ``SPEC`` (from its ``spec.py`` or its
+``__init__.py``), and that is the only place the game is registered: the registry
+(`referee.games.all_specs`) finds the folders, and the referee (engine, default action on a
+timeout, codecs), the built-in bots, the CLI, the ladder (cooperative scenarios) and the
+conformance and leak tests all read the spec. README.md "Adding a game" lists the files.
+
+Everything heavy is named by a ``"module:attribute"`` string and imported only when used
+(`load`), so discovering every game costs a few small imports, not the engines'.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from referee.core.game import Game
+
+__all__ = ["GameSpec", "ScenarioDefaults", "load"]
+
+_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+_TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*\Z")
+
+
+def load(target: str) -> Any:
+    """The attribute a ``"module:attribute"`` string names (its module imported now)."""
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioDefaults:
+    """What a cooperative game's scenario hook returns for a player count: the scenario a match
+    plays when its config names none, and display names of the ids in it.
+
+    Plain data, so the referee layer needs nothing of the ladder's `Scenario` type."""
+
+    location: str
+    objectives: tuple[str, ...]
+    names: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game, as every part of the platform needs to know it.
+
+    `name` is the registry name and the folder's name; it is also the name of the game's field
+    in the wire's ``Observation.game`` and ``LegalAction.typed`` oneofs.
+    """
+
+    #: registry name ("clank"), the folder under referee/games
+    name: str
+    #: one line for people ("Clank! A Deck-Building Adventure")
+    title: str
+    #: the engine class, "module:Class" (a `referee.core.game.Game` subclass)
+    engine: str
+    #: the player counts the engine accepts, inclusive
+    min_players: int
+    max_players: int
+    #: a team game: the seats win or lose together; rated per scenario on a "coop" ladder
+    cooperative: bool = False
+    #: cooperative games only: "module:function" (players) -> ScenarioDefaults; the function
+    #: raises ValueError for a player count the scenario cannot seat
+    scenario: str | None = None
+    #: the kinds of the game's most passive actions, the most passive first: the action played
+    #: for a seat that timed out or left (`Game.default_index`); the engine class states the
+    #: same tuple as its `passive_kinds` and tests/test_registry.py checks they agree
+    passive_kinds: tuple[str, ...] = ()
+    #: "module:function" (observation dict) -> bot_pb2.Observation; None: sent as JSON
+    observation_codec: str | None = None
+    #: "module:function" (Action, observation dict) -> the game's typed action message;
+    #: None: actions go with kind/args only
+    action_codec: str | None = None
+    #: built-in bots for this game only: name -> "module:factory", the factory called with no
+    #: arguments returns a `referee.bots.LocalBot` (``random`` plays every game and is not listed)
+    bots: Mapping[str, str] = field(default_factory=dict)
+    #: `arena play`'s outcome columns: (column, the engine outcomes it counts), in order
+    outcome_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: lines `arena replay show` prints once to explain the notation of its summaries
+    legend: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not _NAME.match(self.name):
+            raise ValueError(f"game spec name {self.name!r}: lower-case letters, digits and _")
+        if not 1 <= self.min_players <= self.max_players:
+            raise ValueError(f"game spec {self.name}: players {self.min_players}..{self.max_players}")
+        if self.cooperative != (self.scenario is not None):
+            raise ValueError(f"game spec {self.name}: a cooperative game has a scenario hook, others none")
+        targets = [self.engine, self.scenario, self.observation_codec, self.action_codec, *self.bots.values()]
+        for target in targets:
+            if target is not None and not _TARGET.match(target):
+                raise ValueError(f"game spec {self.name}: {target!r} is not 'module:attribute'")
+        if "random" in self.bots:
+            raise ValueError(f"game spec {self.name}: 'random' is every game's bot already")
+        # a read-only copy: the spec is shared by every caller in the process
+        object.__setattr__(self, "bots", MappingProxyType(dict(self.bots)))
+
+    def engine_class(self) -> type[Game]:
+        """The engine class (imported on first use)."""
+        from referee.core.game import Game
+
+        cls = load(self.engine)
+        if not (isinstance(cls, type) and issubclass(cls, Game)):
+            raise TypeError(f"game spec {self.name}: {self.engine} is not a Game subclass")
+        return cls
+
+    def scenario_defaults(self, players: int) -> ScenarioDefaults:
+        """The cooperative scenario played by `players` players when a config names none.
+
+        ValueError for a game that is not cooperative or a player count it cannot seat."""
+        if self.scenario is None:
+            raise ValueError(f"{self.name} is not cooperative")
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(
+                f"players: {self.name} is for {self.min_players} to {self.max_players} players, got {players}"
+            )
+        hook: Callable[[int], ScenarioDefaults] = load(self.scenario)
+        return hook(players)
