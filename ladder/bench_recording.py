@@ -12,7 +12,7 @@ Celery processes, so that is the production shape):
 The rounds alternate (arena, raw, arena, raw, ...) so drift on this shared machine hits both.
 The ratio is arena tx/s over raw tx/s; the goal (issue 14) is at least 0.5.
 
-    python -m ladder.bench_recording [--writers 8] [--matches 400] [--rounds 2] [--bots 32]
+    python -m ladder.bench_recording [--writers 8] [--matches 400] [--rounds 3] [--bots 32]
 
 PostgreSQL comes from ``$ARENA_TEST_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``);
 the benchmark creates a database of its own and drops it afterwards.
@@ -21,7 +21,6 @@ the benchmark creates a database of its own and drops it afterwards.
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import multiprocessing as mp
@@ -41,7 +40,7 @@ from ladder.bots import add_bot_version, register_bot
 from ladder.db import create_engine, normalize_url, upgrade
 from ladder.ladders import create_ladder
 from ladder.match_queue import enqueue_match
-from ladder.recording import record_result
+from ladder.recording import compress_replay, record_result
 from referee import settings
 
 DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -89,7 +88,7 @@ def _record_arena(url: str, match_ids: list[int], replay: bytes, start: Any) -> 
 
 def _record_raw(url: str, match_ids: list[int], replay: bytes, start: Any) -> float:
     """The same transaction as record_result, by hand (free-for-all ladder, 2 seats, Elo K=32)."""
-    stored = gzip.compress(replay, mtime=0)
+    stored = compress_replay(replay)  # the same bytes record_result stores, computed once here
     digest = hashlib.sha256(replay).hexdigest()
     with psycopg.connect(url) as conn:
         start.wait()
@@ -217,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--writers", type=int, default=8, help="writer processes per side")
     parser.add_argument("--matches", type=int, default=400, help="matches recorded per round and side")
-    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds per side")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per side")
     parser.add_argument("--bots", type=int, default=32, help="bots on the ladder (lock contention)")
     args = parser.parse_args(argv)
     admin_url = settings.get("ARENA_TEST_POSTGRES") or DEFAULT_ADMIN_URL

@@ -82,6 +82,12 @@ def create_ladder(
     return ladder_id
 
 
+_ENSURE_ENTRIES: dict[str, sa.Insert] = {
+    "postgresql": postgresql.insert(ladder_entries).on_conflict_do_nothing(),
+    "sqlite": sqlite.insert(ladder_entries).on_conflict_do_nothing(),
+}
+
+
 def ensure_entries(conn: Connection, ladder_id: int, bot_ids: Iterable[int], now: datetime) -> None:
     """Put the bots on the ladder at the initial rating unless they are on it already.
 
@@ -102,14 +108,13 @@ def ensure_entries(conn: Connection, ladder_id: int, bot_ids: Iterable[int], now
     ]
     if not rows:
         return
-    if conn.dialect.name == "postgresql":
-        pg_stmt = postgresql.insert(ladder_entries).values(rows).on_conflict_do_nothing()
-        conn.execute(pg_stmt)
-    elif conn.dialect.name == "sqlite":
-        lite_stmt = sqlite.insert(ladder_entries).values(rows).on_conflict_do_nothing()
-        conn.execute(lite_stmt)
-    else:  # pragma: no cover - only the two supported databases
+    # The statement is built once and given the rows as parameters (SQLAlchemy sends them as
+    # one multi-row INSERT): a .values(rows) statement is compiled again on every call, and
+    # every recorded match calls this (issue 14's recording bench).
+    stmt = _ENSURE_ENTRIES.get(conn.dialect.name)
+    if stmt is None:  # pragma: no cover - only the two supported databases
         raise NotImplementedError(conn.dialect.name)
+    conn.execute(stmt, rows)
 
 
 def join_ladder(

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 
 from ladder import elo
-from ladder.bots import add_bot_version
+from ladder.bots import add_bot_version, register_bot
 from ladder.errors import InvalidInput, NotFound
 from ladder.match_queue import claim_match, enqueue_match
 from ladder.recording import record_result
@@ -71,6 +71,27 @@ def test_records_result_replay_and_ratings(engine: Engine, roster: Roster) -> No
             )
         ).all()
         assert [tuple(h) for h in history] == [(bot0, 20.0), (bot1, -20.0)]
+
+
+def test_bots_not_on_the_ladder_are_put_on_it_at_the_initial_rating(engine: Engine) -> None:
+    # two bots, never joined: recording inserts both entries (one multi-row insert) and rates them
+    roster = make_roster(engine, bots=0)
+    versions = []
+    bot_ids = []
+    for i in range(2):
+        reg = register_bot(engine, f"late{i}", "owner")
+        bot_ids.append(reg.bot_id)
+        versions.append(add_bot_version(engine, reg.bot_id, "1.0", "python late.py"))
+    match_id = enqueue_match(engine, roster.ladder_id, versions, seed=3)
+
+    rec = record_result(engine, match_id, Result((0, 0), (2, 1), ("a", "b")), REPLAY, "finished")
+
+    assert [(c.bot_id, c.before, c.after) for c in rec.changes] == [
+        (bot_ids[0], 1500.0, 1480.0),
+        (bot_ids[1], 1500.0, 1520.0),
+    ]
+    assert tuple(_entry(engine, roster.ladder_id, bot_ids[0])) == (1480.0, 1, 0)
+    assert tuple(_entry(engine, roster.ladder_id, bot_ids[1])) == (1520.0, 1, 1)
 
 
 def test_recording_twice_changes_nothing(engine: Engine, roster: Roster) -> None:
