@@ -56,8 +56,10 @@ __all__ = [
     "MissionReport",
     "adventure_counts",
     "adventure_deck",
+    "apply_passage",
     "apply_permanent",
     "close_game",
+    "end_passage",
     "new_campaign",
     "open_paths",
     "path_state",
@@ -444,8 +446,10 @@ def apply_permanent(
     """The state after one permanent op of a passage (`passage` only names it in errors).
 
     The checks are the loader's walk's (the same code): never more copies of a card than the box
-    holds, never fewer than 0, no ability twice, no more abilities than Franchise slots, and
-    after a path change every artifact still reachable from HQ with no trap. `next_game` must
+    holds, never fewer than 0, no ability twice, no more abilities than Franchise slots. Paths
+    are checked per passage, not per op (a passage may block one path before it reveals the
+    detour): call `end_passage` after a prologue's ops (`close_game` checks after the
+    epilogue), or use `apply_passage` for a passage's resolved ops. `next_game` must
     name the prologue of the next game (`game_index + 1`); it and `end_campaign` are refused
     once the campaign is over. Raises ValueError (ContentError for a broken rule, naming the
     passage)."""
@@ -467,9 +471,27 @@ def apply_permanent(
     _check_ref(c, effect)
     walk = _walk_from(c, state)
     walk.run(passage, [effect])
-    if op in ("reveal_path", "block_path"):
-        _check_paths(c, walk, passage)
     return _state_from_walk(c, state, walk, effect)
+
+
+def apply_passage(
+    state: CampaignState, effects: Sequence[Effect], passage: int, content: LegacyContent | None = None
+) -> CampaignState:
+    """Apply a passage's resolved permanent ops in order (choices and conditions already
+    taken), then `end_passage`."""
+    c = _content(content)
+    for e in effects:
+        state = apply_permanent(state, e, c, passage)
+    end_passage(state, passage, c)
+    return state
+
+
+def end_passage(state: CampaignState, passage: int, content: LegacyContent | None = None) -> None:
+    """The loader's check after a passage: with the campaign's path changes, every artifact of
+    every side is still reachable from HQ on foot and no space is a trap. Raises ContentError
+    naming the passage."""
+    c = _content(content)
+    _check_paths(c, _walk_from(c, state), passage)
 
 
 def _check_ref(c: LegacyContent, effect: Effect) -> None:
@@ -513,11 +535,11 @@ def _state_from_walk(
     paths = dict(state.paths)
     if effect.op in ("reveal_path", "block_path"):
         paths[effect.arg] = PATH_OPENED if effect.op == "reveal_path" else PATH_BLOCKED
-    changes = {
-        cid: n - c.adventure.get(cid, 0)
-        for cid, n in sorted(w.adventure.items())
-        if n != c.adventure.get(cid, 0)
-    }
+    changes: dict[str, int] = {}
+    for cid in sorted(set(c.adventure) | set(w.adventure)):
+        delta = w.adventure.get(cid, 0) - c.adventure.get(cid, 0)
+        if delta:
+            changes[cid] = delta
     return replace(
         state,
         facts=frozenset(w.facts),
@@ -594,6 +616,7 @@ def close_game(
     for s in (*report.escaped, *report.knocked_out):
         if not 0 <= s < state.players:
             raise ValueError(f"seat {s} is not at the table")
+    end_passage(state, report.epilogue, c)
     if not state.over:
         nxt = c.passages.get(state.next_prologue)
         if nxt is None or nxt.game != state.game_index + 1:
