@@ -27,24 +27,15 @@ __all__ = ["build_parser", "main", "register", "run"]
 # --- arena play ----------------------------------------------------------------------------
 
 
-#: per game: the outcome columns of `arena play` and the engine outcomes each one counts
-_OUTCOME_COLUMNS: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
-    "clank": (
-        ("escaped", ("escaped",)),
-        ("rescued", ("rescued",)),
-        ("knocked_out", ("knocked_out", "forfeited")),
-    ),
-    "alien": (("survived", ("survived",)), ("died", ("died",)), ("forfeited", ("forfeited",))),
-}
-
-
 def _stats_table(games: Sequence[Any], game: str = "clank") -> dict[str, Any]:
     """Wins, mean score and the game's outcomes (Clank!: escapes and knockouts) by seat and bot.
 
     A seat wins when it is placed first; in a cooperative game (a result with `team_won`) when
     the team won and the seat was not forfeited.
     """
-    columns = _OUTCOME_COLUMNS.get(game, _OUTCOME_COLUMNS["clank"])
+    from referee.games import game_spec
+
+    columns = game_spec(game).outcome_columns
 
     def empty() -> dict[str, float]:
         return {"games": 0, "wins": 0, "score_sum": 0, **{name: 0 for name, _ in columns}}
@@ -256,9 +247,10 @@ def register(sub: Commands, *, replay_viewer: Callable[[Commands], None] | None 
     passes it), between `show` and `rerun`.
     """
     from referee.cli_checks import Commands, positive_int
+    from referee.games import game_names
 
     play = sub.add_parser("play", help="play games in-process between built-in bots")
-    play.add_argument("game", help="game name, e.g. clank")
+    play.add_argument("game", help=f"the game: {', '.join(game_names())}")
     play.add_argument("--players", type=positive_int, default=2, help="seats per game (default 2)")
     play.add_argument(
         "--bots", help="comma-separated bot names, one per seat, or one name for every seat (default: random)"

@@ -10,14 +10,13 @@ from referee.replay import simulate
 
 __all__ = ["describe_incident", "place_notes", "render", "seat_label"]
 
-#: per game: a legend for the notation of its summary lines (printed once, after the seats)
-LEGENDS: dict[str, tuple[str, ...]] = {
-    "alien": (
-        "legend: complex = the 5 rooms from the first to the Airlock, each '??' (a face-down "
-        "Hive card, scan it to see), '-' (empty) or a face-up card's name; a card pushed past "
-        "the Airlock enters combat",
-    ),
-}
+def _legend(game: str) -> tuple[str, ...]:
+    from referee.games import game_spec
+
+    try:
+        return game_spec(game).legend
+    except KeyError:  # simulate() names an unknown game in its own words
+        return ()
 
 
 def seat_label(record: Mapping[str, Any], seat: int, *, own_name: bool = False) -> str:
@@ -102,7 +101,8 @@ def render(replay: Mapping[str, Any], seat: int | None, *, actions: bool = False
         yield f"  {full}" + (f": {'; '.join(extra)}" if extra else "")
         for incident in record.get("incidents") or ():
             yield f"    incident: {describe_incident(incident)}"
-    yield from LEGENDS.get(str(replay["game"]), ())
+    # a game's legend explains the notation of its summary lines, once
+    yield from _legend(str(replay["game"]))
     for n, (game, step) in enumerate(simulate(replay), start=1):
         if step is None:
             if game.is_over():

@@ -402,7 +402,7 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
     from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
     from workers.client import ClientError
-    from workers.qualification import REFERENCE_BOTS
+    from workers.qualification import reference_bots
 
     engine = create_engine(database_url(args.db))
     try:
@@ -410,7 +410,7 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
             ladder_id = create_ladder_with_reference_bots(
                 engine, args.name, args.game, args.players, decision_ms=args.decision_ms,
                 bank_ms=args.bank_ms, max_strikes=args.max_strikes,
-                reference=REFERENCE_BOTS.get(args.game, ("random",)) if args.reference_bots else (),
+                reference=reference_bots(args.game) if args.reference_bots else (),
             )
         except LadderError as exc:
             raise ClientError(str(exc)) from exc

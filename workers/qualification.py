@@ -3,8 +3,8 @@
 An uploaded version starts ``pending`` (``bot_versions.qualification``). :func:`qualify_version`
 claims it (``running``, under a lease of ``$ARENA_LEASE_SECONDS``, 30 s, like a match), plays
 :func:`qualification_games` games (``$ARENA_QUALIFICATION_GAMES``, default 2) against the
-game's reference bot (:data:`REFERENCE_BOTS`: ``random`` then ``greedy`` for Clank!, ``coop``
-for Alien), two seats, the candidate alternating between seat 0 and seat 1,
+game's reference bots (:func:`reference_bots`, from the game's spec: ``random`` then ``greedy``
+for Clank!, ``coop`` for Alien), two seats, the candidate alternating between seat 0 and seat 1,
 through the same executor as a ladder match (``workers.executor.executor_for``: the gRPC
 referee, with the hosted bot launched as ladder matches launch it — in the sandbox), under
 :data:`TIME_CONTROL`. Then it writes ``passed`` or ``failed`` and the detail (JSON text in
@@ -63,7 +63,7 @@ from sqlalchemy import Engine
 from ladder.db import write_transaction
 from ladder.schema import bot_versions, bots, ladder_entries, ladders
 from referee import settings
-from referee.games import game_class
+from referee.games import game_class, game_spec
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
 from workers.executor import (
@@ -81,7 +81,6 @@ from workers.match_execution import default_worker_id, engine_for, lease_seconds
 __all__ = [
     "GAMES_ENV",
     "MAX_ATTEMPTS",
-    "REFERENCE_BOTS",
     "TIME_CONTROL",
     "QualificationRun",
     "dispatch_due",
@@ -89,14 +88,13 @@ __all__ = [
     "game_faults",
     "qualification_games",
     "qualify_version",
+    "reference_bots",
 ]
 
 log = logging.getLogger(__name__)
 
 GAMES_ENV: Final = "ARENA_QUALIFICATION_GAMES"
 DEFAULT_GAMES: Final = 2
-#: the reference bots a candidate plays, in turn (game -> built-in bot names)
-REFERENCE_BOTS: Final[Mapping[str, tuple[str, ...]]] = {"clank": ("random", "greedy"), "alien": ("coop",)}
 #: the time control of qualification games: a generous bank, so only a bot far too slow strikes
 TIME_CONTROL: Final = LadderTimeControl(decision_ms=1000, bank_ms=30_000, max_strikes=3)
 #: a running qualification's lease is the match lease (``$ARENA_LEASE_SECONDS``, default 30 s:
@@ -349,12 +347,21 @@ def _game_of(engine: Engine, bot_id: int) -> str:
     return str(game or "clank")
 
 
+def reference_bots(game: str) -> tuple[str, ...]:
+    """The built-in bots a candidate for `game` plays, in turn (``random`` for a game the
+    registry does not know: its engine lookup fails next, with the known games named)."""
+    try:
+        return game_spec(game).reference_bots
+    except KeyError:
+        return ("random",)
+
+
 def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[LadderMatchSpec, int, str]]:
     """The qualification games: (spec, the candidate's seat, the reference bot's name)."""
     with engine.connect() as conn:
         (candidate,) = seat_specs(conn, [version_id])
     game = _game_of(engine, candidate.bot_id)
-    references = REFERENCE_BOTS.get(game, ("random",))
+    references = reference_bots(game)
     config = game_class(game).default_config(2)
     planned = []
     for i in range(games):

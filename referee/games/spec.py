@@ -70,7 +70,7 @@ class GameSpec:
     scenario: str | None = None
     #: the kinds of the game's most passive actions, the most passive first: the action played
     #: for a seat that timed out or left (`Game.default_index`); the engine class states the
-    #: same tuple as its `passive_kinds` and tests/test_registry.py checks they agree
+    #: same tuple as its `passive_kinds` (`engine_class` refuses an engine that disagrees)
     passive_kinds: tuple[str, ...] = ()
     #: "module:function" (observation dict) -> bot_pb2.Observation; None: sent as JSON
     observation_codec: str | None = None
@@ -80,6 +80,8 @@ class GameSpec:
     #: built-in bots for this game only: name -> "module:factory", the factory called with no
     #: arguments returns a `referee.bots.LocalBot` (``random`` plays every game and is not listed)
     bots: Mapping[str, str] = field(default_factory=dict)
+    #: the built-in bots a submitted bot plays to qualify for a ladder, in turn
+    reference_bots: tuple[str, ...] = ("random",)
     #: `arena play`'s outcome columns: (column, the engine outcomes it counts), in order
     outcome_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: lines `arena replay show` prints once to explain the notation of its summaries
@@ -96,6 +98,9 @@ class GameSpec:
         for target in targets:
             if target is not None and not _TARGET.match(target):
                 raise ValueError(f"game spec {self.name}: {target!r} is not 'module:attribute'")
+        unknown = [b for b in self.reference_bots if b != "random" and b not in self.bots]
+        if unknown or not self.reference_bots:
+            raise ValueError(f"game spec {self.name}: reference bots must be built-in bots, got {unknown}")
         if "random" in self.bots:
             raise ValueError(f"game spec {self.name}: 'random' is every game's bot already")
         # a read-only copy: the spec is shared by every caller in the process
@@ -108,6 +113,11 @@ class GameSpec:
         cls = load(self.engine)
         if not (isinstance(cls, type) and issubclass(cls, Game)):
             raise TypeError(f"game spec {self.name}: {self.engine} is not a Game subclass")
+        if cls.passive_kinds != self.passive_kinds:
+            raise TypeError(
+                f"game spec {self.name}: passive_kinds {self.passive_kinds} but {self.engine} "
+                f"plays {cls.passive_kinds} on a timeout"
+            )
         return cls
 
     def scenario_defaults(self, players: int) -> ScenarioDefaults:

@@ -445,6 +445,7 @@ def register(
     options end with one error line (the referee alone has no ladder and no sandbox).
     """
     from referee.cli_checks import port_number, positive_int
+    from referee.games import game_names
 
     ssub = sub.group("serve")
     ref = ssub.add_parser("referee", help="the gRPC referee (bots connect here)")
@@ -510,7 +511,7 @@ def register(
     ref.set_defaults(func=partial(_cmd_serve_referee, authenticator_for=authenticator_for))
 
     match = sub.add_parser("match", help="play one match over gRPC between bot commands")
-    match.add_argument("game", help="game name, e.g. clank")
+    match.add_argument("game", help=f"the game: {', '.join(game_names())}")
     match.add_argument(
         "--bot",
         action="append",

@@ -35,6 +35,8 @@ SPEC = GameSpec(
     observation_codec="referee.server.codecs.alien:encode_observation",
     action_codec="referee.server.codecs.alien:encode_action",
     bots={"coop": "referee.bots.alien_coop:AlienCoopBot"},
+    # a cooperative game: a candidate shows it can keep a team of good players alive
+    reference_bots=("coop",),
     outcome_columns=(("survived", ("survived",)), ("died", ("died",)), ("forfeited", ("forfeited",))),
     legend=(
         "legend: complex = the 5 rooms from the first to the Airlock, each '??' (a face-down "

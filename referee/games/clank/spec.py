@@ -16,6 +16,7 @@ SPEC = GameSpec(
     observation_codec="referee.server.codecs.clank:encode_observation",
     action_codec="referee.server.codecs.clank:encode_action",
     bots={"greedy": "referee.bots.clank_greedy:ClankGreedyBot"},
+    reference_bots=("random", "greedy"),
     outcome_columns=(
         ("escaped", ("escaped",)),
         ("rescued", ("rescued",)),
