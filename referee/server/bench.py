@@ -1,17 +1,30 @@
-"""Benchmark of the gRPC referee (`make bench`; figures, not pass/fail).
+"""Benchmark of the gRPC referee (`make bench-referee`; figures beside their goals, not pass/fail).
 
 1. Decision round trip. A bot that answers at once measures, for every decision, the time from
    sending its answer to receiving the next decision request of its match: the referee reads
-   the answer, applies it, observes, encodes and sends. Against it, in the same run: a bare
-   grpcio bidirectional echo (a separate server process, no referee logic) with the same message
-   sizes, measured the same way. Both servers are separate processes; the clients run here.
-2. Capacity. Bots that take 50 ms per decision play N matches at once on one referee process;
-   the referee's added time per decision is the same gap as in 1 (answer sent -> next request
-   received), so it also counts the transport and this client's own scheduling: a conservative
-   figure. The result is the largest N whose p99 stays within 5 ms (every level is reported:
-   on a shared 2-core machine single levels are noisy).
+   the answer, applies it, observes, encodes and sends. Against it, in the same run and
+   interleaved (rounds): a bare grpc.aio bidirectional echo (a separate server process, no
+   referee logic) with the same message sizes, measured the same way. Goal: <= 1.5x the echo at
+   p50 and p99.
+2. Capacity. Bots that take 50 ms per decision play N two-seat Clank! matches at once; the
+   referee's added time per decision is the same gap as in 1 (answer sent -> next request of that
+   match received), so it also counts the transport and the bot side's own scheduling: a
+   conservative figure. Every seat has its own connection (as every bot is its own process),
+   and the bots are driven from separate client processes (at most `MATCHES_PER_CLIENT` matches
+   each), never from the referee's process or this one. Per level it prints the added p50/p99,
+   decisions/s, the referee's CPU time per decision (its process CPU time over the window /
+   the decisions the bots made in it), its memory per match (RSS delta since before the first
+   level / N, beside a bare echo stream's, one connection each), the bot side's CPU (cores) and
+   the machine's idle share, and every failure by its status code (a refused stream or match is
+   counted and printed, never swallowed). The result is the largest N whose p99 stays within
+   5 ms, for one referee process and for `arena serve referee --processes 2` (matches placed
+   round-robin on its two ports). Goals: >= 250 matches per core, <= 100 us CPU per decision,
+   <= 100 KiB per match, N processes scale with cores.
 
-Usage: python -m referee.server.bench [--quick]
+On a 2-core machine the bots' processes and the referee share the cores: when the machine has
+no idle time left the figure is bounded by the host, not by the referee; the output says so.
+
+Usage: python -m referee.server.bench [--quick] [--json] [--levels 25,50,...] [--processes 1,2]
 """
 
 from __future__ import annotations
@@ -20,16 +33,22 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import re
+import resource
 import secrets
 import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final
 
 import grpc
 
@@ -37,9 +56,49 @@ from referee.server.bot_check import percentile
 from referee.wire import BOT_SERVICE, admin_calls, bearer
 from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
 
-ECHO_METHOD = "/arena.bench.Echo/Stream"
+ECHO_METHOD: Final = "/arena.bench.Echo/Stream"
 #: a BotMessage with an Answer (decision id, index) is about this size on the wire
-ANSWER_BYTES = 8
+ANSWER_BYTES: Final = 8
+#: each connection its own: without this, channels to one address share one connection
+OWN_CONNECTION: Final = [("grpc.use_local_subchannel_pool", 1)]
+#: bot-side processes hold at most this many matches each (and at most MAX_CLIENTS processes)
+MATCHES_PER_CLIENT: Final = 50
+MAX_CLIENTS: Final = 4
+#: the added time per decision a level may have at p99
+ADDED_P99_MS: Final = 5.0
+#: above this p99 a level is saturated and larger ones are not run
+SATURATED_P99_MS: Final = 20.0
+THINK_S: Final = 0.05
+#: goals (issue 14)
+GOAL_ECHO_RATIO: Final = 1.5
+GOAL_CPU_US: Final = 100.0
+GOAL_MATCHES_PER_CORE: Final = 250
+GOAL_KIB_PER_MATCH: Final = 100.0
+
+_CLK_TCK: Final = os.sysconf("SC_CLK_TCK")
+
+
+# --- /proc readings ---------------------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process `pid` so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _CLK_TCK  # utime, stime
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of process `pid`."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def machine_times() -> tuple[float, float]:
+    """(idle, total) jiffies of the whole machine so far."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return float(values[3] + values[4]), float(sum(values[:8]))
 
 
 # --- the bare echo server (its own process) ---------------------------------------------------
@@ -69,29 +128,67 @@ async def _echo_server(port: int) -> None:
     await server.wait_for_termination()
 
 
-def _spawn(
-    args: Sequence[str], pattern: str, env: dict[str, str] | None = None
-) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env={**os.environ, **(env or {})},
-    )
+@dataclass
+class Spawned:
+    """A server process of the bench, its stderr kept in a file to show when it fails."""
+
+    proc: subprocess.Popen[str]
+    stderr_path: Path
+    #: what its first line matched
+    found: str
+    #: the lines after it (`--processes N`: each child's pid)
+    more: list[str] = field(default_factory=list)
+
+    def stderr_tail(self, lines: int = 30) -> str:
+        text = self.stderr_path.read_text(errors="replace") if self.stderr_path.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(15)
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.stderr_path.unlink(missing_ok=True)
+
+
+def spawn(
+    args: Sequence[str], pattern: str, env: dict[str, str] | None = None, extra_lines: int = 0
+) -> Spawned:
+    """Start `python ARGS` and wait for its first stdout line to match `pattern`; RuntimeError
+    with its status and the end of its stderr when it does not."""
+    fd, name = tempfile.mkstemp(prefix="arena-bench-", suffix=".stderr")
+    with os.fdopen(fd, "w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, *args], stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL,
+            text=True, env={**os.environ, **(env or {})},
+        )
+    spawned = Spawned(proc, Path(name), "")
     assert proc.stdout is not None
     line = proc.stdout.readline()
     found = re.search(pattern, line)
     if not found:
         proc.kill()
-        raise RuntimeError(f"server did not start: {line!r}")
-    return proc, found.group(1)
+        code = proc.wait()
+        tail = spawned.stderr_tail()
+        spawned.stderr_path.unlink(missing_ok=True)
+        raise RuntimeError(
+            f"server did not start ({' '.join(args)}): exit status {code}, first line {line!r}; "
+            f"its stderr:\n{tail or '(empty)'}"
+        )
+    spawned.found = found.group(1)
+    spawned.more = [proc.stdout.readline() for _ in range(extra_lines)]
+    return spawned
 
 
-# --- clients ----------------------------------------------------------------------------------
+# --- 1. round trip, in this process ---------------------------------------------------------
 
 
 async def _echo_client(address: str, sizes: Sequence[tuple[int, int]]) -> list[float]:
     """For each (request, answer) size pair: send `answer` bytes, wait for `request` bytes back."""
     gaps: list[float] = []
-    async with grpc.aio.insecure_channel(address) as channel:
+    async with grpc.aio.insecure_channel(address, options=OWN_CONNECTION) as channel:
         call: Any = channel.stream_stream(ECHO_METHOD)()
         for request_size, answer_size in sizes:
             payload = struct.pack("<I", request_size) + b"a" * max(0, answer_size - 4)
@@ -104,89 +201,276 @@ async def _echo_client(address: str, sizes: Sequence[tuple[int, int]]) -> list[f
     return gaps
 
 
+async def _echo_memory(address: str, pid: int, streams: int) -> float:
+    """The echo server's RSS growth per open stream (each on its own connection, one message
+    echoed), in bytes."""
+    before = rss_bytes(pid)
+    channels = [grpc.aio.insecure_channel(address, options=OWN_CONNECTION) for _ in range(streams)]
+    try:
+        calls: list[Any] = [ch.stream_stream(ECHO_METHOD)() for ch in channels]
+        for call in calls:
+            await call.write(struct.pack("<I", 64))
+        for call in calls:
+            await call.read()
+        await asyncio.sleep(0.3)
+        grown = rss_bytes(pid) - before
+        for call in calls:
+            call.cancel()
+    finally:
+        await asyncio.gather(*(ch.close() for ch in channels))
+    return grown / streams
+
+
+@dataclass
 class _Farm:
-    """Bots for many matches in this process's event loop."""
+    """Bots of many matches in one event loop: the round trip here, capacity in `--client`
+    processes. Every seat has its own connection; the matches are created through `admin`."""
 
-    def __init__(self, address: str, admin_token: str, think_s: float) -> None:
-        self.address = address
-        self.admin_token = admin_token
-        self.think_s = think_s
-        self.gaps: list[float] = []
-        self.sizes: list[int] = []
-        self.measuring = False
-        self.stop = asyncio.Event()
-        self.decisions = 0
+    addresses: list[str]
+    admin_token: str
+    think_s: float
+    gaps: list[float] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    measuring: bool = False
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    decisions: int = 0
+    finished: int = 0
+    #: status code (or exception type) -> how many matches ended with it
+    failures: Counter[str] = field(default_factory=Counter)
+    admins: list[dict[str, Any]] = field(default_factory=list)
+    admin_channels: list[grpc.aio.Channel] = field(default_factory=list)
 
-    async def match(self, channel: grpc.aio.Channel, seed: int) -> None:
-        admin = admin_calls(channel)
+    async def match(self, address_index: int, seed: int) -> None:
+        admin = self.admins[address_index]
         made = await admin["CreateMatch"](
             admin_pb2.CreateMatchRequest(game="clank", seed=seed, seats=[admin_pb2.SeatSpec(name="b")] * 2),
             metadata=bearer(self.admin_token),
+            timeout=30,
         )
         last_answer: list[float | None] = [None]
-        play = channel.stream_stream(
-            f"/{BOT_SERVICE}/Play",
-            request_serializer=bot_pb2.BotMessage.SerializeToString,
-            response_deserializer=bot_pb2.RefereeMessage.FromString,
-        )
 
         async def seat(token: str) -> None:
-            call = play(metadata=bearer(token))
-            await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="bench", protocol=1)))
-            while True:
-                msg = await call.read()
-                if msg is grpc.aio.EOF or self.stop.is_set():
-                    call.cancel()
-                    return
-                assert isinstance(msg, bot_pb2.RefereeMessage)
-                if msg.WhichOneof("message") != "decision":
-                    continue
-                now = time.perf_counter()
-                if last_answer[0] is not None and self.measuring:
-                    self.gaps.append(now - last_answer[0])
-                    self.sizes.append(msg.ByteSize())
-                last_answer[0] = None
-                if self.think_s:
-                    await asyncio.sleep(self.think_s)
-                d = msg.decision
-                answer = bot_pb2.BotMessage(
-                    answer=bot_pb2.Answer(
-                        decision_id=d.decision_id, index=(d.decision_id * 7) % len(d.legal_actions)
+            async with grpc.aio.insecure_channel(self.addresses[address_index], options=OWN_CONNECTION) as ch:
+                call: Any = ch.stream_stream(
+                    f"/{BOT_SERVICE}/Play",
+                    request_serializer=bot_pb2.BotMessage.SerializeToString,
+                    response_deserializer=bot_pb2.RefereeMessage.FromString,
+                )(metadata=bearer(token))
+                await call.write(bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="bench", protocol=1)))
+                while True:
+                    msg = await call.read()
+                    if msg is grpc.aio.EOF or self.stop.is_set():
+                        call.cancel()
+                        return
+                    assert isinstance(msg, bot_pb2.RefereeMessage)
+                    if msg.WhichOneof("message") != "decision":
+                        continue
+                    now = time.perf_counter()
+                    if last_answer[0] is not None and self.measuring:
+                        self.gaps.append(now - last_answer[0])
+                        self.sizes.append(msg.ByteSize())
+                    last_answer[0] = None
+                    if self.think_s:
+                        await asyncio.sleep(self.think_s)
+                    d = msg.decision
+                    answer = bot_pb2.BotMessage(
+                        answer=bot_pb2.Answer(
+                            decision_id=d.decision_id, index=(d.decision_id * 7) % len(d.legal_actions)
+                        )
                     )
-                )
-                last_answer[0] = time.perf_counter()
-                self.decisions += 1
-                await call.write(answer)
+                    last_answer[0] = time.perf_counter()
+                    self.decisions += 1
+                    await call.write(answer)
 
         await asyncio.gather(*(seat(t) for t in made.seat_tokens))
 
-    async def run(self, matches: int, warmup_s: float, measure_s: float, max_decisions: int = 0) -> None:
-        async with grpc.aio.insecure_channel(self.address) as channel:
-            running: set[asyncio.Task[None]] = set()
-            seed = 0
+    async def _guarded(self, address_index: int, seed: int) -> None:
+        """One match; a failure is counted by its status code (never swallowed), then a pause so
+        a refusing referee is not hammered."""
+        try:
+            await self.match(address_index, seed)
+            self.finished += 1
+        except asyncio.CancelledError:
+            raise
+        except grpc.aio.AioRpcError as exc:
+            if not self.stop.is_set():
+                self.failures[exc.code().name] += 1
+                await asyncio.sleep(0.1)
+        except Exception as exc:  # counted and printed by kind: a bench must not hide a failure
+            if not self.stop.is_set():
+                self.failures[type(exc).__name__] += 1
+                await asyncio.sleep(0.1)
 
-            def launch() -> None:
-                nonlocal seed
-                seed += 1
-                task = asyncio.create_task(self.match(channel, seed))
-                running.add(task)
-                task.add_done_callback(running.discard)
-                task.add_done_callback(lambda _t: None if self.stop.is_set() else launch())
+    async def start(self, matches: int, first_seed: int) -> set[asyncio.Task[None]]:
+        """Open the admin channels and keep `matches` matches in flight (a finished one is
+        replaced) until `stop` is set; returns the running tasks."""
+        self.admin_channels = [grpc.aio.insecure_channel(a, options=OWN_CONNECTION) for a in self.addresses]
+        self.admins = [admin_calls(ch) for ch in self.admin_channels]
+        running: set[asyncio.Task[None]] = set()
+        seed = first_seed
 
-            for _ in range(matches):
-                launch()
-            await asyncio.sleep(warmup_s)
-            self.measuring = True
-            started = time.perf_counter()
-            while time.perf_counter() - started < measure_s and not (
-                max_decisions and len(self.gaps) >= max_decisions
-            ):
-                await asyncio.sleep(0.05)
-            self.measuring = False
-            self.stop.set()
-            for task in list(running):
-                task.cancel()
-            await asyncio.gather(*running, return_exceptions=True)
+        def launch(slot: int) -> None:
+            nonlocal seed
+            seed += 1
+            task = asyncio.create_task(self._guarded(slot % len(self.addresses), seed))
+            running.add(task)
+            task.add_done_callback(running.discard)
+            task.add_done_callback(lambda _t: None if self.stop.is_set() else launch(slot))
+
+        for slot in range(matches):
+            launch(first_seed + slot)  # round-robin over the referee processes
+        return running
+
+    async def finish(self, running: set[asyncio.Task[None]]) -> None:
+        self.measuring = False
+        self.stop.set()
+        for task in list(running):
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
+        await asyncio.gather(*(ch.close() for ch in self.admin_channels))
+
+
+async def _round_trip(
+    address: str, token: str, echo_address: str, measure_s: float
+) -> tuple[list[float], list[float], list[int]]:
+    farm = _Farm([address], token, think_s=0.0)
+    running = await farm.start(1, 0)
+    await asyncio.sleep(0.5)
+    farm.measuring = True
+    await asyncio.sleep(measure_s)
+    await farm.finish(running)
+    sizes = [(request, ANSWER_BYTES) for request in farm.sizes]
+    echo_gaps = await _echo_client(echo_address, sizes)
+    return farm.gaps, echo_gaps, farm.sizes
+
+
+# --- 2. capacity: bot-side client processes ---------------------------------------------------
+
+
+async def _client_main(addresses: list[str], matches: int, first_seed: int, think_s: float) -> None:
+    """`--client`: the admin token is stdin's first line; then `start` / `stop` commands on stdin,
+    answered on stdout (`started D CPU`, then one JSON line)."""
+    loop = asyncio.get_running_loop()
+    token = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
+    farm = _Farm(addresses, token, think_s)
+    running = await farm.start(matches, first_seed)
+    print("running", flush=True)
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    while True:
+        command = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
+        if command == "start":
+            farm.gaps.clear()
+            farm.measuring = True
+            print(f"started {farm.decisions} {cpu():.6f}", flush=True)
+        elif command == "stop" or not command:
+            farm.measuring = False
+            report = {
+                "gaps": [round(g, 6) for g in farm.gaps],
+                "decisions": farm.decisions,
+                "cpu_s": cpu(),
+                "failures": dict(farm.failures),
+                "finished": farm.finished,
+            }
+            print(json.dumps(report), flush=True)
+            await farm.finish(running)
+            return
+
+
+@dataclass
+class _Client:
+    proc: subprocess.Popen[str]
+    stderr: IO[str]
+
+    def line(self) -> str:
+        assert self.proc.stdout is not None
+        text = self.proc.stdout.readline()
+        if not text:
+            self.stderr.seek(0)
+            raise RuntimeError(f"bench client exited ({self.proc.wait()}): {self.stderr.read()[-2000:]}")
+        return text
+
+    def send(self, text: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+
+def _capacity_level(
+    addresses: list[str], pids: list[int], token: str, matches: int, warmup_s: float, measure_s: float,
+    baseline_rss: int,
+) -> dict[str, Any]:
+    """Run one level: `matches` matches over client processes; the figures of its window."""
+    n_clients = min(MAX_CLIENTS, max(1, math.ceil(matches / MATCHES_PER_CLIENT)))
+    shares = [matches // n_clients + (1 if i < matches % n_clients else 0) for i in range(n_clients)]
+    clients: list[_Client] = []
+    try:
+        for i, share in enumerate(shares):
+            err = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed with its client below
+            proc = subprocess.Popen(
+                [
+                    sys.executable, "-m", "referee.server.bench", "--client", ",".join(addresses),
+                    "--matches", str(share), "--first-seed", str(1 + i * 100_000 + matches * 1000),
+                ],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
+            )
+            client = _Client(proc, err)
+            client.send(token)
+            clients.append(client)
+        for client in clients:
+            if client.line().strip() != "running":
+                raise RuntimeError("bench client: unexpected first line")
+        time.sleep(warmup_s)
+        ref_cpu0 = sum(cpu_seconds(p) for p in pids)
+        idle0, total0 = machine_times()
+        started_at = time.perf_counter()
+        decisions0 = 0
+        client_cpu0 = 0.0
+        for client in clients:
+            client.send("start")
+        for client in clients:
+            _, d, c = client.line().split()
+            decisions0 += int(d)
+            client_cpu0 += float(c)
+        rss = sum(rss_bytes(p) for p in pids)
+        time.sleep(measure_s)
+        for client in clients:
+            client.send("stop")
+        reports = [json.loads(client.line()) for client in clients]
+        window = time.perf_counter() - started_at
+        ref_cpu = sum(cpu_seconds(p) for p in pids) - ref_cpu0
+        idle1, total1 = machine_times()
+        rss = max(rss, sum(rss_bytes(p) for p in pids))
+    finally:
+        for client in clients:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                client.proc.wait(10)
+            if client.proc.poll() is None:
+                client.proc.kill()
+                client.proc.wait()
+            client.stderr.close()
+    gaps = [g for r in reports for g in r["gaps"]]
+    decisions = sum(r["decisions"] for r in reports) - decisions0
+    client_cpu = sum(r["cpu_s"] for r in reports) - client_cpu0
+    failures: Counter[str] = Counter()
+    for r in reports:
+        failures.update(r["failures"])
+    return {
+        "matches": matches,
+        **_ms(gaps),
+        "decisions_per_s": round(decisions / window, 1),
+        "referee_cpu_us_per_decision": round(ref_cpu / decisions * 1e6, 1) if decisions else None,
+        "referee_cores": round(ref_cpu / window, 2),
+        "kib_per_match": round((rss - baseline_rss) / matches / 1024, 1),
+        "bot_processes": n_clients,
+        "bot_cores": round(client_cpu / window, 2),
+        "machine_idle": round((idle1 - idle0) / (total1 - total0), 3) if total1 > total0 else 0.0,
+        "failures": dict(failures),
+        "matches_finished": sum(r["finished"] for r in reports),
+    }
 
 
 def _ms(values: Sequence[float]) -> dict[str, float]:
@@ -198,90 +482,227 @@ def _ms(values: Sequence[float]) -> dict[str, float]:
     }
 
 
-async def _bench(quick: bool) -> dict[str, Any]:
-    token = secrets.token_urlsafe(24)
-    referee, address = _spawn(  # the admin token through the environment, never argv
-        ["-m", "referee.cli", "serve", "referee", "--port", "0"],
+#: `--max-matches` of the bench's referees (the bench's own option: a small one shows refusals)
+_MAX_MATCHES: list[int] = [1024]
+
+
+def _referee(processes: int, token: str) -> tuple[Spawned, list[str], list[int]]:
+    """`arena serve referee --port 0 --processes N`: the process, its addresses, the referee pids."""
+    spawned = spawn(  # the admin token through the environment, never argv
+        [
+            "-m", "referee.cli", "serve", "referee", "--port", "0", "--processes", str(processes),
+            "--max-matches", str(_MAX_MATCHES[0]),
+        ],
         r"listening on (\S+)",
         {"ARENA_ADMIN_TOKEN": token},
+        extra_lines=processes if processes > 1 else 0,
     )
-    echo, echo_address = _spawn(["-m", "referee.server.bench", "--echo-server"], r"listening on (\S+)")
-    report: dict[str, Any] = {"cpus": os.cpu_count()}
+    addresses = spawned.found.split(",")
+    if processes == 1:
+        return spawned, addresses, [spawned.proc.pid]
+    pids = [int(m.group(1)) for line in spawned.more if (m := re.search(r"\(pid (\d+)\)", line))]
+    return spawned, addresses, pids
+
+
+def _capacity(
+    processes: int, token: str, levels: Sequence[int], warmup_s: float, measure_s: float
+) -> dict[str, Any]:
+    referee, addresses, pids = _referee(processes, token)
+    rows: list[dict[str, Any]] = []
+    best = 0
     try:
-        # 1. round trip through the referee vs a bare echo with the same sizes
-        farm = _Farm(address, token, think_s=0.0)
-        await farm.run(1, warmup_s=0.5, measure_s=3 if quick else 8)
-        sizes = [(request, ANSWER_BYTES) for request in farm.sizes]
-        echo_gaps = await _echo_client(echo_address, sizes)
-        request_sizes = [s for s, _ in sizes]
-        report["round_trip"] = {
-            "referee": _ms(farm.gaps),
-            "bare_echo": _ms(echo_gaps),
-            "request_bytes_median": statistics.median(request_sizes) if request_sizes else 0,
-            "answer_bytes": ANSWER_BYTES,
-        }
-        # 2. capacity with 50 ms bots
-        levels = [1, 10, 25, 50, 75, 100, 150, 200] if not quick else [1, 10, 50]
-        measure_s = 2.0 if quick else 5.0
-        capacity: list[dict[str, Any]] = []
-        best = 0
+        time.sleep(0.5)
+        baseline = sum(rss_bytes(p) for p in pids)
         for n in levels:
-            farm = _Farm(address, token, think_s=0.05)
-            await farm.run(n, warmup_s=1.0, measure_s=measure_s)
-            row = {
-                "matches": n,
-                **_ms(farm.gaps),
-                "decisions_per_s": round(len(farm.gaps) / measure_s, 1),
-            }
-            capacity.append(row)
+            row = _capacity_level(addresses, pids, token, n, warmup_s, measure_s, baseline)
+            rows.append(row)
+            failed = sum(row["failures"].values())
             print(
-                f"  {n:4d} matches with 50 ms bots: added p99 {row['p99_ms']:.2f} ms "
-                f"(median {row['median_ms']:.2f} ms)",
+                f"  {processes} process(es), {n:4d} matches: added p50 {row['median_ms']:.2f} ms, "
+                f"p99 {row['p99_ms']:.2f} ms; {row['decisions_per_s']:.0f} decisions/s; referee "
+                f"{row['referee_cpu_us_per_decision']} us CPU/decision, {row['referee_cores']} cores; "
+                f"{row['kib_per_match']} KiB/match; bots {row['bot_processes']} processes "
+                f"{row['bot_cores']} cores; machine idle {row['machine_idle']:.0%}; "
+                f"failures {row['failures'] or 0}",
                 file=sys.stderr,
                 flush=True,
             )
-            if row["p99_ms"] <= 5.0:
+            if row["p99_ms"] <= ADDED_P99_MS and not failed:
                 best = n
-            elif row["p99_ms"] > 20.0:
+            elif row["p99_ms"] > SATURATED_P99_MS:
                 break  # saturated: larger levels only get worse
-            await asyncio.sleep(0.5)
-        report["capacity"] = {"levels": capacity, "max_matches_p99_within_5ms": best}
+            time.sleep(0.5)
+    except Exception:
+        print(f"referee stderr (end):\n{referee.stderr_tail()}", file=sys.stderr)
+        raise
     finally:
-        for proc in (referee, echo):
-            proc.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(5)
-            if proc.poll() is None:
-                proc.kill()
+        referee.stop()
+    return {"processes": processes, "levels": rows, "max_matches_p99_within_5ms": best}
+
+
+async def _bench_round_trip(token: str, quick: bool) -> dict[str, Any]:
+    referee, addresses, _ = _referee(1, token)
+    echo = spawn(["-m", "referee.server.bench", "--echo-server"], r"listening on (\S+)")
+    try:
+        rounds = 1 if quick else 3
+        ref_gaps: list[float] = []
+        echo_gaps: list[float] = []
+        sizes: list[int] = []
+        for _ in range(rounds):  # interleaved: both see the same machine load
+            r, e, s = await _round_trip(addresses[0], token, echo.found, 2.0 if quick else 4.0)
+            ref_gaps += r
+            echo_gaps += e
+            sizes += s
+        streams = 50 if quick else 200
+        echo_kib = await _echo_memory(echo.found, echo.proc.pid, streams) / 1024
+    except Exception:
+        print(f"referee stderr (end):\n{referee.stderr_tail()}", file=sys.stderr)
+        raise
+    finally:
+        referee.stop()
+        echo.stop()
+    return {
+        "referee": _ms(ref_gaps),
+        "bare_echo": _ms(echo_gaps),
+        "request_bytes_median": statistics.median(sizes) if sizes else 0,
+        "answer_bytes": ANSWER_BYTES,
+        "rounds": rounds,
+        "echo_kib_per_stream": round(echo_kib, 1),
+        "echo_streams": streams,
+    }
+
+
+def run(quick: bool, levels: Sequence[int], processes: Sequence[int]) -> dict[str, Any]:
+    """The whole bench; its report as a dict."""
+    token = secrets.token_urlsafe(24)
+    report: dict[str, Any] = {
+        "cpus": os.cpu_count(),
+        "setup": (
+            f"referee: `arena serve referee --processes N` (its own processes); bots: client "
+            f"processes of <= {MATCHES_PER_CLIENT} matches each (<= {MAX_CLIENTS}), every seat its "
+            f"own connection, {THINK_S * 1000:.0f} ms think time; echo: a bare grpc.aio server process"
+        ),
+    }
+    report["round_trip"] = asyncio.run(_bench_round_trip(token, quick))
+    warmup_s, measure_s = (1.0, 1.5) if quick else (2.0, 5.0)
+    report["capacity"] = [_capacity(n, token, levels, warmup_s, measure_s) for n in processes]
     return report
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "n/a"
+
+
+def render(report: dict[str, Any]) -> list[str]:
+    """The report in words, each figure beside its goal."""
+    rt = report["round_trip"]
+    ref, echo = rt["referee"], rt["bare_echo"]
+    lines = [
+        f"set-up ({report['cpus']} CPUs): {report['setup']}",
+        "referee decision round trip (bot answers at once; answer sent -> next request received), "
+        f"{rt['rounds']} interleaved round(s)",
+        f"  through the referee: p50 {ref['median_ms']:.3f} ms  p99 {ref['p99_ms']:.3f} ms  "
+        f"({ref['n']} decisions, request median {rt['request_bytes_median']} bytes)",
+        f"  bare grpc.aio echo:  p50 {echo['median_ms']:.3f} ms  p99 {echo['p99_ms']:.3f} ms  (same sizes)",
+        f"  ratio: p50 {_ratio(ref['median_ms'], echo['median_ms'])}, "
+        f"p99 {_ratio(ref['p99_ms'], echo['p99_ms'])}  (goal <= {GOAL_ECHO_RATIO}x)",
+    ]
+    best_by_processes: dict[int, int] = {}
+    for cap in report["capacity"]:
+        n = cap["processes"]
+        best = cap["max_matches_p99_within_5ms"]
+        best_by_processes[n] = best
+        lines.append(
+            f"capacity, {n} referee process(es), 2-seat Clank! matches of {THINK_S * 1000:.0f} ms bots:"
+        )
+        for row in cap["levels"]:
+            lines.append(
+                f"  {row['matches']:4d} matches: added p99 {row['p99_ms']:.2f} ms "
+                f"(p50 {row['median_ms']:.2f}); "
+                f"{row['decisions_per_s']:.0f} decisions/s; failures {row['failures'] or 'none'}; "
+                f"bots {row['bot_processes']} processes {row['bot_cores']} cores; "
+                f"machine idle {row['machine_idle']:.0%}"
+            )
+        lines.append(
+            f"  largest count with <= {ADDED_P99_MS:.0f} ms added at p99: {best} "
+            f"= {best / n:.0f} per process (goal >= {GOAL_MATCHES_PER_CORE} per core: "
+            f"{best / n / GOAL_MATCHES_PER_CORE:.2f}x of it)"
+        )
+        fitting = [r for r in cap["levels"] if r["matches"] <= max(best, cap["levels"][0]["matches"])]
+        row = fitting[-1] if fitting else cap["levels"][-1]
+        cpu = row["referee_cpu_us_per_decision"] or 0.0
+        echo_pair = 2 * rt["echo_kib_per_stream"]
+        lines.append(
+            f"  at {row['matches']} matches: referee CPU {cpu:.0f} us/decision (goal <= {GOAL_CPU_US:.0f}: "
+            f"{cpu / GOAL_CPU_US:.2f}x of it); memory {row['kib_per_match']:.0f} KiB/match (goal <= "
+            f"{GOAL_KIB_PER_MATCH:.0f}: {row['kib_per_match'] / GOAL_KIB_PER_MATCH:.2f}x; two bare echo "
+            f"streams, one connection each: {echo_pair:.0f} KiB)"
+        )
+        per_match = row["decisions_per_s"] / row["matches"] if row["matches"] else 0.0
+        if cpu and per_match:
+            ceiling = 1e6 / cpu / per_match
+            lines.append(
+                f"  CPU-bound ceiling: one core at {cpu:.0f} us/decision holds {ceiling:.0f} such matches "
+                f"({per_match:.1f} decisions/s each; {ceiling / GOAL_MATCHES_PER_CORE:.2f}x the goal)"
+            )
+        if row["machine_idle"] < 0.05:
+            lines.append(
+                "  (the machine had no idle time left: the bots' processes and the referee share its "
+                "cores, so this count is bounded by the host, not by the referee alone)"
+            )
+    if 1 in best_by_processes and len(best_by_processes) > 1:
+        for n, best in sorted(best_by_processes.items()):
+            if n > 1:
+                lines.append(
+                    f"processes: {n} vs 1 -> {best} vs {best_by_processes[1]} matches within "
+                    f"{ADDED_P99_MS:.0f} ms ({_ratio(best, best_by_processes[1])}; goal: scales with "
+                    f"cores, {n}x with {n} free cores; this machine has {report['cpus']} for the "
+                    "referee and the bots together)"
+                )
+    failures = sum(sum(r["failures"].values()) for cap in report["capacity"] for r in cap["levels"])
+    if failures:
+        lines.append(f"FAILURES: {failures} matches failed (see each level's failures by status code)")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="benchmark the gRPC referee")
-    parser.add_argument("--quick", action="store_true", help="shorter runs, fewer levels")
+    parser.add_argument("--quick", action="store_true", help="short runs, two small levels (for tests)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--levels", help="concurrent matches to try, comma-separated (default 25,50,100,200,300,400)"
+    )
+    parser.add_argument("--processes", default="1,2", help="referee process counts to compare (default 1,2)")
+    parser.add_argument(
+        "--max-matches", type=int, default=1024, help="the referees' --max-matches (default 1024)"
+    )
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--client", metavar="ADDRESSES", help=argparse.SUPPRESS)
+    parser.add_argument("--matches", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--first-seed", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.echo_server:
         asyncio.run(_echo_server(0))
         return 0
-    report = asyncio.run(_bench(args.quick))
+    if args.client:
+        asyncio.run(_client_main(args.client.split(","), args.matches, args.first_seed, THINK_S))
+        return 0
+    default_levels = "10,25" if args.quick else "25,50,100,200,300,400"
+    try:
+        levels = [int(v) for v in (args.levels or default_levels).split(",")]
+        processes = [int(v) for v in args.processes.split(",")]
+    except ValueError:
+        parser.error("--levels and --processes take whole numbers, comma-separated")
+    _MAX_MATCHES[0] = args.max_matches
+    try:
+        report = run(args.quick, levels, processes)
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     if args.json:
         print(json.dumps(report, indent=2))
-        return 0
-    rt, cap = report["round_trip"], report["capacity"]
-    ref, echo = rt["referee"], rt["bare_echo"]
-    print("referee decision round trip (bot answers at once; answer sent -> next request received)")
-    print(
-        f"  through the referee: median {ref['median_ms']:.3f} ms  p99 {ref['p99_ms']:.3f} ms"
-        f"  ({ref['n']} decisions, request median {rt['request_bytes_median']} bytes)"
-    )
-    echo_line = f"median {echo['median_ms']:.3f} ms  p99 {echo['p99_ms']:.3f} ms"
-    print(f"  bare grpcio echo:    {echo_line}  (same sizes)")
-    levels = ", ".join(f"{r['matches']}: p99 {r['p99_ms']:.2f} ms" for r in cap["levels"])
-    best = cap["max_matches_p99_within_5ms"]
-    print(f"concurrent matches with 50 ms bots, referee adds <= 5 ms at p99: {best}")
-    print(f"  (added time per decision by level: {levels})")
+    else:
+        print("\n".join(render(report)))
     return 0
 
 
