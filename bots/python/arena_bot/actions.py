@@ -1,9 +1,14 @@
 """Legal actions as small frozen values (the same shape as the engine's own `Action`).
 
-Each action also carries its typed form when the game has one (`action.clank` in Clank!,
-`action.alien` in Alien; None otherwise): the same action with named fields, e.g.
-`action.clank.move.tunnel_index`. `action.typed` is the inner message of its kind directly
-(`ClankMove`, `AlienFight`, ...). PROTOCOL.md lists every kind and field.
+Each action also carries its typed form when the game has one (`action.game_action`, also
+`action.clank` in Clank! and `action.alien` in Alien; None otherwise): the same action with named
+fields, e.g. `action.clank.move.tunnel_index`. `action.typed` is the inner message of its kind
+directly (`ClankMove`, `AlienFight`, ...). PROTOCOL.md lists every kind and field.
+
+Which game a typed action belongs to is read from the wire itself: the field of the
+``LegalAction.typed`` oneof that carries it is named after its game. A new game needs no code
+here beyond its generated stub and one `ARG_FIELDS` entry (which of its fields identify an
+action: the proto cannot say that); `action.<game>` is a typing convenience only.
 """
 
 from __future__ import annotations
@@ -16,6 +21,14 @@ from google.protobuf.message import Message
 from ._proto.arena.v1 import alien_pb2, clank_pb2, common_pb2
 
 __all__ = ["ARG_FIELDS", "Action", "decode_action", "typed_kind_args"]
+
+#: typed action message (full proto name) -> the game it belongs to: the name of the field of
+#: the LegalAction oneof that carries it
+_GAME_OF: Mapping[str, str] = {
+    f.message_type.full_name: f.name
+    for f in common_pb2.LegalAction.DESCRIPTOR.oneofs_by_name["typed"].fields
+    if f.message_type is not None
+}
 
 #: game -> action kind -> the typed fields that identify the action, in the order of `args`
 #: (the other fields of a typed action are information the referee adds, e.g. a move's to_room)
@@ -63,20 +76,31 @@ ARG_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
 class Action:
     """One legal action: a kind, its arguments and its stable readable text.
 
-    Equal when kind and args are equal; `text` is for people and logs. `clank` / `alien` hold
-    the typed action of that game (None when the request carried none).
+    Equal when kind and args are equal; `text` is for people and logs. `game_action` holds the
+    game's typed action (`ClankAction`, `AlienAction`, ...; None when the request carried none)
+    and `game` the name of its game.
     """
 
     kind: str
     args: tuple[int | str, ...] = ()
     text: str = field(default="", compare=False)
-    clank: clank_pb2.ClankAction | None = field(default=None, compare=False, repr=False)
-    alien: alien_pb2.AlienAction | None = field(default=None, compare=False, repr=False)
+    game_action: Message | None = field(default=None, compare=False, repr=False)
+    game: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def clank(self) -> clank_pb2.ClankAction | None:
+        """The typed Clank! action, or None (another game's, or none sent)."""
+        return self.game_action if isinstance(self.game_action, clank_pb2.ClankAction) else None
+
+    @property
+    def alien(self) -> alien_pb2.AlienAction | None:
+        """The typed Alien action, or None (another game's, or none sent)."""
+        return self.game_action if isinstance(self.game_action, alien_pb2.AlienAction) else None
 
     @property
     def typed(self) -> Message | None:
         """The typed message of this action's kind (e.g. `ClankMove` for a Clank! move), or None."""
-        outer: Message | None = self.clank if self.clank is not None else self.alien
+        outer = self.game_action
         if outer is None:
             return None
         which = outer.WhichOneof("action")
@@ -84,13 +108,15 @@ class Action:
         return inner
 
 
-def typed_kind_args(
-    typed: clank_pb2.ClankAction | alien_pb2.AlienAction,
-) -> tuple[str, tuple[int | str, ...]]:
-    """The (kind, args) a typed action stands for, read from its identifying fields only.
+def typed_kind_args(typed: Message) -> tuple[str, tuple[int | str, ...]]:
+    """The (kind, args) a game's typed action (`ClankAction`, ...) stands for, read from its
+    identifying fields only.
 
-    ValueError if no kind is set or the kind is unknown to this SDK version."""
-    game = "clank" if isinstance(typed, clank_pb2.ClankAction) else "alien"
+    ValueError if it is no game's typed action, no kind is set or the kind is unknown to this
+    SDK version."""
+    game = _GAME_OF.get(typed.DESCRIPTOR.full_name)
+    if game is None or game not in ARG_FIELDS:
+        raise ValueError(f"not a typed action this SDK knows: {typed.DESCRIPTOR.full_name}")
     kind = typed.WhichOneof("action")
     if kind is None or kind not in ARG_FIELDS[game]:
         raise ValueError(f"a {game} typed action without a known kind: {kind!r}")
@@ -104,10 +130,5 @@ def decode_action(msg: common_pb2.LegalAction) -> Action:
         a.int_value if a.WhichOneof("value") == "int_value" else a.string_value for a in msg.args
     ]
     which = msg.WhichOneof("typed")
-    return Action(
-        msg.kind,
-        tuple(args),
-        msg.text,
-        clank=msg.clank if which == "clank" else None,
-        alien=msg.alien if which == "alien" else None,
-    )
+    game_action: Message | None = None if which is None else getattr(msg, which)
+    return Action(msg.kind, tuple(args), msg.text, game_action=game_action, game=which)

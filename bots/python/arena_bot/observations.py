@@ -8,6 +8,7 @@ Legendary Encounters: Alien). `observation_dict` turns it into exactly the dict 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -93,14 +94,20 @@ def _alien(obs: alien_pb2.AlienObservation) -> dict[str, Any]:
     return d
 
 
+#: typed observation (full proto name) -> its dict, for games whose engine dict is shaped other
+#: than `message_to_dict` reads the message (a game missing here gets `message_to_dict`)
+_ENGINE_SHAPE: Mapping[str, Callable[[Any], dict[str, Any]]] = {
+    clank_pb2.ClankObservation.DESCRIPTOR.full_name: _clank,
+    alien_pb2.AlienObservation.DESCRIPTOR.full_name: _alien,
+}
+
+
 def observation_dict(observation: Message | dict[str, Any]) -> dict[str, Any]:
     """The engine's observation dict for a typed observation (or an Observation wrapper)."""
     if isinstance(observation, dict):
         return observation
     if isinstance(observation, bot_pb2.Observation):
         return observation_dict(unwrap(observation))
-    if isinstance(observation, clank_pb2.ClankObservation):
-        return _clank(observation)
-    if isinstance(observation, alien_pb2.AlienObservation):
-        return _alien(observation)
-    return message_to_dict(observation)
+    name = observation.DESCRIPTOR.full_name
+    shape: Callable[[Any], dict[str, Any]] = _ENGINE_SHAPE.get(name, message_to_dict)
+    return shape(observation)
