@@ -39,6 +39,7 @@ from sqlalchemy import false as sa_false
 from sqlalchemy.types import TypeDecorator
 
 __all__ = [
+    "CAMPAIGN_STATUSES",
     "COMPETITION_STATUSES",
     "LADDER_KINDS",
     "MATCH_STATUSES",
@@ -49,6 +50,9 @@ __all__ = [
     "bot_logs",
     "bot_versions",
     "bots",
+    "campaign_games",
+    "campaign_ratings",
+    "campaigns",
     "competition_entrants",
     "competition_games",
     "competitions",
@@ -75,8 +79,9 @@ NAMING_CONVENTION: Final = {
 #: The life of a match: queued -> running -> done, or failed after too many lost leases.
 MATCH_STATUSES: Final = ("queued", "running", "done", "failed")
 
-#: "ffa": free-for-all, rated by pairwise Elo; "coop": cooperative, the team against a rated scenario
-LADDER_KINDS: Final = ("ffa", "coop")
+#: "ffa": free-for-all, rated by pairwise Elo; "coop": cooperative, the team against a rated scenario;
+#: "campaign": whole campaigns (Clank! Legacy) rated once each by campaign total (ladder/campaigns.py)
+LADDER_KINDS: Final = ("ffa", "coop", "campaign")
 
 #: a bot version's qualification: it plays games against the reference bot before it is rated
 QUALIFICATIONS: Final = ("pending", "running", "passed", "failed")
@@ -206,7 +211,7 @@ ladders = Table(
     Column(
         "kind",
         String(8),
-        CheckConstraint("kind IN ('ffa', 'coop')", name="kind"),
+        CheckConstraint("kind IN ('ffa', 'coop', 'campaign')", name="kind"),
         nullable=False,
         server_default="ffa",
     ),
@@ -395,4 +400,71 @@ competition_games = Table(
     Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), nullable=False, unique=True),
     # a game is scheduled once, however often its round is planned (a restarted runner)
     UniqueConstraint("competition_id", "round", "table_no", "set_no", "rotation"),
+)
+
+#: a campaign's life (migration 0006): running -> finished (over, or its games played) | failed
+CAMPAIGN_STATUSES: Final = ("running", "finished", "failed")
+
+campaigns = Table(
+    "campaigns",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game", String(32), nullable=False),
+    Column("players", Integer, nullable=False),
+    # per seat, in seat order: {"version_id": bot_versions.id, "bot": label, "name": deck-box name}
+    Column("seats", JSON, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    # games to play at most (the campaign also ends when its Book says so)
+    Column("games", Integer, nullable=False),
+    # the campaign state (referee.games.clank_legacy.campaign, canonical JSON), its digest and
+    # version, and the index of the next game (1 = the first): written with each game's result
+    Column("state", JSON, nullable=False),
+    Column("state_digest", String(64), nullable=False),
+    Column("state_version", Integer, nullable=False),
+    Column("next_index", Integer, nullable=False),
+    Column(
+        "status",
+        String(16),
+        CheckConstraint("status IN ('running', 'finished', 'failed')", name="status"),
+        nullable=False,
+    ),
+    # the campaign's own ladder: its games are matches there (time control, executor, leases,
+    # idempotent recording); the matchmaker and the ladder list leave it alone
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False, unique=True),
+    # the campaign ladder (kind 'campaign') the finished campaign is rated on, if any
+    Column("rating_ladder_id", ForeignKey("ladders.id"), index=True),
+    # set in the transaction that rated it: a campaign is rated once
+    Column("rated_at", UTCDateTime),
+    Column("error", Text),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
+campaign_games = Table(
+    "campaign_games",
+    metadata,
+    Column("campaign_id", ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("game_index", Integer, nullable=False),
+    # the match that plays it (scheduled once per index: the primary key)
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), nullable=False, unique=True),
+    Column("seed", BigInteger, nullable=False),
+    Column("state_before", String(64), nullable=False),
+    # null until the game's result and the new state are written (one transaction)
+    Column("state_after", String(64)),
+    Column("scores", JSON),
+    Column("outcomes", JSON),
+    PrimaryKeyConstraint("campaign_id", "game_index"),
+)
+
+campaign_ratings = Table(
+    "campaign_ratings",
+    metadata,
+    # a campaign moves a bot's rating once, however often rating it is retried
+    Column("campaign_id", ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=False),
+    Column("bot_id", ForeignKey("bots.id", ondelete="CASCADE"), nullable=False),
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("before", Float, nullable=False),
+    Column("after", Float, nullable=False),
+    Column("delta", Float, nullable=False),
+    PrimaryKeyConstraint("campaign_id", "bot_id"),
 )
