@@ -48,7 +48,7 @@ class ClankGame(ClankCore, Game):
     #: a seat that does not answer ends its turn, or trashes / discards nothing
     passive_kinds = ("end_turn", "skip")
 
-    __slots__ = ("_decision", "content", "s")
+    __slots__ = ("_actions", "_decision", "content", "s")
 
     s: ClankState
     content: ClankContent
@@ -57,6 +57,9 @@ class ClankGame(ClankCore, Game):
         self.s = state
         self.content = content
         self._decision: Decision | None = None
+        #: the main turn's actions built so far in this game, under what each one's text depends
+        #: on (the content and the board are fixed for a game): see _main_actions
+        self._actions: dict[tuple[Any, ...], Action] = {}
 
     # --- construction -------------------------------------------------------------------
 
@@ -289,64 +292,94 @@ class ClankGame(ClankCore, Game):
         return Decision(s.step, s.current, MAIN, "your turn", tuple(self._main_actions()))
 
     def _main_actions(self) -> list[Action]:
+        # A turn offers mostly the same few dozen actions again and again: each is built (its
+        # text formatted) once per game and kept in self._actions under what its text depends
+        # on; `get(key) or setdefault(key, Action(...))` builds it only when it is missing.
         s, seat = self.s, self.s.current
         p = s.players[seat]
         pool = s.pool
         board = self.board
         cards = self.content.cards
         rules = self.content.rules
+        known = self._actions
         out: list[Action] = []
         for card_id in sorted(set(p.hand)):
             # a card acquired this turn and drawn again this turn cannot be used yet
             if p.hand.count(card_id) > p.new_hand.count(card_id):
-                out.append(Action("play", (card_id,), f"play {cards[card_id].name}"))
+                key: tuple[Any, ...] = ("play", card_id)
+                out.append(known.get(key) or known.setdefault(
+                    key, Action("play", (card_id,), f"play {cards[card_id].name}")))
         for slot, row_card in enumerate(s.row):
             if row_card is None:
                 continue
             c = cards[row_card]
             if c.kind == "monster":
                 if pool.swords >= c.cost:
-                    out.append(Action("fight", (slot,), f"fight {c.name} ({c.cost} swords)"))
+                    key = ("fight", slot, row_card)
+                    out.append(known.get(key) or known.setdefault(
+                        key, Action("fight", (slot,), f"fight {c.name} ({c.cost} swords)")))
             elif pool.skill >= c.cost:
-                out.append(Action("acquire", (slot,), f"acquire {c.name} ({c.cost} skill)"))
+                key = ("acquire", slot, row_card)
+                out.append(known.get(key) or known.setdefault(
+                    key, Action("acquire", (slot,), f"acquire {c.name} ({c.cost} skill)")))
         for pile in self.content.reserve:
             c = cards[pile]
             if s.reserve[pile] > 0 and pool.skill >= c.cost:
-                out.append(Action("buy_reserve", (pile,), f"acquire {c.name} ({c.cost} skill)"))
+                key = ("buy_reserve", pile)
+                out.append(known.get(key) or known.setdefault(
+                    key, Action("buy_reserve", (pile,), f"acquire {c.name} ({c.cost} skill)")))
         goblin = cards[self.content.goblin]
         if pool.swords >= goblin.cost:
-            out.append(Action("fight_goblin", (), f"fight {goblin.name} ({goblin.cost} swords)"))
+            key = ("fight_goblin",)
+            out.append(known.get(key) or known.setdefault(
+                key, Action("fight_goblin", (), f"fight {goblin.name} ({goblin.cost} swords)")))
         if not pool.exhausted:
             has_key = "master_key" in p.items
             for t_index in board.exits[p.room]:
                 t = board.tunnels[t_index]
                 if pool.boots < t.boots or (t.locked and not has_key):
                     continue
-                dest = board.other_end(t_index, p.room)
                 for spend in range(min(t.monsters, pool.swords) + 1):
-                    text = f"move to {board.rooms[dest].name} [{dest}]"
-                    if t.monsters:
-                        text += f" taking {t.monsters - spend} damage"
-                        if spend:
-                            text += f", spending {spend} swords"
-                    out.append(Action("move", (t_index, spend), text))
+                    key = ("move", p.room, t_index, spend)
+                    action = known.get(key)
+                    if action is None:
+                        dest = board.other_end(t_index, p.room)
+                        text = f"move to {board.rooms[dest].name} [{dest}]"
+                        if t.monsters:
+                            text += f" taking {t.monsters - spend} damage"
+                            if spend:
+                                text += f", spending {spend} swords"
+                        action = known[key] = Action("move", (t_index, spend), text)
+                    out.append(action)
         if pool.teleports > 0:
             for t_index in board.touching[p.room]:
-                dest = board.other_end(t_index, p.room)
-                out.append(Action("teleport", (t_index,), f"teleport to {board.rooms[dest].name} [{dest}]"))
+                key = ("teleport", p.room, t_index)
+                action = known.get(key)
+                if action is None:
+                    dest = board.other_end(t_index, p.room)
+                    text = f"teleport to {board.rooms[dest].name} [{dest}]"
+                    action = known[key] = Action("teleport", (t_index,), text)
+                out.append(action)
         if p.may_take:
             for token in self._takeable_tokens(p):
-                out.append(Action("take", (token,), f"take the {token.replace('_', ' ')} here"))
+                key = ("take", token)
+                out.append(known.get(key) or known.setdefault(
+                    key, Action("take", (token,), f"take the {token.replace('_', ' ')} here")))
         if board.rooms[p.room].market and p.may_take and p.gold >= rules["market_price"]:
             # A market item is a token: one per entry. "Each Backpack lets you carry one more":
             # Backpacks may be stacked; one of each other item (checklist pin).
             for item, left in s.market.items():
                 if left > 0 and (item == "backpack" or item not in p.items):
-                    out.append(Action("buy_item", (item,), f"buy a {item.replace('_', ' ')} (7 gold)"))
+                    key = ("buy_item", item)
+                    out.append(known.get(key) or known.setdefault(
+                        key, Action("buy_item", (item,), f"buy a {item.replace('_', ' ')} (7 gold)")))
         for potion in sorted(set(p.potions)):
-            out.append(Action("drink", (potion,), f"drink {self.content.secrets[potion].name}"))
+            key = ("drink", potion)
+            out.append(known.get(key) or known.setdefault(
+                key, Action("drink", (potion,), f"drink {self.content.secrets[potion].name}")))
         if len(p.hand) == len(p.new_hand):  # every card played (new ones cannot be)
-            out.append(Action("end_turn", (), "end the turn"))
+            key = ("end_turn",)
+            out.append(known.get(key) or known.setdefault(key, Action("end_turn", (), "end the turn")))
         return out
 
     def _takeable_tokens(self, p: PlayerState) -> list[str]:
