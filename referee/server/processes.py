@@ -119,14 +119,15 @@ class Supervisor:
     def _pump(self, proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
         assert proc.stdout is not None
         listening = False
-        for line in proc.stdout:
-            if not listening and line.startswith(LISTENING):
-                listening = True
-                lines.put(line)
-                continue
-            with self._lock:  # anything else it prints is the operator's
-                self.out.write(line)
-                self.out.flush()
+        with proc.stdout:
+            for line in proc.stdout:
+                if not listening and line.startswith(LISTENING):
+                    listening = True
+                    lines.put(line)
+                    continue
+                with self._lock:  # anything else it prints is the operator's
+                    self.out.write(line)
+                    self.out.flush()
         lines.put(None)
 
     def _await_listening(self, child: Child) -> None:

@@ -1,0 +1,194 @@
+"""`arena serve referee --processes N` as real processes (referee/server/PROCESSES.md).
+
+Two children each serve whole matches (played by the SDK's example bot, one process per seat)
+and a match lives in the one it was created on; a killed child is restarted on its port and
+serves again; SIGTERM to the parent stops every child; a parent killed outright leaves no child
+behind; a child that keeps dying stops the group with one error line and status 1.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from referee.replay import loads
+from referee.server.processes import MAX_RESTARTS, Supervisor
+from referee.wire import ADMIN_SERVICE, bearer
+from referee.wire._proto.arena.v1 import admin_pb2
+
+from .conftest import CLOCK, RANDOM_BOT
+
+pytestmark = pytest.mark.integration
+
+ARENA = [sys.executable, "-m", "referee.cli"]
+
+
+@dataclass
+class Group:
+    """A running `arena serve referee --processes 2`."""
+
+    proc: subprocess.Popen[str]
+    token: str
+    addresses: list[str]
+    pids: list[int]
+    stderr: Path
+
+    def call(self, address: str, method: str, request: Any, response: Any) -> Any:
+        with grpc.insecure_channel(address) as ch:
+            unary = ch.unary_unary(
+                f"/{ADMIN_SERVICE}/{method}",
+                request_serializer=request.SerializeToString,
+                response_deserializer=response.FromString,
+            )
+            return unary(request, metadata=bearer(self.token), timeout=10)
+
+    def play(self, address: str, seed: int) -> tuple[str, dict[str, Any]]:
+        """Create a 2-seat Clank! match on `address`, play it with two random-bot processes."""
+        made = self.call(
+            address,
+            "CreateMatch",
+            admin_pb2.CreateMatchRequest(
+                game="clank",
+                seed=seed,
+                seats=[admin_pb2.SeatSpec(name="a"), admin_pb2.SeatSpec(name="b")],
+                time_control=CLOCK.to_proto(),
+            ),
+            admin_pb2.CreateMatchResponse,
+        )
+        bots = [
+            subprocess.Popen(
+                RANDOM_BOT, shell=True, env={**os.environ, "ARENA_REFEREE": address, "ARENA_TOKEN": token}
+            )
+            for token in made.seat_tokens
+        ]
+        try:
+            assert [b.wait(timeout=120) for b in bots] == [0, 0]
+        finally:
+            for b in bots:
+                if b.poll() is None:
+                    b.kill()
+        replay = self.call(
+            address, "GetReplay", admin_pb2.GetMatchRequest(match_id=made.match_id), admin_pb2.Replay
+        )
+        return made.match_id, loads(replay.data)
+
+    def stderr_text(self) -> str:
+        return self.stderr.read_text(errors="replace")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie (exited, not yet reaped by its parent) is gone for our purpose
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_until(predicate: Any, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def group(tmp_path: Path) -> Iterator[Group]:
+    token = secrets.token_urlsafe(16)
+    stderr = tmp_path / "referee.err"
+    with stderr.open("w") as err:
+        proc = subprocess.Popen(
+            [*ARENA, "serve", "referee", "--port", "0", "--processes", "2"],
+            stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, "ARENA_ADMIN_TOKEN": token},
+        )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    assert first.startswith("referee listening on "), first + stderr.read_text()
+    addresses = first.split()[-1].split(",")
+    pids = [int(re.search(r"\(pid (\d+)\)", proc.stdout.readline()).group(1)) for _ in addresses]  # type: ignore[union-attr]
+    made = Group(proc, token, addresses, pids, stderr)
+    try:
+        yield made
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        for pid in made.pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_two_processes_each_serve_whole_matches_and_sigterm_stops_all(group: Group) -> None:
+    assert len(set(group.addresses)) == 2 and len(set(group.pids)) == 2
+    for i, address in enumerate(group.addresses):
+        match_id, replay = group.play(address, seed=10 + i)
+        assert replay["ended_by"] == "game_over"
+        # the match lives in the process it was created on, and only there
+        other = group.addresses[1 - i]
+        with pytest.raises(grpc.RpcError) as refused:
+            group.call(other, "GetMatch", admin_pb2.GetMatchRequest(match_id=match_id), admin_pb2.MatchStatus)
+        assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+    group.proc.send_signal(signal.SIGTERM)
+    assert group.proc.wait(timeout=30) == 0
+    assert not any(alive(pid) for pid in group.pids)
+
+
+def test_a_killed_child_is_restarted_on_its_port(group: Group) -> None:
+    os.kill(group.pids[0], signal.SIGKILL)
+    wait_until(lambda: " again" in group.stderr_text(), 60, "the restarted child")
+    text = group.stderr_text()
+    killed = f"referee process 0 (pid {group.pids[0]}, {group.addresses[0]}) exited with status -9"
+    assert f"{killed}; restarting" in text
+    new_pid = int(re.findall(r"referee process 0 \(pid (\d+)\) listening on (\S+) again", text)[0][0])
+    assert new_pid != group.pids[0] and alive(new_pid)
+    group.pids.append(new_pid)
+    _, replay = group.play(group.addresses[0], seed=3)  # the same address serves again
+    assert replay["ended_by"] == "game_over"
+    assert alive(group.pids[1])  # the other child was left alone
+    group.proc.send_signal(signal.SIGTERM)
+    assert group.proc.wait(timeout=30) == 0
+    assert not alive(new_pid) and not alive(group.pids[1])
+
+
+def test_children_stop_when_the_supervisor_is_killed_outright(group: Group) -> None:
+    group.proc.kill()
+    group.proc.wait()
+    wait_until(lambda: not any(alive(pid) for pid in group.pids), 20, "the orphaned children to stop")
+
+
+def test_a_child_that_keeps_dying_stops_the_group(capsys: pytest.CaptureFixture[str]) -> None:
+    # a stand-in child: listens (says so), then dies at once, every time
+    script = "import time; print('referee listening on 127.0.0.1:9', flush=True); time.sleep(0.2)"
+    supervisor = Supervisor(lambda port, metrics: ["-c", script], [9, 10], [0, 0])
+    assert supervisor.run() == 1
+    err = capsys.readouterr().err
+    assert err.count("exited with status 0; restarting it") >= MAX_RESTARTS
+    assert f"exited {MAX_RESTARTS + 1} times in 60 s" in err.splitlines()[-1]
+    assert err.splitlines()[-1].startswith("error: referee process ")
+    assert all(c.proc is not None and c.proc.poll() is not None for c in supervisor.children)
+
+
+def test_port_range_beyond_65535_is_one_line() -> None:
+    done = subprocess.run(
+        [*ARENA, "serve", "referee", "--insecure", "--port", "65535", "--processes", "2"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: --processes 2: ports 65535..65536 (and metrics) must be <= 65535"
+    ], done.stderr
