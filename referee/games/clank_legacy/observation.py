@@ -1,0 +1,213 @@
+"""What each seat may see in Clank! Legacy: the one place hidden information is filtered.
+
+Public: as in Clank! (board side and open paths, figures, tokens on the board face up, the
+Adventure Row, Reserve counts, discard piles, the Clank! Area, the bag by colour, Rage, health,
+gold, items, artifacts, taken secrets, mystic fruit, Mugs, deck and hand sizes, the active
+player's pool), plus the campaign state (before this game and as it changes), the Contracts and
+the Patron. Own: hand, and what one's own deck holds (counts, not the order).
+Never: another hand, any deck order, the face-down major secrets on the board, the Bank's
+face-down minor and extra major secrets (counts only), the Adventure deck, the random streams.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from referee.core.rng import RandomStreams
+
+if TYPE_CHECKING:
+    from referee.games.clank_legacy.engine import ClankLegacyGame
+
+__all__ = ["hidden_variant", "observe", "observe_all", "summarize"]
+
+
+def _counts(cards: list[str]) -> dict[str, int]:
+    return dict(sorted(Counter(cards).items()))
+
+
+def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
+    """The observation of `seat` (JSON-able)."""
+    s = game.s
+    if not 0 <= seat < s.players_n:
+        raise ValueError(f"no seat {seat}")
+    rules = game.content.rules
+    me = s.players[seat]
+    players = []
+    for i, p in enumerate(s.players):
+        players.append(
+            {
+                "seat": i,
+                "space": p.space,
+                "status": p.status,
+                "forfeited": p.forfeited,
+                "damage": p.damage,
+                "health": rules["health"] - p.damage,
+                "supply": p.supply,
+                "gold": p.gold,
+                "artifacts": list(p.artifacts),
+                "items": sorted(p.items),
+                "secrets": sorted(p.kept_secrets),
+                "potions": sorted(p.potions),
+                "fruit": p.fruit,
+                "fruit_expended": p.fruit_expended,
+                "mug": p.mug,
+                "hand_size": len(p.hand),
+                "deck_size": len(p.deck),
+                "play": list(p.play),
+                "discard": list(p.discard),
+                "trashed": p.trashed,
+                "visited": list(p.visited),
+                "clank_area": s.clank_area[i] if s.clank_area else 0,
+                "bag_cubes": s.bag_cubes[i] if s.bag_cubes else 0,
+            }
+        )
+    decision = game.decision()
+    pending = None
+    if decision is not None and decision.kind != "turn":
+        top = s.stack[-1]
+        pending = {
+            "kind": decision.kind,
+            "seat": decision.seat,
+            "prompt": decision.prompt,
+            "options": top.get("options", []),
+            "then": top.get("then", []),
+            "votes": list(top.get("votes", [])),
+        }
+    rage_track = rules["rage_track"]
+    return {
+        "game": "clank_legacy",
+        "seat": seat,
+        "step": s.step,
+        "round": s.round,
+        "current": s.current,
+        "phase": s.phase,
+        "over": s.over,
+        "board": s.board,
+        "open_paths": list(s.open_paths),
+        "you": {
+            "hand": list(me.hand),
+            "deck_contents": _counts(me.deck),
+            "may_take": me.may_take,
+            "new_in_hand": list(me.new_hand),
+        },
+        "players": players,
+        "pool": {
+            "skill": s.pool.skill,
+            "swords": s.pool.swords,
+            "boots": s.pool.boots,
+            "teleports": s.pool.teleports,
+            "negative_clank": s.pool.negative_clank,
+            "exhausted": s.pool.exhausted,
+        },
+        "turn": {
+            "acquired": s.turn.acquired,
+            "defeated": s.turn.defeated,
+            "patron_used": s.turn.patron_used,
+            "waiting_conditions": [w["effect"] for w in s.turn.deferred],
+        },
+        "pending": pending,
+        "row": list(s.row),
+        "adventure_deck_size": len(s.adventure_deck),
+        "adventure_discard": list(s.adventure_discard),
+        "reserve": dict(s.reserve),
+        "patrons": list(s.patrons),
+        "contracts": list(s.contracts),
+        "claimed_contracts": dict(sorted(s.claimed.items())),
+        "market": dict(s.market),
+        "mugs_left": s.mugs,
+        "rage": s.rage,
+        "rage_draws": rage_track[s.rage] if s.rage < len(rage_track) else rage_track[-1],
+        "bag": {"black": s.bag_black, "cubes": list(s.bag_cubes)},
+        "clank_area": list(s.clank_area),
+        "artifacts": dict(sorted(s.artifacts.items())),
+        "major_secrets": {r: len(v) for r, v in sorted(s.major_secrets.items()) if v},
+        "bank": {"minor_secrets": len(s.bank_minor), "major_secrets": len(s.bank_major)},
+        "fruit_spaces": sorted(s.fruit_spaces),
+        "fruit_supply": s.fruit_supply,
+        "last_attack": dict(s.last_attack),
+        "end_reason": s.end_reason,
+        "mvp": s.mvp,
+        "prologue": s.prologue,
+        "epilogue": s.epilogue,
+        "choices": list(s.choices),
+        "campaign": s.campaign,
+        "campaign_now": s.campaign_now,
+    }
+
+
+def observe_all(game: ClankLegacyGame) -> dict[str, Any]:
+    """Everything, for replay viewers and spectators of finished games."""
+    s = game.s
+    public = observe(game, s.current)
+    public["seat"] = None
+    public["you"] = None
+    public["hands"] = [list(p.hand) for p in s.players]
+    public["decks"] = [list(p.deck) for p in s.players]
+    public["adventure_deck"] = list(s.adventure_deck)
+    public["face_down_major_secrets"] = {r: list(v) for r, v in sorted(s.major_secrets.items())}
+    public["bank_minor"] = list(s.bank_minor)
+    public["bank_major"] = list(s.bank_major)
+    return public
+
+
+def hidden_variant(game: ClankLegacyGame, seat: int, seed: int) -> ClankLegacyGame:
+    """See Game.hidden_variant: re-deal what `seat` cannot know."""
+    v = game.copy()
+    s = v.s
+    rng = RandomStreams(seed, {})
+    for i, p in enumerate(s.players):
+        if i == seat:
+            rng.shuffle("own", p.deck)
+            continue
+        unseen = p.hand + p.deck
+        rng.shuffle("other", unseen)
+        p.hand, p.deck = unseen[: len(p.hand)], unseen[len(p.hand) :]
+        new, p.new_hand, p.new_deck = p.new_hand + p.new_deck, [], []
+        for card_id in new:
+            in_hand = p.hand.count(card_id) > p.new_hand.count(card_id)
+            (p.new_hand if in_hand else p.new_deck).append(card_id)
+    rng.shuffle("adventure", s.adventure_deck)
+    rng.shuffle("minor", s.bank_minor)
+    majors = [x for r in sorted(s.major_secrets) for x in s.major_secrets[r]] + s.bank_major
+    rng.shuffle("major", majors)
+    for r in sorted(s.major_secrets):
+        n = len(s.major_secrets[r])
+        s.major_secrets[r], majors = majors[:n], majors[n:]
+    s.bank_major = majors
+    s.rng = {name: rng.next64("rng") for name in s.rng}
+    v._decision = None
+    return v
+
+
+def summarize(game: ClankLegacyGame, obs: dict[str, Any]) -> list[str]:
+    """A few readable lines of a Clank! Legacy observation (for `arena replay show`)."""
+    lines = [f"phase {obs['phase']}, board {obs['board'] or '-'}, round {obs['round']}"]
+    board = game.content.boards.get(obs["board"]) if obs["board"] else None
+    for p in obs["players"]:
+        where = p["space"]
+        if board is not None and where in board.spaces:
+            sp = board.spaces[where]
+            where = f"{sp.name} [{sp.id}]{' (Danger Zone)' if sp.danger_zone else ''}"
+        lines.append(
+            f"seat {p['seat']}: {p['status']} in {where} hp {p['health']} gold {p['gold']}"
+            f" artifacts {p['artifacts']} items {p['items']} fruit {p['fruit']}"
+            f"{' mug' if p['mug'] else ''} clank {p['clank_area']} bag {p['bag_cubes']}"
+            f" hand {p['hand_size']} deck {p['deck_size']}"
+        )
+    names = game.content.cards
+    if obs["you"] is not None:
+        lines.append("hand: " + ", ".join(names[c].name for c in obs["you"]["hand"]))
+    else:
+        lines.append("hands: " + " | ".join(", ".join(names[c].name for c in h) for h in obs["hands"]))
+    pool = obs["pool"]
+    lines.append(
+        f"pool: skill {pool['skill']} swords {pool['swords']} boots {pool['boots']}"
+        f" teleports {pool['teleports']}{' exhausted' if pool['exhausted'] else ''}"
+    )
+    lines.append("row: " + ", ".join(names[c].name if c else "-" for c in obs["row"]))
+    lines.append(
+        f"rage {obs['rage']} (draws {obs['rage_draws']}), bag black {obs['bag']['black']},"
+        f" contracts {obs['contracts']}, patrons {obs['patrons']}"
+    )
+    return lines
