@@ -150,6 +150,8 @@ class Spawned:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
         self.stderr_path.unlink(missing_ok=True)
 
 
@@ -171,6 +173,7 @@ def spawn(
     if not found:
         proc.kill()
         code = proc.wait()
+        proc.stdout.close()
         tail = spawned.stderr_tail()
         spawned.stderr_path.unlink(missing_ok=True)
         raise RuntimeError(

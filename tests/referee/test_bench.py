@@ -1,0 +1,104 @@
+"""The referee's capacity bench (`make bench-referee`) in quick mode: what it measures and how it
+reports, never how fast anything is (timings stay out of asserting tests).
+
+One quick run, on referees that hold at most 3 matches: with 4 matches on one referee process the
+fourth is refused, and the bench counts and prints the refusals by status code instead of
+swallowing them; with two processes (`--processes 2`, matches placed round-robin) all 4 fit.
+Each seat has its own connection (counted from the kernel's socket table), and a server that
+fails to start is reported with its exit status and stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.server import bench
+from referee.server.server import start
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def report() -> dict[str, Any]:
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "referee.server.bench", "--quick", "--json",
+            "--levels", "4", "--processes", "1,2", "--max-matches", "3",
+        ],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    parsed: dict[str, Any] = json.loads(done.stdout)
+    return parsed
+
+
+def test_round_trip_is_measured_beside_the_bare_echo(report: dict[str, Any]) -> None:
+    rt = report["round_trip"]
+    assert rt["referee"]["n"] > 0 and rt["bare_echo"]["n"] == rt["referee"]["n"]  # the same sizes
+    assert rt["request_bytes_median"] > 0 and rt["echo_kib_per_stream"] > 0
+
+
+def test_refused_matches_are_counted_not_swallowed(report: dict[str, Any]) -> None:
+    one, two = report["capacity"]
+    assert (one["processes"], two["processes"]) == (1, 2)
+    (row_one,) = one["levels"]
+    (row_two,) = two["levels"]
+    assert row_one["failures"].get("RESOURCE_EXHAUSTED", 0) > 0, row_one
+    assert one["max_matches_p99_within_5ms"] == 0  # a level with failures never counts
+    assert row_two["failures"] == {}, row_two  # 2 processes x 3 matches hold all 4
+    for row in (row_one, row_two):
+        assert row["n"] > 0 and row["decisions_per_s"] > 0
+        assert row["referee_cpu_us_per_decision"] > 0 and row["bot_processes"] == 1
+    text = "\n".join(bench.render(report))
+    assert "FAILURES:" in text and "RESOURCE_EXHAUSTED" in text
+    for goal in ("goal <= 1.5x", "goal <= 100:", "goal >= 250 per core", "processes: 2 vs 1"):
+        assert goal in text, goal
+
+
+def _established(port: int) -> int:
+    """Established TCP connections whose local port is `port` (the server's side of each)."""
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01":
+                count += 1
+    return count
+
+
+def test_every_seat_has_its_own_connection() -> None:
+    async def scenario() -> int:
+        token = secrets.token_urlsafe(16)
+        running = await start(admin_token=token)
+        farm = bench._Farm([running.address], token, think_s=0.05)
+        try:
+            tasks = await farm.start(3, 0)
+            for _ in range(100):  # until every seat has had a decision
+                await asyncio.sleep(0.1)
+                if farm.decisions >= 6:
+                    break
+            connections = _established(running.port)
+            await farm.finish(tasks)
+        finally:
+            await running.stop(grace=0.2)
+        assert not farm.failures, farm.failures
+        return connections
+
+    # 3 matches x 2 seats, plus the admin channel
+    assert asyncio.run(scenario()) == 7
+
+
+def test_a_server_that_fails_to_start_shows_its_stderr() -> None:
+    with pytest.raises(RuntimeError) as failed:
+        bench.spawn(
+            ["-c", "import sys; sys.stderr.write('port taken: boom\\n'); sys.exit(3)"], r"listening on (\S+)"
+        )
+    assert "exit status 3" in str(failed.value) and "port taken: boom" in str(failed.value)
