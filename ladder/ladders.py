@@ -2,8 +2,10 @@
 
 A ladder is one game at one table size with one time control; each bot on it has a row in
 ``ladder_entries`` holding its rating there (starting at :data:`ladder.elo.INITIAL_RATING`).
-A ladder's ``kind`` says how results are rated: ``"ffa"`` (free-for-all, pairwise Elo) or
-``"coop"`` (a cooperative game: the team plays a rated scenario, see :mod:`ladder.coop_rating`).
+A ladder's ``kind`` says how results are rated: ``"ffa"`` (free-for-all, pairwise Elo),
+``"coop"`` (a cooperative game: the team plays a rated scenario, see :mod:`ladder.coop_rating`)
+or ``"campaign"`` (Clank! Legacy: each finished campaign is rated once by its campaign totals,
+see :mod:`ladder.campaigns`; the matchmaker plays no single games on it).
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ def create_ladder(
         raise InvalidInput(f"players: {what} needs at least 2")
     if kind == "coop":
         check_coop_game(game, players)
+    elif kind == "campaign":
+        if game != "clank_legacy":
+            raise InvalidInput(f"kind: campaign ladders are for clank_legacy, not {game!r}")
     elif game in COOP_GAMES:
         raise InvalidInput(f"kind: {game} is cooperative, its ladders are kind 'coop'")
     if decision_ms <= 0 or bank_ms < 0 or max_strikes < 0:

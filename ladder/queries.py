@@ -24,6 +24,7 @@ from ladder.bots import REMOTE, version_kind
 from ladder.schema import (
     bot_versions,
     bots,
+    campaigns,
     competitions,
     ladder_entries,
     ladders,
@@ -283,8 +284,12 @@ def storable_id(value: int) -> bool:
 
 
 def list_ladders(conn: Connection) -> list[LadderInfo]:
-    """All ladders, by name (not the competitions' own ladders: ``ladder.competitions``)."""
-    query = sa.select(ladders).where(ladders.c.id.not_in(sa.select(competitions.c.ladder_id)))
+    """All ladders, by name (not the competitions' or campaigns' own ladders:
+    ``ladder.competitions``, ``ladder.campaigns``)."""
+    query = sa.select(ladders).where(
+        ladders.c.id.not_in(sa.select(competitions.c.ladder_id)),
+        ladders.c.id.not_in(sa.select(campaigns.c.ladder_id)),
+    )
     return [_ladder(row) for row in conn.execute(query.order_by(ladders.c.name))]
 
 

@@ -41,7 +41,10 @@ def _set_kind_check(old: str, new: str) -> None:
         version = bind.exec_driver_sql("PRAGMA schema_version").scalar_one()
         bind.exec_driver_sql("PRAGMA writable_schema = ON")
         bind.execute(
-            sa.text("UPDATE sqlite_master SET sql = replace(sql, :old, :new) WHERE type = 'table' AND name = 'ladders'"),
+            sa.text(
+                "UPDATE sqlite_master SET sql = replace(sql, :old, :new) "
+                "WHERE type = 'table' AND name = 'ladders'"
+            ),
             {"old": old, "new": new},
         )
         bind.exec_driver_sql(f"PRAGMA schema_version = {int(version) + 1}")
