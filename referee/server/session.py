@@ -92,6 +92,34 @@ FORFEITED = _Forfeited()
 
 
 @dataclass(frozen=True, slots=True)
+class _Played:
+    """An action event as its fields (`MatchSession._events`): the message is built when a
+    WatchMatch stream reads it."""
+
+    decision_id: int
+    seat: int
+    index: int
+    text: str
+    millis: int
+    reason: str
+    cpu_millis: int | None
+
+    def message(self, sequence: int) -> admin_pb2.MatchEvent:
+        """The MatchEvent with this `sequence` number."""
+        played = admin_pb2.ActionPlayed(
+            decision_id=self.decision_id,
+            seat=self.seat,
+            index=self.index,
+            text=self.text,
+            millis=self.millis,
+            reason=self.reason,
+        )
+        if self.cpu_millis is not None:
+            played.cpu_ms = self.cpu_millis
+        return admin_pb2.MatchEvent(sequence=sequence, action=played)
+
+
+@dataclass(frozen=True, slots=True)
 class _Answered:
     """Outcome of asking a seat: the action to play and how the step is recorded."""
 
@@ -153,8 +181,16 @@ class MatchSession:
         self.ended_by = ""
         self.result: Result | None = None
         self.replay_bytes: bytes | None = None
-        self.events: list[admin_pb2.MatchEvent] = []
+        #: WatchMatch's events; an action is kept as its fields and built when watched (most
+        #: matches are never watched: no message per decision, and less memory per match)
+        self._events: list[admin_pb2.MatchEvent | _Played] = []
         self._changed = asyncio.Event()
+        #: WatchMatch streams reading now: an event wakes them only if there are any
+        self._watchers = 0
+        # the per-decision metrics, bound to this game's label once (labels() is a dict lookup
+        # under a lock on every call)
+        self._decision_seconds = metrics.DECISION_SECONDS.labels(game=spec.game)
+        self._decision_cpu_seconds = metrics.DECISION_CPU_SECONDS.labels(game=spec.game)
         self._all_connected = asyncio.Event()
         self._wake = asyncio.Event()
         self.done = asyncio.Event()
@@ -174,21 +210,38 @@ class MatchSession:
     # --- events (WatchMatch) ---------------------------------------------------------------
 
     def _emit(self, **event: Any) -> None:
-        self.events.append(admin_pb2.MatchEvent(sequence=len(self.events) + 1, **event))
-        self._changed.set()
-        self._changed = asyncio.Event()
+        self._append(admin_pb2.MatchEvent(sequence=len(self._events) + 1, **event))
+
+    def _append(self, event: admin_pb2.MatchEvent | _Played) -> None:
+        self._events.append(event)
+        if self._watchers:
+            self._changed.set()
+            self._changed = asyncio.Event()
+
+    def _event(self, index: int) -> admin_pb2.MatchEvent:
+        event = self._events[index]
+        return event if isinstance(event, admin_pb2.MatchEvent) else event.message(index + 1)
+
+    @property
+    def events(self) -> list[admin_pb2.MatchEvent]:
+        """Every event so far (WatchMatch's messages)."""
+        return [self._event(i) for i in range(len(self._events))]
 
     async def watch(self) -> AsyncIterator[admin_pb2.MatchEvent]:
         """Every event from the start, then live ones until the match ends."""
         sent = 0
-        while True:
-            changed = self._changed
-            while sent < len(self.events):
-                yield self.events[sent]
-                sent += 1
-            if self.state is State.FINISHED:
-                return
-            await changed.wait()
+        self._watchers += 1
+        try:
+            while True:
+                changed = self._changed
+                while sent < len(self._events):
+                    yield self._event(sent)
+                    sent += 1
+                if self.state is State.FINISHED:
+                    return
+                await changed.wait()
+        finally:
+            self._watchers -= 1
 
     # --- connections (called by the bot service) -------------------------------------------
 
@@ -418,11 +471,9 @@ class MatchSession:
             action = game.apply_index(outcome.index)
             self.decisions += 1
             if outcome.reason != FORFEITED_STEP:
-                metrics.DECISION_SECONDS.labels(game=self.spec.game).observe(outcome.millis / 1000)
+                self._decision_seconds.observe(outcome.millis / 1000)
                 if outcome.cpu_millis is not None:
-                    metrics.DECISION_CPU_SECONDS.labels(game=self.spec.game).observe(
-                        outcome.cpu_millis / 1000
-                    )
+                    self._decision_cpu_seconds.observe(outcome.cpu_millis / 1000)
             self.recorder.action(
                 d.id,
                 d.seat,
@@ -433,17 +484,12 @@ class MatchSession:
                 reason=outcome.reason,
                 cpu_millis=outcome.cpu_millis,
             )
-            played = admin_pb2.ActionPlayed(
-                decision_id=d.id,
-                seat=d.seat,
-                index=outcome.index,
-                text=action.text,
-                millis=outcome.millis,
-                reason=outcome.reason,
+            self._append(
+                _Played(
+                    d.id, d.seat, outcome.index, action.text, outcome.millis, outcome.reason,
+                    outcome.cpu_millis,
+                )
             )
-            if outcome.cpu_millis is not None:
-                played.cpu_ms = outcome.cpu_millis
-            self._emit(action=played)
             if outcome.reason in (TIMEOUT, CPU_TIME):
                 forfeit = rulings.strikes_forfeit(seat.strikes, self.time.max_strikes)
                 if forfeit is not None:
@@ -527,11 +573,18 @@ class MatchSession:
                 cpu_ms = cpu_used_ms()
                 if clock.cpu_spent(cpu_ms):
                     return self._timed_out(seat, d, clock, sent, StrikeKind.CPU_TIME, cpu_ms)
-            wait = clock.poll_wait(remaining, cpu_ms, CPU_POLL_S, CPU_POLL_MIN_S, CPU_CORES)
-            try:
-                item = await asyncio.wait_for(seat.inbox.get(), wait)
-            except TimeoutError:
-                continue  # the loop's top rules on both clocks
+            inbox = seat.inbox
+            if inbox.empty():
+                wait = clock.poll_wait(remaining, cpu_ms, CPU_POLL_S, CPU_POLL_MIN_S, CPU_CORES)
+                try:
+                    # a timer on this task, not wait_for's task per decision (and its extra
+                    # event-loop turn); an answer that lands as the timer fires stays queued
+                    async with asyncio.timeout(wait):
+                        item = await inbox.get()
+                except TimeoutError:
+                    continue  # the loop's top rules on both clocks
+            else:
+                item = inbox.get_nowait()
             if isinstance(item, Lost):
                 if self.cancel_reason:
                     return FORFEITED  # not applied: the loop ends the match first
