@@ -195,7 +195,10 @@ class Game(ABC):
         if not 0 <= index < len(d.actions):
             raise IllegalAction(f"index {index} out of range 0..{len(d.actions) - 1}")
         action = d.actions[index]
-        self.apply(action)
+        # taken from the pending decision's own actions: apply()'s legality check (a scan
+        # comparing actions) would only say yes
+        self._decision = None
+        self._apply(d, action)
         return action
 
     #: the kinds of the game's most passive actions, the most passive first (`default_index`)
