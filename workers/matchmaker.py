@@ -19,8 +19,9 @@
   built-in bots have no site and go anywhere.
 
 :func:`fill_queues` does the I/O: reads each ladder's entrants and recent matches, plans enough
-matches to bring the ladder's queue to `target_depth`, enqueues them and hands each id to
-`dispatch` (the Celery task or the local pool). A bot version is seated only if it passed its
+matches to bring the ladder's queue to its target (:func:`queue_target`: `target_depth`, and
+never fewer queued than running), enqueues them and hands each id to `dispatch` (the Celery task
+or the local pool). A bot version is seated only if it passed its
 qualification (``workers.qualification``; versions from before uploads count as passed) and
 ``workers.executor.can_seat`` says so (built-in bots always; hosted and remote bots once the
 gRPC referee executor is there, remote ones only while connected), and each bot plays its
@@ -41,7 +42,7 @@ from sqlalchemy import Engine
 
 from ladder.formats import rotations
 from ladder.match_queue import enqueue_match
-from ladder.schema import bot_versions, competitions, ladder_entries, ladders, matches
+from ladder.schema import bot_versions, campaigns, competitions, ladder_entries, ladders, matches
 from referee import settings
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
@@ -62,6 +63,7 @@ __all__ = [
     "load_ladder_views",
     "plan_matches",
     "queue_depth",
+    "queue_target",
 ]
 
 #: games (played or queued) under which a bot is still in placement and anchors matches first
@@ -86,6 +88,20 @@ DUPLICATE_SETS_ENV: Final = "ARENA_DUPLICATE_SETS"
 def queue_depth() -> int:
     """The target queue depth per ladder: ``$ARENA_QUEUE_DEPTH`` or the default."""
     return int(settings.get(QUEUE_DEPTH_ENV) or DEFAULT_QUEUE_DEPTH)
+
+
+def queue_target(depth: int, running: int) -> int:
+    """Queued matches to keep on a ladder with `running` matches in play: `depth`, and at least
+    one per running match; none when `depth` is 0 (the queue is being drained).
+
+    Each running match is a busy worker process, so every busy worker finds its next match
+    waiting when it finishes, however many worker processes there are (a fixed depth below
+    their number left the rest idle until the next refill). An idle worker takes a queued
+    match at once, so once the queue is non-empty no worker process starves.
+    """
+    if depth <= 0:
+        return 0
+    return max(depth, running)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +254,8 @@ class LadderView:
     queued: int
     pending: Mapping[int, int]
     history: tuple[tuple[int, ...], ...]
+    #: matches in play (claimed by a worker), however old
+    running: int = 0
 
 
 def _seatable_versions(
@@ -276,10 +294,15 @@ def load_ladder_views(
     """Each ladder's entrants (bots with a seatable version), queue and recent history."""
     views = []
     with engine.connect() as conn:
-        # a competition's own ladder plays only the games its competition schedules
+        # a competition's (or campaign's) own ladder plays only the games it schedules; a
+        # campaign ladder rates whole campaigns, never single games
         query = (
             sa.select(ladders)
-            .where(ladders.c.id.not_in(sa.select(competitions.c.ladder_id)))
+            .where(
+                ladders.c.id.not_in(sa.select(competitions.c.ladder_id)),
+                ladders.c.id.not_in(sa.select(campaigns.c.ladder_id)),
+                ladders.c.kind != "campaign",
+            )
             .order_by(ladders.c.id)
         )
         if ladder_ids is not None:
@@ -312,11 +335,17 @@ def load_ladder_views(
                 .limit(HISTORY_WINDOW)
             ).all()
             pending: Counter[int] = Counter()
-            queued = conn.execute(
-                sa.select(sa.func.count())
-                .select_from(matches)
-                .where(matches.c.ladder_id == ladder.id, matches.c.status == "queued")
-            ).scalar_one()
+            in_flight: dict[str, int] = {
+                str(status): int(n)
+                for status, n in conn.execute(
+                    sa.select(matches.c.status, sa.func.count())
+                    .where(
+                        matches.c.ladder_id == ladder.id,
+                        matches.c.status.in_(("queued", "running")),
+                    )
+                    .group_by(matches.c.status)
+                ).all()
+            }
             for past in recent:
                 if past.status in ("queued", "running"):
                     pending.update(bot_of_version.get(int(v), -1) for v in past.seats)
@@ -337,9 +366,10 @@ def load_ladder_views(
                         for e in entries
                         if e.bot_id in newest
                     ),
-                    queued=int(queued),
+                    queued=in_flight.get("queued", 0),
                     pending=dict(pending),
                     history=history,
+                    running=in_flight.get("running", 0),
                 )
             )
     return views
@@ -385,10 +415,11 @@ def fill_queues(
     ladder_ids: Iterable[int] | None = None,
     rng: random.Random | None = None,
 ) -> list[int]:
-    """Enqueue matches until each ladder has `target_depth` queued; dispatch each new match.
+    """Enqueue matches until each ladder has its target queued; dispatch each new match.
 
-    `limit` caps the matches created by this call (all ladders together). Returns the new
-    match ids, in creation order.
+    The target is `target_depth` (default :func:`queue_depth`), raised to the number of the
+    ladder's running matches (:func:`queue_target`). `limit` caps the matches created by this
+    call (all ladders together). Returns the new match ids, in creation order.
     """
     depth = queue_depth() if target_depth is None else target_depth
     duplicate = settings.get(DUPLICATE_SETS_ENV) == "1"
@@ -400,7 +431,7 @@ def fill_queues(
     try:
         for view in load_ladder_views(engine, ladder_ids):
             metrics.QUEUE_DEPTH.labels(ladder=view.name).set(view.queued)
-            want = depth - view.queued
+            want = queue_target(depth, view.running) - view.queued
             if limit is not None:
                 want = min(want, limit - len(created))
             planned = plan_matches(
