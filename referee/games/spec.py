@@ -82,6 +82,13 @@ class GameSpec:
     bots: Mapping[str, str] = field(default_factory=dict)
     #: the built-in bots a submitted bot plays to qualify for a ladder, in turn
     reference_bots: tuple[str, ...] = ("random",)
+    #: "module:function" (a game in progress) -> its static content as plain JSON data
+    #: (`referee.games.static_content.plain_data` of its content objects): what GameStart's
+    #: content_json carries (PROTOCOL.md "Static content"); None: the game sends none yet
+    static_content: str | None = None
+    #: "module:function" (a game in progress) -> what its static content depends on besides the
+    #: content version (Clank!: the board side), a cache key; None: nothing
+    content_variant: str | None = None
     #: `arena play`'s outcome columns: (column, the engine outcomes it counts), in order
     outcome_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: lines `arena replay show` prints once to explain the notation of its summaries
@@ -94,7 +101,15 @@ class GameSpec:
             raise ValueError(f"game spec {self.name}: players {self.min_players}..{self.max_players}")
         if self.cooperative != (self.scenario is not None):
             raise ValueError(f"game spec {self.name}: a cooperative game has a scenario hook, others none")
-        targets = [self.engine, self.scenario, self.observation_codec, self.action_codec, *self.bots.values()]
+        targets = [
+            self.engine,
+            self.scenario,
+            self.observation_codec,
+            self.action_codec,
+            self.static_content,
+            self.content_variant,
+            *self.bots.values(),
+        ]
         for target in targets:
             if target is not None and not _TARGET.match(target):
                 raise ValueError(f"game spec {self.name}: {target!r} is not 'module:attribute'")

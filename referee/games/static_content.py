@@ -17,57 +17,62 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from referee.core.effects import Effect, effects_to_json
 from referee.core.game import Game, canonical_json
+from referee.games.spec import GameSpec, load
 
-__all__ = ["StaticContent", "static_content", "wire_content"]
+__all__ = ["StaticContent", "plain_data", "static_content", "wire_content"]
 
 #: the schema files, one per game, relative to the repository's proto/ folder
 SCHEMA_PATH = "content/{game}.schema.json"
 
 
-def _plain(value: Any) -> Any:
+def plain_data(value: Any) -> Any:
     """Content objects as JSON values: dataclasses as objects of their fields, effects in the
-    content files' form, mappings as objects, tuples as arrays."""
+    content files' form, mappings as objects, tuples as arrays (the games' static-content
+    hooks, `GameSpec.static_content`, convert their content with it)."""
     if isinstance(value, Effect):
         return effects_to_json([value])[0]
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: plain_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_data(v) for k, v in value.items()}
     if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
+        return [plain_data(v) for v in value]
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     raise TypeError(f"content value of type {type(value).__name__} has no JSON form")
 
 
+def _spec(game: Game) -> GameSpec | None:
+    from referee.games import all_specs
+
+    return next((s for s in all_specs() if s.name == game.name), None)
+
+
+def _hook(game: Game) -> Callable[[Game], Mapping[str, Any]]:
+    spec = _spec(game)
+    target = None if spec is None else spec.static_content
+    if target is None:
+        raise KeyError(f"no static content for game {game.name!r}")
+    hook: Callable[[Game], Mapping[str, Any]] = load(target)
+    return hook
+
+
 def static_content(game: Game) -> dict[str, Any]:
     """The static content of `game` (a match in progress) as JSON data.
 
-    Top level: `game`, `content_version` (as in GameStart), then the game's content object's
-    fields. Clank!: `boards` is replaced by `board`, the side this match is played on (its
-    tunnels in the engine's order: a move's tunnel index is an index into `board.tunnels`).
+    Top level: `game`, `content_version` (as in GameStart), then the fields of the data the
+    game's spec hook (`GameSpec.static_content`) gives: for Clank! its content object's fields
+    with `boards` replaced by `board`, the side this match is played on (its tunnels in the
+    engine's order: a move's tunnel index is an index into `board.tunnels`).
     """
     version = game.content_version
-    if game.name == "clank":
-        from referee.games.clank.engine import ClankGame
-
-        assert isinstance(game, ClankGame)
-        data = _plain(game.content)
-        del data["boards"]
-        data["board"] = _plain(game.board)
-    elif game.name == "alien":
-        from referee.games.alien.engine import AlienGame
-
-        assert isinstance(game, AlienGame)
-        data = _plain(game.content)
-    else:
-        raise KeyError(f"no static content for game {game.name!r}")
-    del data["version"]  # the same digest, under the name GameStart gives it
+    data = dict(_hook(game)(game))
+    data.pop("version", None)  # the same digest, under the name GameStart gives it
     return {"game": game.name, "content_version": version, **data}
 
 
@@ -82,13 +87,9 @@ class StaticContent:
 def wire_content(game: Game) -> StaticContent:
     """`static_content(game)` as GameStart sends it, built once per game, content version and
     board (every match of a ladder sends the same content: no need to convert it each time)."""
-    board = ""
-    if game.name == "clank":
-        from referee.games.clank.engine import ClankGame
-
-        assert isinstance(game, ClankGame)
-        board = game.board.id
-    key = (game.name, game.content_version, board)
+    spec = _spec(game)
+    variant: str = "" if spec is None or spec.content_variant is None else load(spec.content_variant)(game)
+    key = (game.name, game.content_version, variant)
     found = _CACHE.get(key)
     if found is None:
         text = canonical_json(static_content(game))

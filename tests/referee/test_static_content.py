@@ -22,7 +22,7 @@ import pytest
 from bots.python.arena_bot import Bot, ContentMismatch, game_content, play
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from referee.core.game import canonical_json
-from referee.games import GAMES, game_class
+from referee.games import GAMES, game_class, game_spec
 from referee.games.clank.content import default_content as clank_content
 from referee.games.static_content import static_content, wire_content
 
@@ -37,11 +37,13 @@ def schema(game: str) -> dict[str, Any]:
 
 
 def configs(game: str) -> list[dict[str, Any]]:
-    """Every config that changes the content: each Clank! board side, Alien at 1..5 players."""
+    """Every config that changes the content: each Clank! board side, any other game at every
+    player count its spec allows."""
     cls = game_class(game)
     if game == "clank":
         return [{"players": 2, "board": board} for board in sorted(clank_content().boards)]
-    return [cls.default_config(n) for n in range(1, 6)]
+    spec = game_spec(game)
+    return [cls.default_config(n) for n in range(spec.min_players, spec.max_players + 1)]
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))

@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from referee.games.spec import GameSpec, ScenarioDefaults
 
-__all__ = ["SPEC", "scenario_defaults"]
+if TYPE_CHECKING:
+    from referee.core.game import Game
+
+__all__ = ["SPEC", "scenario_defaults", "static_content"]
+
+
+def static_content(game: Game) -> dict[str, Any]:
+    """The content objects (location, objectives, cards...) as they are."""
+    from referee.games.alien.engine import AlienGame
+    from referee.games.static_content import plain_data
+
+    assert isinstance(game, AlienGame)
+    data: dict[str, Any] = plain_data(game.content)
+    return data
 
 
 def scenario_defaults(players: int) -> ScenarioDefaults:
@@ -37,6 +52,7 @@ SPEC = GameSpec(
     bots={"coop": "referee.bots.alien_coop:AlienCoopBot"},
     # a cooperative game: a candidate shows it can keep a team of good players alive
     reference_bots=("coop",),
+    static_content="referee.games.alien.spec:static_content",
     outcome_columns=(("survived", ("survived",)), ("died", ("died",)), ("forfeited", ("forfeited",))),
     legend=(
         "legend: complex = the 5 rooms from the first to the Airlock, each '??' (a face-down "

@@ -2,9 +2,34 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from referee.games.spec import GameSpec
 
-__all__ = ["SPEC"]
+if TYPE_CHECKING:
+    from referee.core.game import Game
+
+__all__ = ["SPEC", "board_side", "static_content"]
+
+
+def static_content(game: Game) -> dict[str, Any]:
+    """The content objects with `boards` replaced by `board`, the side this match is played on."""
+    from referee.games.clank.engine import ClankGame
+    from referee.games.static_content import plain_data
+
+    assert isinstance(game, ClankGame)
+    data: dict[str, Any] = plain_data(game.content)
+    del data["boards"]
+    data["board"] = plain_data(game.board)
+    return data
+
+
+def board_side(game: Game) -> str:
+    """The board side a match plays on: its static content differs by side."""
+    from referee.games.clank.engine import ClankGame
+
+    assert isinstance(game, ClankGame)
+    return game.board.id
 
 SPEC = GameSpec(
     name="clank",
@@ -17,6 +42,8 @@ SPEC = GameSpec(
     action_codec="referee.server.codecs.clank:encode_action",
     bots={"greedy": "referee.bots.clank_greedy:ClankGreedyBot"},
     reference_bots=("random", "greedy"),
+    static_content="referee.games.clank.spec:static_content",
+    content_variant="referee.games.clank.spec:board_side",
     outcome_columns=(
         ("escaped", ("escaped",)),
         ("rescued", ("rescued",)),
