@@ -455,6 +455,7 @@ def _capacity_level(
                 client.proc.kill()
                 client.proc.wait()
             client.stderr.close()
+    idle_share = (idle1 - idle0) / (total1 - total0) if total1 > total0 else 0.0
     gaps = [g for r in reports for g in r["gaps"]]
     decisions = sum(r["decisions"] for r in reports) - decisions0
     client_cpu = sum(r["cpu_s"] for r in reports) - client_cpu0
@@ -470,7 +471,11 @@ def _capacity_level(
         "kib_per_match": round((rss - baseline_rss) / matches / 1024, 1),
         "bot_processes": n_clients,
         "bot_cores": round(client_cpu / window, 2),
-        "machine_idle": round((idle1 - idle0) / (total1 - total0), 3) if total1 > total0 else 0.0,
+        "machine_idle": round(idle_share, 3),
+        # what else ran meanwhile (other users of a shared machine): busy cores minus ours
+        "other_cores": round(
+            max(0.0, (1 - idle_share) * (os.cpu_count() or 1) - (ref_cpu + client_cpu) / window), 2
+        ),
         "failures": dict(failures),
         "matches_finished": sum(r["finished"] for r in reports),
     }
@@ -525,8 +530,8 @@ def _capacity(
                 f"p99 {row['p99_ms']:.2f} ms; {row['decisions_per_s']:.0f} decisions/s; referee "
                 f"{row['referee_cpu_us_per_decision']} us CPU/decision, {row['referee_cores']} cores; "
                 f"{row['kib_per_match']} KiB/match; bots {row['bot_processes']} processes "
-                f"{row['bot_cores']} cores; machine idle {row['machine_idle']:.0%}; "
-                f"failures {row['failures'] or 0}",
+                f"{row['bot_cores']} cores; other processes {row['other_cores']} cores; machine idle "
+                f"{row['machine_idle']:.0%}; failures {row['failures'] or 0}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -623,7 +628,8 @@ def render(report: dict[str, Any]) -> list[str]:
                 f"  {row['matches']:4d} matches: added p99 {row['p99_ms']:.2f} ms "
                 f"(p50 {row['median_ms']:.2f}); "
                 f"{row['decisions_per_s']:.0f} decisions/s; failures {row['failures'] or 'none'}; "
-                f"bots {row['bot_processes']} processes {row['bot_cores']} cores; "
+                f"referee {row['referee_cores']} cores, bots ({row['bot_processes']} processes) "
+                f"{row['bot_cores']}, other processes {row['other_cores']}; "
                 f"machine idle {row['machine_idle']:.0%}"
             )
         lines.append(
@@ -650,8 +656,8 @@ def render(report: dict[str, Any]) -> list[str]:
             )
         if row["machine_idle"] < 0.05:
             lines.append(
-                "  (the machine had no idle time left: the bots' processes and the referee share its "
-                "cores, so this count is bounded by the host, not by the referee alone)"
+                "  (the machine had no idle time left: the referee shares its cores with the bots' "
+                "processes and any other load, so this count is bounded by the host, not by the referee)"
             )
     if 1 in best_by_processes and len(best_by_processes) > 1:
         for n, best in sorted(best_by_processes.items()):
