@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from referee import cli as referee_cli
 from referee.cli_checks import Commands, OneLineParser, port_number
 from referee.server import commands as referee_commands
+from workers import campaign_cli, client_cli
 from workers import cli as ladder_cli
-from workers import client_cli
 
 if TYPE_CHECKING:
     # Only the type: importing the lobby loads prometheus_client, which picks its value class
@@ -89,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub, authenticator_for=_ladder_authenticator, sandbox=_sandbox
     )
     client_cli.register(sub)  # login, logout, account, bot create|upload|remote|status|logs, ladder
+    campaign_cli.register(sub)  # campaign run|resume
     return parser
 
 

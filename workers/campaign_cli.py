@@ -1,0 +1,415 @@
+"""``arena campaign run|resume``: a whole Clank! Legacy campaign, stored and resumable.
+
+``run`` stores a campaign (``ladder.campaigns``: seats, seed, the campaign state before game 1)
+and plays it; ``resume ID`` continues a stored one after an interruption. Each game is a match
+on the campaign's own ladder with the campaign state in its config, played by the ladder's match
+function (``workers.match_execution.run_match``): in this process by default, on Celery workers
+when ``BROKER_URL`` is set, or a local process pool with ``--workers N``. After a game the
+campaign state after it is re-derived from the recorded replay (re-simulated through the engine,
+checked against the digest the engine put in the result) and written with the game's scores in
+one idempotent transaction, so a game is counted once however often it is retried or resumed.
+Game seeds derive from the campaign seed and the index (``ladder.campaigns.game_seed``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gzip
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any, Final
+
+import sqlalchemy as sa
+from sqlalchemy import Engine
+
+__all__ = ["CampaignFailed", "campaign_report", "play_campaign", "register", "state_after_match"]
+
+#: how long one game may take before the campaign gives up waiting for it
+DEFAULT_GAME_TIMEOUT_S: Final = 1800.0
+
+
+class CampaignFailed(RuntimeError):
+    """A game of the campaign failed or never finished: the campaign cannot go on."""
+
+
+def state_after_match(engine: Engine, match_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(campaign state JSON after the match, its result JSON), from the stored replay: the game
+    is re-simulated from the campaign state its config embeds, and the state after it must have
+    the digest the engine recorded in the result. Raises CampaignFailed if it does not."""
+    from ladder.schema import replays
+    from referee.core.game import json_digest
+    from referee.replay import ReplayError, loads, simulate
+
+    with engine.connect() as conn:
+        data = conn.execute(
+            sa.select(replays.c.data).where(replays.c.match_id == match_id)
+        ).scalar_one_or_none()
+    if data is None:
+        raise CampaignFailed(f"match {match_id} has no replay")
+    try:
+        doc = loads(gzip.decompress(data))
+        last = None
+        for last, _ in simulate(doc):  # noqa: B007 - the loop runs the game; we keep its end
+            pass
+    except (ReplayError, OSError) as exc:
+        raise CampaignFailed(f"match {match_id}: its replay does not re-simulate: {exc}") from None
+    if last is None or not last.is_over() or not hasattr(last, "campaign_after"):
+        raise CampaignFailed(f"match {match_id}: not a finished campaign game")
+    after = last.campaign_after().to_json()
+    result = last.result().to_json()
+    recorded = (doc.get("result") or {}).get("details", {}).get("campaign_after")
+    if recorded is not None and recorded != json_digest(after):
+        raise CampaignFailed(
+            f"match {match_id}: the re-simulated campaign state differs from the recorded one"
+        )
+    return after, result
+
+
+@contextlib.contextmanager
+def _dispatcher(db_url: str, workers: int) -> Iterator[Any]:
+    """Celery when BROKER_URL is set, else a local pool of `workers` (0: in this process)."""
+    if os.environ.get("BROKER_URL"):
+        from workers.tournament_cli import _dispatcher as shared
+
+        with shared(db_url, max(1, workers)) as celery:
+            yield celery
+        return
+    from workers.tournament import Inline
+
+    if workers == 0:
+        yield Inline(db_url)
+        return
+    from workers.local_pool import LocalPool
+
+    pool = LocalPool(db_url, workers)
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+def _wait(engine: Engine, match_id: int, dispatcher: Any, timeout: float) -> str:
+    """Pump until match `match_id` is done or failed; requeue it if its lease ran out (a worker,
+    or the process resumed from, died while playing it)."""
+    from ladder.schema import matches
+    from workers.sweeper import sweep
+
+    deadline = time.monotonic() + timeout
+    dispatcher.dispatch(match_id)
+    while True:
+        dispatcher.pump()
+        with engine.connect() as conn:
+            status = conn.execute(sa.select(matches.c.status).where(matches.c.id == match_id)).scalar_one()
+        if status in ("done", "failed"):
+            return str(status)
+        if status == "queued":
+            dispatcher.ensure_dispatched(match_id)
+        if status == "running":
+            sweep(engine, lambda m: dispatcher.dispatch(m) if m == match_id else None)
+        if time.monotonic() > deadline:
+            raise CampaignFailed(f"match {match_id} did not finish within {timeout:.0f} s")
+        time.sleep(0.05)
+
+
+def play_campaign(
+    engine: Engine,
+    campaign_id: int,
+    dispatcher: Any,
+    *,
+    timeout: float = DEFAULT_GAME_TIMEOUT_S,
+    on_game: Callable[[dict[str, Any]], None] | None = None,
+) -> None:
+    """Play campaign `campaign_id` from its next game to its end (resuming a half-played game:
+    a match already done is not played again), rating it once if it has a campaign ladder.
+    `on_game` gets each newly recorded game's report row. Raises CampaignFailed."""
+    from ladder.campaigns import mark_campaign_failed, rate_campaign, record_game, schedule_game
+
+    while True:
+        game = schedule_game(engine, campaign_id)
+        if game is None:
+            break
+        status = game.match_status if game.match_status in ("done", "failed") else None
+        if status is None:
+            status = _wait(engine, game.match_id, dispatcher, timeout)
+        if status == "failed":
+            from ladder.schema import matches
+
+            with engine.connect() as conn:
+                error = conn.execute(
+                    sa.select(matches.c.error).where(matches.c.id == game.match_id)
+                ).scalar_one()
+            mark_campaign_failed(engine, campaign_id, f"game {game.index} (match {game.match_id}): {error}")
+            raise CampaignFailed(f"game {game.index} (match {game.match_id}) failed: {error}")
+        after, result = state_after_match(engine, game.match_id)
+        record_game(
+            engine,
+            campaign_id,
+            game.index,
+            after,
+            scores=result["scores"],
+            outcomes=result["outcomes"],
+            over=bool(after["over"]),
+        )
+        if on_game is not None:
+            report = campaign_report(engine, campaign_id)
+            on_game(report["games"][game.index - 1])
+    rate_campaign(engine, campaign_id)
+
+
+def campaign_report(engine: Engine, campaign_id: int) -> dict[str, Any]:
+    """The campaign as JSON: seats, status, each recorded game (scores, outcomes, MVP,
+    checkmarks after it, state digests) and the campaign totals."""
+    from ladder.campaigns import campaign_places, campaign_row, load_campaign_games
+    from referee.games.clank_legacy.campaign import CampaignState
+
+    with engine.connect() as conn:
+        row = campaign_row(conn, campaign_id)
+        games = [g for g in load_campaign_games(conn, campaign_id) if g.state_after is not None]
+    state = CampaignState.from_json(row.state)
+    totals = [0] * int(row.players)
+    rows = []
+    for g in games:
+        report = state.reports[g.index - 1]
+        scores = list(g.scores or ())
+        totals = [a + b for a, b in zip(totals, scores, strict=True)]
+        checks = _checkmarks_after(state, g.index)
+        rows.append(
+            {
+                "index": g.index,
+                "match_id": g.match_id,
+                "seed": g.seed,
+                "prologue": report.prologue,
+                "epilogue": report.epilogue,
+                "board": report.board,
+                "scores": scores,
+                "outcomes": list(g.outcomes or ()),
+                "mvp": report.mvp,
+                "choices": list(report.choices),
+                "checkmarks": checks,
+                "state_before": g.state_before,
+                "state_after": g.state_after,
+            }
+        )
+    return {
+        "campaign": campaign_id,
+        "status": row.status,
+        "error": row.error,
+        "seed": int(row.seed),
+        "players": int(row.players),
+        "seats": list(row.seats),
+        "games": rows,
+        "totals": totals,
+        "places": list(campaign_places(totals)),
+        "over": state.over,
+        "next_index": int(row.next_index),
+        "state_digest": row.state_digest,
+        "promotions": [list(p) for p in state.promotions],
+        "facts": sorted(state.facts),
+        "abilities": list(state.abilities),
+    }
+
+
+def _checkmarks_after(state: Any, index: int) -> list[int]:
+    """Checkmarks each seat held after game `index`: the Employee Reviews of the first `index`
+    Mission Reports folded again with ``close_game`` (only the reviews: the state carries the
+    reports, not the counters after each)."""
+    from dataclasses import replace
+
+    from referee.games.clank_legacy.campaign import close_game, new_campaign
+
+    folded = new_campaign(state.players, state.names)
+    for report in state.reports[:index]:
+        folded = close_game(replace(folded, over=True), report)
+    return list(folded.checkmarks)
+
+
+# --- printing -----------------------------------------------------------------------------------
+
+
+def _print_game(seats: Sequence[dict[str, Any]], game: dict[str, Any]) -> None:
+    print(
+        f"game {game['index']}: prologue {game['prologue']} ({game['board']}), epilogue {game['epilogue']}, "
+        f"seed {game['seed']}, match {game['match_id']}, state {game['state_after']}"
+    )
+    print(f"  {'seat':<5}{'bot':<16}{'name':<16}{'score':>6}  {'outcome':<13}{'checkmarks':>10}")
+    for seat, s in enumerate(seats):
+        mvp = " MVP" if seat == game["mvp"] else ""
+        print(
+            f"  {seat:<5}{str(s['bot'])[:15]:<16}{str(s['name'])[:15]:<16}{game['scores'][seat]:>6}  "
+            f"{game['outcomes'][seat]:<13}{game['checkmarks'][seat]:>10}{mvp}"
+        )
+    sys.stdout.flush()
+
+
+def _print_total(report: dict[str, Any]) -> None:
+    print(f"campaign {report['campaign']}: {report['status']}, {len(report['games'])} games, "
+          f"state {report['state_digest']}")  # fmt: skip
+    print(f"  {'place':<6}{'seat':<5}{'bot':<16}{'total':>6}  promotions")
+    order = sorted(range(report["players"]), key=lambda s: (report["places"][s], s))
+    for seat in order:
+        bot = str(report["seats"][seat]["bot"])[:15]
+        promos = ", ".join(report["promotions"][seat]) or "-"
+        print(f"  {report['places'][seat]:<6}{seat:<5}{bot:<16}{report['totals'][seat]:>6}  {promos}")
+    if report["error"]:
+        print(f"  error: {report['error']}")
+
+
+# --- commands -----------------------------------------------------------------------------------
+
+
+def _seats_for(engine: Engine, texts: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Built-in bots or registered versions (version:ID, bot:NAME) as campaign seats."""
+    from ladder.campaigns import CAMPAIGN_GAME
+    from ladder.competitions import _builtin_version, _registered_version, parse_entry
+    from ladder.db import write_transaction
+    from ladder.errors import InvalidInput
+
+    now = datetime.now(UTC)
+    seats = []
+    with write_transaction(engine) as conn:
+        for i, text in enumerate(texts):
+            entry = parse_entry(CAMPAIGN_GAME, text)
+            if entry.kind == "builtin":
+                version_id = _builtin_version(conn, entry.spec, now)
+            elif entry.kind == "version":
+                version_id = _registered_version(conn, entry.spec)
+            else:
+                raise InvalidInput(
+                    f"bots: {text!r}: a campaign seat is a built-in bot, version:ID or bot:NAME"
+                )
+            seats.append({"version_id": version_id, "bot": entry.name, "name": names[i]})
+    return seats
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from ladder.campaigns import create_campaign
+    from ladder.db import database_url, upgrade
+    from ladder.errors import InvalidInput
+    from referee.games.clank_legacy.campaign import DEFAULT_NAMES, new_campaign
+    from workers.match_execution import engine_for
+
+    texts = [t.strip() for t in args.bots.split(",") if t.strip()]
+    if len(texts) != args.players:
+        raise InvalidInput(f"bots: {args.players} players need {args.players} bots, got {len(texts)}")
+    names = [n.strip() for n in args.names.split(",")] if args.names else list(DEFAULT_NAMES[: args.players])
+    state = new_campaign(args.players, names)
+    db_url = database_url(args.db)
+    upgrade(db_url)
+    engine = engine_for(db_url)
+    campaign_id = create_campaign(
+        engine,
+        players=args.players,
+        seats=_seats_for(engine, texts, names),
+        seed=args.seed,
+        games=args.games,
+        state=state.to_json(),
+        decision_ms=args.decision_ms,
+        bank_ms=args.bank_ms,
+        max_strikes=args.max_strikes,
+        rating_ladder_id=args.ladder,
+    )
+    print(f"campaign {campaign_id} stored (resume with: arena campaign resume {campaign_id} --db {db_url})",
+          file=sys.stderr, flush=True)  # fmt: skip
+    return _play(args, db_url, campaign_id)
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    from ladder.db import database_url, upgrade
+
+    db_url = database_url(args.db)
+    upgrade(db_url)
+    return _play(args, db_url, args.id)
+
+
+def _play(args: argparse.Namespace, db_url: str, campaign_id: int) -> int:
+    from workers.match_execution import engine_for
+
+    engine = engine_for(db_url)
+    report = campaign_report(engine, campaign_id)
+
+    def shown(game: dict[str, Any]) -> None:
+        if not args.json:
+            _print_game(report["seats"], game)
+
+    failed = None
+    with _dispatcher(db_url, args.workers) as dispatcher:
+        try:
+            play_campaign(engine, campaign_id, dispatcher, timeout=args.timeout, on_game=shown)
+        except CampaignFailed as exc:
+            failed = exc
+    final = campaign_report(engine, campaign_id)
+    if args.json:
+        print(json.dumps(final, indent=2))
+    else:
+        _print_total(final)
+    if failed is not None:
+        print(f"error: {failed}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _guard(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """One `error:` line for the user's mistakes (an unknown campaign, a bad bot)."""
+
+    def run(args: argparse.Namespace) -> int:
+        from ladder.errors import LadderError
+
+        try:
+            return int(func(args))
+        except (LadderError, LookupError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("interrupted: `arena campaign resume ID` continues it", file=sys.stderr)
+            return 130
+
+    return run
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    p.add_argument("--json", action="store_true", help="print one JSON object: the games and totals")
+    p.add_argument("--workers", type=int, default=0,
+                   help="local worker processes (default 0: games in this process; "
+                        "with BROKER_URL set, games go to Celery workers)")  # fmt: skip
+    p.add_argument("--timeout", type=float, default=DEFAULT_GAME_TIMEOUT_S,
+                   help=f"seconds one game may take (default {DEFAULT_GAME_TIMEOUT_S:.0f})")  # fmt: skip
+
+
+def register(sub: Any) -> None:
+    """Add ``campaign run|resume`` to the `arena` subparsers `sub`."""
+    camp = sub.add_parser("campaign", help="Clank! Legacy campaigns: play, store and resume them")
+    csub = camp.add_subparsers(dest="campaign_command", required=True)
+    run = csub.add_parser("run", help="store a new campaign and play it to its end")
+    run.add_argument("--players", type=int, choices=(2, 3, 4), required=True, help="seats (2-4)")
+    run.add_argument("--bots", required=True,
+                     help="comma-separated, one per seat: built-ins, version:ID or bot:NAME")  # fmt: skip
+    run.add_argument("--names", help="comma-separated deck-box names, one per seat")
+    run.add_argument(
+        "--games", type=_positive, default=10, help="games at most (default 10; the Book may end it)"
+    )
+    run.add_argument(
+        "--seed", type=int, default=1, help="campaign seed; game seeds derive from it (default 1)"
+    )
+    run.add_argument("--ladder", type=int, help="rate the finished campaign on this campaign ladder (id)")
+    run.add_argument("--decision-ms", type=_positive, default=10_000, help="per-decision deadline, ms")
+    run.add_argument("--bank-ms", type=int, default=120_000, help="per-game time bank, ms")
+    run.add_argument("--max-strikes", type=int, default=3, help="missed deadlines before a forfeit")
+    _common(run)
+    run.set_defaults(func=_guard(_cmd_run))
+    resume = csub.add_parser("resume", help="continue a stored campaign after an interruption")
+    resume.add_argument("id", type=int, help="the campaign's id (printed by run)")
+    _common(resume)
+    resume.set_defaults(func=_guard(_cmd_resume))
