@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ladder.elo import INITIAL_RATING
 from ladder.errors import Conflict, InvalidInput, NotFound
-from ladder.scenarios import COOP_GAMES, check_coop_game
+from ladder.scenarios import check_coop_game, coop_games
 from ladder.schema import LADDER_KINDS, bots, ladder_entries, ladders
 
 __all__ = ["create_ladder", "ensure_entries", "join_ladder"]
@@ -59,7 +59,7 @@ def create_ladder(
     elif kind == "campaign":
         if game != "clank_legacy":
             raise InvalidInput(f"kind: campaign ladders are for clank_legacy, not {game!r}")
-    elif game in COOP_GAMES:
+    elif game in coop_games():
         raise InvalidInput(f"kind: {game} is cooperative, its ladders are kind 'coop'")
     if decision_ms <= 0 or bank_ms < 0 or max_strikes < 0:
         raise InvalidInput("time control: decision_ms > 0, bank_ms >= 0, max_strikes >= 0")

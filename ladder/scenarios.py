@@ -70,10 +70,3 @@ def match_scenario(game: str, players: int, config: Mapping[str, Any] | None) ->
     description = f"{names.get(scenario.location, scenario.location)}: {objectives}; {players} {plural}"
     return ScenarioInfo(scenario=scenario, description=description)
 
-
-def __getattr__(name: str) -> Any:
-    # ladder/ladders.py still reads COOP_GAMES (it is being edited by another change); the
-    # name answers from the specs at each use, so it is no list of its own
-    if name == "COOP_GAMES":
-        return coop_games()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,7 +28,7 @@ import json
 import shlex
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from html import escape
 from typing import Any, Final
 
@@ -289,13 +289,13 @@ class TimelineCache:
 
 
 def render_board(game: Game, obs: Mapping[str, Any]) -> str:
-    """The board of `game` as HTML/SVG drawn from `obs` only (a seat's view or the whole state)."""
-    if game.name == "clank":
-        from ladder.web.boards import clank_board
+    """The board of `game` as HTML/SVG drawn from `obs` only (a seat's view or the whole state).
 
-        return clank_board(game, obs)
-    if game.name == "alien":
-        from ladder.web.boards import alien_board
+    A game's drawing is ``ladder.web.boards.<game>_board`` (found by its name, so the viewer keeps
+    no list of games); a game without one is shown as its observation's JSON."""
+    from ladder.web import boards
 
-        return alien_board(game, obs)
-    return f"<pre>{escape(json.dumps(obs, indent=1, sort_keys=True))}</pre>"
+    draw: Callable[[Game, Mapping[str, Any]], str] | None = getattr(boards, f"{game.name}_board", None)
+    if draw is None:
+        return f"<pre>{escape(json.dumps(obs, indent=1, sort_keys=True))}</pre>"
+    return draw(game, obs)

@@ -10,7 +10,7 @@ import grpc
 import pytest
 
 from referee.core.game import Action, Decision
-from referee.games import game_class
+from referee.games import all_specs, game_class, game_spec
 from referee.server import rulings
 from referee.server.rulings import (
     Accepted,
@@ -267,16 +267,20 @@ def test_alien_plays_end_turn_then_pass_so_a_timeout_lends_nothing() -> None:
     assert game.default_index(decision(Action("attack", (0,)), Action("recruit", (1,)))) == 0
 
 
-@pytest.mark.parametrize("name", ["clank", "alien"])
+@pytest.mark.parametrize("name", [spec.name for spec in all_specs()])
 def test_a_game_played_by_default_actions_takes_the_passive_one_each_time(name: str) -> None:
+    """Every registered game: a seat that never answers plays the first of its spec's passive
+    kinds that is legal, else the first action."""
+    spec = game_spec(name)
+    assert spec.passive_kinds, "a game names the actions a silent seat plays"
     cls = game_class(name)
-    game = cls.new_game(cls.default_config(2), 7)
+    game = cls.new_game(cls.default_config(max(2, spec.min_players)), 7)
     for _ in range(300):
         d = game.decision()
         if d is None:
             break
         kinds = [a.kind for a in d.actions]
-        passive = [k for k in ("end_turn", "skip", "pass") if k in kinds]
+        passive = [k for k in spec.passive_kinds if k in kinds]
         index = game.default_index(d)
         assert index == (kinds.index(passive[0]) if passive else 0), (d.kind, kinds)
         game.apply_index(index)
