@@ -3,7 +3,8 @@
 Two children each serve whole matches (played by the SDK's example bot, one process per seat)
 and a match lives in the one it was created on; a killed child is restarted on its port and
 serves again; SIGTERM to the parent stops every child; a parent killed outright leaves no child
-behind; a child that keeps dying stops the group with one error line and status 1.
+behind; a child that keeps dying stops the group with one error line and status 1; with fixed
+ports each child has its port and its own metrics port.
 """
 
 from __future__ import annotations
@@ -192,3 +193,54 @@ def test_port_range_beyond_65535_is_one_line() -> None:
     assert done.stderr.strip().splitlines() == [
         "error: --processes 2: ports 65535..65536 (and metrics) must be <= 65535"
     ], done.stderr
+
+
+def _free_run(length: int) -> int:
+    """A first port of `length` consecutive ports that are free now."""
+    import socket
+
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base = int(probe.getsockname()[1])
+        if base + length > 65535:
+            continue
+        try:
+            for port in range(base, base + length):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return base
+    raise AssertionError("no run of free ports")
+
+
+def test_fixed_ports_and_metrics_per_process(tmp_path: Path) -> None:
+    import urllib.request
+
+    base = _free_run(4)
+    token = secrets.token_urlsafe(16)
+    with (tmp_path / "err").open("w") as err:
+        proc = subprocess.Popen(
+            [*ARENA, "serve", "referee", "--port", str(base), "--metrics-port", str(base + 2)]
+            + ["--processes", "2"],
+            stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, "ARENA_ADMIN_TOKEN": token},
+        )
+    assert proc.stdout is not None
+    try:
+        first = proc.stdout.readline()
+        assert first == f"referee listening on 127.0.0.1:{base},127.0.0.1:{base + 1}\n", (
+            first + (tmp_path / "err").read_text()
+        )
+        for i in range(2):
+            line = proc.stdout.readline()
+            assert line.endswith(f": 127.0.0.1:{base + i}, metrics on port {base + 2 + i}\n"), line
+            with urllib.request.urlopen(f"http://127.0.0.1:{base + 2 + i}/metrics", timeout=10) as page:
+                assert "arena_referee_active_matches" in page.read().decode()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
