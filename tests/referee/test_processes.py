@@ -222,8 +222,10 @@ def test_fixed_ports_and_metrics_per_process(tmp_path: Path) -> None:
     token = secrets.token_urlsafe(16)
     with (tmp_path / "err").open("w") as err:
         proc = subprocess.Popen(
-            [*ARENA, "serve", "referee", "--port", str(base), "--metrics-port", str(base + 2)]
-            + ["--processes", "2"],
+            [
+                *ARENA, "serve", "referee", "--port", str(base), "--metrics-port", str(base + 2),
+                "--processes", "2",
+            ],
             stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, "ARENA_ADMIN_TOKEN": token},
         )
     assert proc.stdout is not None
