@@ -9,9 +9,8 @@ situation (hand, pool, space, row...), then acts only through the public API
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
 
-from referee.core.game import Action
+from referee.core.game import Action, Decision
 from referee.core.rng import RandomStreams
 from referee.games.clank_legacy.campaign import CampaignState, new_campaign
 from referee.games.clank_legacy.content import Board, BoardPath, Space
@@ -129,7 +128,7 @@ def finish_play(game: ClankLegacyGame) -> None:
     act(game, "end_turn")
 
 
-def play_out(game: ClankLegacyGame, seed: int, chooser: Callable[[Any], int] | None = None) -> int:
+def play_out(game: ClankLegacyGame, seed: int, chooser: Callable[[Decision], int] | None = None) -> int:
     """Play to the end with random choices (seeded); returns the number of actions."""
     rng = RandomStreams(seed, {})
     n = 0

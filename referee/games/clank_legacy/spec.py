@@ -13,7 +13,8 @@ SPEC = GameSpec(
     min_players=2,
     max_players=4,
     passive_kinds=("end_turn", "skip"),
-    reference_bots=("random",),
+    bots={"greedy": "referee.games.clank_legacy.bots:LegacyGreedyBot"},
+    reference_bots=("random", "greedy"),
     outcome_columns=(
         ("escaped", ("escaped",)),
         ("knocked_out", ("knocked_out",)),

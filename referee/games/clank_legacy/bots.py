@@ -1,0 +1,217 @@
+"""A heuristic Clank! Legacy bot: play everything, grab the artifact worth the trip, go home.
+
+It reads only its observation and the public content (board and card data), like any bot would.
+Plan each decision:
+1. pending choices: trash / discard the weakest starting cards, pick the richest option; in a
+   group vote, the option worth most by the same taste (the first on a tie);
+2. play every card in hand;
+3. take tokens where it stands (an artifact if it carries none), drink or expend fruit when hurt;
+4. move one path along the cheapest way to its target (the artifact whose value best outweighs
+   the round trip, or HQ once it has one), spending Swords on monster icons when health is low;
+5. buy the best card its Skill affords, fight the best monster its Swords beat, court the
+   Patron, fight the Cultist;
+6. end the turn.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+from referee.core.effects import Effect, effects_from_json
+from referee.core.game import Action
+from referee.games.clank_legacy.content import Board, CardDef, LegacyContent, default_content
+
+__all__ = ["LegacyGreedyBot"]
+
+_RESOURCE_VALUE = {
+    "skill": 1.0,
+    "swords": 0.9,
+    "boots": 1.2,
+    "gold": 0.5,
+    "draw": 1.1,
+    "heal": 0.8,
+    "teleport": 1.5,
+    "clank": -0.6,
+    "minor_secret": 1.0,
+    "major_secret": 2.0,
+    "mystic_fruit": 1.0,
+    "gain_ability": 2.0,
+    "add_card": 0.2,
+}
+_TRASH_ORDER = ("stumble", "burgle", "sidestep")
+
+
+def _effects_value(effects: Sequence[Effect]) -> float:
+    total = 0.0
+    for e in effects:
+        if e.op in _RESOURCE_VALUE:
+            total += _RESOURCE_VALUE[e.op] * max(e.n, 1)
+        elif e.op == "trash":
+            total += 0.8
+        elif e.op == "discard_for":
+            total += 0.5 * _effects_value(e.then)
+        elif e.op == "choose":
+            total += max(_effects_value(o) for o in e.options)
+        elif e.op == "if":
+            total += 0.4 * _effects_value(e.then)
+    return total
+
+
+def _card_value(card: CardDef) -> float:
+    return _effects_value(card.play) + 0.3 * _effects_value(card.acquire) + 0.35 * card.points
+
+
+class LegacyGreedyBot:
+    """The greedy reference bot for Clank! Legacy."""
+
+    name = "greedy"
+
+    def __init__(self, content: LegacyContent | None = None) -> None:
+        self.content = content or default_content()
+
+    # --- path finding --------------------------------------------------------------------
+
+    def _distances(
+        self, board: Board, open_paths: Sequence[int], target: str, canoe: bool
+    ) -> dict[str, float]:
+        """Cost to reach `target` from every space (Boots, plus a little per monster icon)."""
+        into: dict[str, list[tuple[str, float]]] = {}
+        for i in open_paths:
+            p = board.paths[i]
+            if p.canoe and not canoe:
+                continue
+            cost = p.boots + 0.8 * p.monsters + (1.0 if board.spaces[p.b].forest else 0.0)
+            into.setdefault(p.b, []).append((p.a, cost))
+            if not p.one_way:
+                back = p.boots + 0.8 * p.monsters + (1.0 if board.spaces[p.a].forest else 0.0)
+                into.setdefault(p.a, []).append((p.b, back))
+        dist = {target: 0.0}
+        heap = [(0.0, target)]
+        while heap:
+            d, space = heapq.heappop(heap)
+            if d > dist.get(space, 1e9):
+                continue
+            for prev, cost in into.get(space, []):
+                nd = d + cost
+                if nd < dist.get(prev, 1e9):
+                    dist[prev] = nd
+                    heapq.heappush(heap, (nd, prev))
+        return dist
+
+    def _target(self, obs: dict[str, Any], board: Board, me: dict[str, Any], canoe: bool) -> str:
+        if me["artifacts"]:
+            return board.hq
+        home = self._distances(board, obs["open_paths"], board.hq, canoe)
+        best, best_score = board.hq, -1e9
+        for space, value in obs["artifacts"].items():
+            there = self._distances(board, obs["open_paths"], space, canoe).get(me["space"], 1e9)
+            back = home.get(space, 1e9)
+            risk = 1.6 + 0.2 * obs["rage"] + (0.4 if me["health"] < 6 else 0.0)
+            score = value - risk * (there + back)
+            if score > best_score:
+                best, best_score = space, score
+        return best
+
+    # --- deciding ------------------------------------------------------------------------
+
+    def act(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> int:
+        """Pick an action index (see the module docstring for the plan)."""
+        obs = observation
+        cards = self.content.cards
+        kinds: dict[str, list[int]] = {}
+        for i, a in enumerate(legal_actions):
+            kinds.setdefault(a.kind, []).append(i)
+
+        pending = obs.get("pending")
+        if pending is not None:
+            return self._pending(pending, legal_actions)
+
+        me = obs["players"][obs["seat"]]
+        board = self.content.boards[obs["board"]]
+        pool = obs["pool"]
+
+        if "play" in kinds:
+            return kinds["play"][0]
+        if "take" in kinds:
+            tokens = {legal_actions[i].args[0]: i for i in kinds["take"]}
+            for token in ("artifact", "major_secret", "mystic_fruit"):
+                if token in tokens and (token != "artifact" or not me["artifacts"]):
+                    return tokens[token]
+        if "drink" in kinds and me["damage"] >= 2:
+            return kinds["drink"][0]
+        if "expend_fruit" in kinds and (me["damage"] >= 1 or pool["boots"] == 0):
+            return kinds["expend_fruit"][0]
+
+        canoe = "canoe" in me["items"]
+        target = self._target(obs, board, me, canoe)
+        dist = self._distances(board, obs["open_paths"], target, canoe)
+        here = dist.get(me["space"], 1e9)
+        for kind in ("move", "teleport"):
+            best_i, best_d = -1, here
+            for i in kinds.get(kind, []):
+                a = legal_actions[i]
+                path = board.paths[int(a.args[0])]
+                dest = path.b if path.a == me["space"] else path.a
+                d = dist.get(dest, 1e9)
+                if kind == "move":
+                    damage = path.monsters - int(a.args[1])
+                    if damage >= me["health"]:
+                        continue
+                    wants_spend = min(path.monsters, pool["swords"]) if me["health"] <= 6 else 0
+                    if int(a.args[1]) != wants_spend:
+                        continue
+                if d < best_d:
+                    best_i, best_d = i, d
+            if best_i >= 0:
+                return best_i
+
+        best_i, best_v = -1, 0.0
+        for i in kinds.get("acquire", []) + kinds.get("buy_reserve", []):
+            card = cards[self._row_or_pile(obs, legal_actions[i])]
+            value = _card_value(card) + 0.1 * card.cost
+            if value > best_v:
+                best_i, best_v = i, value
+        if best_i >= 0:
+            return best_i
+        best_i, best_v = -1, -1.0
+        for i in kinds.get("fight", []):
+            card = cards[self._row_or_pile(obs, legal_actions[i])]
+            value = _effects_value(card.defeat) + card.cost
+            if value > best_v:
+                best_i, best_v = i, value
+        if best_i >= 0:
+            return best_i
+        if "patron" in kinds:
+            return kinds["patron"][0]
+        if "fight_cultist" in kinds:
+            return kinds["fight_cultist"][0]
+        if "buy_item" in kinds and me["gold"] >= 10:
+            items = {legal_actions[i].args[0]: i for i in kinds["buy_item"]}
+            for item in ("lucky_badge", "canoe"):
+                if item in items:
+                    return items[item]
+        if "end_turn" in kinds:
+            return kinds["end_turn"][0]
+        return 0
+
+    @staticmethod
+    def _row_or_pile(obs: dict[str, Any], action: Action) -> str:
+        if action.kind == "buy_reserve":
+            return str(action.args[0])
+        card = obs["row"][int(action.args[0])]
+        assert card is not None
+        return str(card)
+
+    def _pending(self, pending: dict[str, Any], legal_actions: Sequence[Action]) -> int:
+        kind = pending["kind"]
+        if kind in ("trash", "discard"):
+            for preferred in _TRASH_ORDER[: 1 if kind == "discard" else 2]:
+                for i, a in enumerate(legal_actions):
+                    if a.kind != "skip" and a.args[-1] == preferred:
+                        return i
+            return len(legal_actions) - 1  # skip is always last
+        # choose or vote: the option worth most (the first on a tie)
+        values = [_effects_value(effects_from_json(o)) for o in pending["options"]]
+        return max(range(len(legal_actions)), key=lambda i: (values[int(legal_actions[i].args[0])], -i))
