@@ -81,11 +81,12 @@ def test_every_seat_has_its_own_connection() -> None:
         farm = bench._Farm([running.address], token, think_s=0.05)
         try:
             tasks = await farm.start(3, 0)
-            for _ in range(100):  # until every seat has had a decision
+            connections = 0
+            for _ in range(100):  # until every seat is connected and the matches play
                 await asyncio.sleep(0.1)
-                if farm.decisions >= 6:
+                connections = _established(running.port)
+                if farm.decisions >= 6 and connections >= 7:
                     break
-            connections = _established(running.port)
             await farm.finish(tasks)
         finally:
             await running.stop(grace=0.2)
