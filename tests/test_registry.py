@@ -1,0 +1,282 @@
+"""The game registry (issue 13 item 2): a game is one folder exporting a SPEC, and every part of
+the platform reads the specs.
+
+Two halves: a fake game folder added at run time is seen by every consumer (registry, codecs,
+built-in bots, static content, `arena play` and its help, ladder scenarios, qualification,
+`replay show`'s legend); and no module outside a game's own folder holds a list of game names
+or compares a name against one (read with `ast`, like tests/test_layers.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+import referee.games
+from referee.games import GAMES, all_specs, forget_specs, game_class, game_names, game_spec
+from referee.games.spec import GameSpec
+
+REPO = Path(__file__).resolve().parents[1]
+FAKE = "fakegame"
+
+#: the fake game's folder: an Alien engine under another name, with a codec, a bot, a scenario
+FAKE_FILES = {
+    "__init__.py": '"""A game folder made by tests/test_registry.py."""\n',
+    "engine.py": """
+        from referee.games.alien.engine import AlienGame
+
+        class FakeGame(AlienGame):
+            name = "fakegame"
+        """,
+    "codec.py": """
+        from referee.wire._proto.arena.v1 import bot_pb2
+
+        def encode_observation(observation):
+            return bot_pb2.Observation(json='{"fake": true}')
+        """,
+    "bots.py": """
+        class LazyBot:
+            name = "lazy"
+
+            def act(self, observation, legal_actions):
+                return len(legal_actions) - 1
+        """,
+    "spec.py": """
+        from referee.games.spec import GameSpec, ScenarioDefaults
+
+        def scenario(players):
+            return ScenarioDefaults("fake_place", ("fake_goal",), {"fake_place": "The Fake Place"})
+
+        def content(game):
+            return {"fake": True, "version": "dropped"}
+
+        SPEC = GameSpec(
+            name="fakegame",
+            title="A game made by a test",
+            engine="referee.games.fakegame.engine:FakeGame",
+            min_players=2,
+            max_players=3,
+            cooperative=True,
+            scenario="referee.games.fakegame.spec:scenario",
+            passive_kinds=("end_turn", "pass"),
+            observation_codec="referee.games.fakegame.codec:encode_observation",
+            bots={"lazy": "referee.games.fakegame.bots:LazyBot"},
+            reference_bots=("lazy", "random"),
+            outcome_columns=(("made_it", ("survived",)),),
+            legend=("legend: a fake game's notation",),
+            static_content="referee.games.fakegame.spec:content",
+        )
+        """,
+}
+
+
+@pytest.fixture
+def fake_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GameSpec]:
+    """A game folder `fakegame` beside the real ones (the package's search path extended), the
+    registry made to look again; all of it undone after the test."""
+    folder = tmp_path / FAKE
+    folder.mkdir()
+    for name, text in FAKE_FILES.items():
+        (folder / name).write_text(dedent(text).lstrip())
+    monkeypatch.setattr(referee.games, "__path__", [*referee.games.__path__, str(tmp_path)])
+    forget_specs()
+    try:
+        yield game_spec(FAKE)
+    finally:
+        monkeypatch.undo()
+        for module in [m for m in sys.modules if m.startswith(f"referee.games.{FAKE}")]:
+            del sys.modules[module]
+        forget_specs()
+    assert FAKE not in game_names()
+
+
+def test_the_real_games_are_registered_from_their_folders() -> None:
+    names = game_names()
+    assert {"clank", "alien"} <= set(names)
+    for spec in all_specs():
+        assert (REPO / "referee" / "games" / spec.name).is_dir()
+        cls = game_class(spec.name)
+        assert cls.name == spec.name and cls.passive_kinds == spec.passive_kinds
+        assert GAMES[spec.name] == spec.engine
+    assert list(GAMES) == list(names) == sorted(names)
+    with pytest.raises(KeyError, match="unknown game 'nosuch'; known: alien, clank"):
+        game_class("nosuch")
+
+
+def test_each_spec_states_the_player_range_its_engine_accepts() -> None:
+    from referee.core.game import InvalidConfig
+
+    for spec in all_specs():
+        cls = game_class(spec.name)
+        for n in (spec.min_players, spec.max_players):
+            assert cls.new_game(cls.default_config(n), 1).num_seats == n
+        for n in (spec.min_players - 1, spec.max_players + 1):
+            with pytest.raises((InvalidConfig, ValueError)):
+                cls.new_game({**cls.default_config(spec.max_players), "players": n}, 1)
+
+
+def test_every_table_sees_a_new_game_folder(fake_game: GameSpec) -> None:
+    """Adding a folder is enough: each consumer answers for the fake game from its spec."""
+    from ladder.scenarios import check_coop_game, coop_games, match_scenario
+    from referee.bots import available, make_bot
+    from referee.games.static_content import static_content
+    from referee.server.codecs import action_codec_for, codec_for
+    from workers.qualification import reference_bots
+
+    assert FAKE in game_names() and FAKE in GAMES
+    engine = game_class(FAKE)
+    assert engine.__name__ == "FakeGame" and engine.__module__ == f"referee.games.{FAKE}.engine"
+    game = engine.new_game(engine.default_config(2), 3)
+    # the referee: codecs, static content; built-in bots; qualification; the ladder
+    assert codec_for(FAKE)(game.observe(0)).json == '{"fake": true}'
+    assert action_codec_for(FAKE) is None
+    assert static_content(game) == {"game": FAKE, "content_version": game.content_version, "fake": True}
+    assert available(FAKE) == ["lazy", "random"]
+    assert type(make_bot(FAKE, "lazy", 0)).__name__ == "LazyBot"
+    assert reference_bots(FAKE) == ("lazy", "random")
+    assert FAKE in coop_games()
+    check_coop_game(FAKE, 3)
+    info = match_scenario(FAKE, 2, None)
+    assert (info.scenario.location, info.scenario.objectives) == ("fake_place", ("fake_goal",))
+    assert info.description == "The Fake Place: fake_goal; 2 players"
+
+
+def test_the_cli_plays_a_new_game_folder(fake_game: GameSpec, capsys: pytest.CaptureFixture[str]) -> None:
+    """`arena play fakegame` with the game's own bot, its outcome columns; `--help` names it."""
+    from workers.main import main
+
+    assert main(["play", FAKE, "--players", "2", "--bots", "lazy,random", "--games", "2", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["games"] == 2 and set(stats["by_bot"]) == {"lazy", "random"}
+    assert set(stats["by_seat"]["0"]) == {"games", "wins", "win_rate", "mean_score", "made_it"}
+    for command in ("play", "match"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        usage = capsys.readouterr().out
+        assert all(name in usage for name in game_names()) and FAKE in usage
+
+
+def test_replay_show_prints_the_games_legend(fake_game: GameSpec) -> None:
+    from referee.replay_view import render
+    from referee.runner import play_local
+
+    replay = play_local(FAKE, ["lazy", "lazy"], 1).replay
+    assert "legend: a fake game's notation" in list(render(replay, None))
+
+
+def test_a_folder_whose_spec_is_misnamed_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "othername"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "spec.py").write_text(dedent(FAKE_FILES["spec.py"]))
+    monkeypatch.setattr(referee.games, "__path__", [*referee.games.__path__, str(tmp_path)])
+    forget_specs()
+    try:
+        with pytest.raises(ValueError, match="othername: SPEC is named 'fakegame', not after its folder"):
+            all_specs()
+    finally:
+        monkeypatch.undo()
+        sys.modules.pop("referee.games.othername.spec", None)
+        sys.modules.pop("referee.games.othername", None)
+        forget_specs()
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"name": "Bad Name"}, "lower-case"),
+        ({"min_players": 3, "max_players": 2}, "players 3..2"),
+        ({"cooperative": True}, "scenario hook"),
+        ({"engine": "no_colon"}, "not 'module:attribute'"),
+        ({"bots": {"random": "m:f"}}, "every game's bot"),
+        ({"reference_bots": ("smart",)}, "reference bots"),
+    ],
+)
+def test_an_inconsistent_spec_is_refused(fields: dict[str, object], message: str) -> None:
+    base: dict[str, object] = {"name": "x", "title": "X", "engine": "m:C", "min_players": 2, "max_players": 4}
+    with pytest.raises(ValueError, match=message):
+        GameSpec(**{**base, **fields})  # type: ignore[arg-type]
+
+
+def test_an_engine_whose_passive_kinds_differ_from_its_spec_is_refused() -> None:
+    spec = GameSpec(
+        name="clank", title="t", engine=game_spec("clank").engine, min_players=2, max_players=4,
+        passive_kinds=("skip",),
+    )
+    with pytest.raises(TypeError, match="passive_kinds"):
+        spec.engine_class()
+
+
+# --- no lists of games outside the registry ---------------------------------------------------
+
+#: the components scanned (a game's own folder, referee/games/<name>/, may name itself: "clank"
+#: is also Clank!'s effect op)
+SCANNED = ("referee", "ladder", "workers", "bots/python/arena_bot")
+#: (file, line text) that may name games, and why
+ALLOWED = {
+    # the SDK knows only the wire: which fields identify an action is not in the proto, so a new
+    # game adds its one entry here (actions.py's docstring)
+    ("bots/python/arena_bot/actions.py", "ARG_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {"),
+    # campaign ladders: clank_legacy's spec has no campaign flag yet (its folder is another
+    # change's); remove when GameSpec gains one
+    ("ladder/ladders.py", 'if game != "clank_legacy":'),
+}
+
+
+def _names_in_code(names: set[str], base: Path = REPO) -> Iterator[tuple[str, int, str, str]]:
+    """(file, line, the line, what) for each literal list/tuple/set/dict holding two or more game
+    names, and each ==/!=/in comparison with a game name, outside the games' own folders."""
+    games_dir = base / "referee" / "games"
+    for root in SCANNED:
+        for path in sorted((base / root).rglob("*.py")):
+            if "_proto" in path.parts or (path.parent != games_dir and games_dir in path.parents):
+                continue
+            text = path.read_text()
+            lines = text.splitlines()
+            for node in ast.walk(ast.parse(text)):
+                where = (str(path.relative_to(base)), node.lineno if hasattr(node, "lineno") else 0)
+                elements: list[ast.expr | None] = []
+                if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+                    elements = list(node.elts)
+                elif isinstance(node, ast.Dict):
+                    elements = list(node.keys)
+                found = {e.value for e in elements if isinstance(e, ast.Constant) and e.value in names}
+                if len(found) >= 2:
+                    yield *where, lines[where[1] - 1].strip(), f"a list of games {sorted(found)}"
+                if isinstance(node, ast.Compare) and any(
+                    isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops
+                ):
+                    for side in (node.left, *node.comparators):
+                        if isinstance(side, ast.Constant) and side.value in names:
+                            yield *where, lines[where[1] - 1].strip(), f"a comparison with {side.value!r}"
+
+
+def test_no_module_outside_the_registry_names_the_games() -> None:
+    hits = list(_names_in_code(set(game_names())))
+    found = [f"{f}:{line} {what}: {text}" for f, line, text, what in hits if (f, text) not in ALLOWED]
+    assert found == [], "read the game's spec (referee.games.game_spec) instead:\n" + "\n".join(found)
+    # an allowance whose line is gone is dropped, not kept as a blank cheque
+    assert {(file, text) for file, _, text, _ in hits} >= ALLOWED
+
+
+def test_the_scan_finds_a_list_and_an_if_chain(tmp_path: Path) -> None:
+    """The checker itself, on a copy-sized tree: a stray table and an if-chain on a game name
+    are reported; a game's own folder and a single name in a list are not."""
+    for root in SCANNED:
+        (tmp_path / root).mkdir(parents=True, exist_ok=True)
+    (tmp_path / "ladder" / "stray.py").write_text(
+        'TABLE = {"clank": 1, "alien": 2}\nONE = ["clank"]\n\n\ndef f(game):\n    return game == "alien"\n'
+    )
+    (tmp_path / "referee" / "games" / "clank").mkdir(parents=True)
+    (tmp_path / "referee" / "games" / "clank" / "content.py").write_text('OPS = ("clank", "alien")\n')
+    found = [(file, line, what) for file, line, _, what in _names_in_code({"clank", "alien"}, tmp_path)]
+    assert found == [
+        ("ladder/stray.py", 1, "a list of games ['alien', 'clank']"),
+        ("ladder/stray.py", 6, "a comparison with 'alien'"),
+    ]
