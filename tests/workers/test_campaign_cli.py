@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from prometheus_client import CollectorRegistry
+from prometheus_client.multiprocess import MultiProcessCollector
 
 from ladder.bots import add_bot_version, register_bot
 from ladder.campaigns import campaign_row
@@ -25,6 +27,8 @@ from ladder.schema import campaign_ratings, ladder_entries, matches, replays
 from referee.games.clank_legacy.campaign import CampaignState
 from referee.replay import loads, verify, verify_file
 from workers.main import main
+
+from .conftest import Broker, WorkerFarm
 
 ARENA = [sys.executable, "-m", "referee.cli"]
 
@@ -222,3 +226,26 @@ def test_a_campaign_on_a_campaign_ladder_is_rated_once(
             assert len(deltas) == 4 and sum(deltas) == pytest.approx(0.0)
     finally:
         engine.dispose()
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_on_celery_the_games_run_on_the_workers(worker_farm: WorkerFarm, broker: Broker, pg_url: str) -> None:
+    """With BROKER_URL set every game goes to the Celery workers of the queue (PostgreSQL)."""
+    worker_farm.start(1)
+    env = {**os.environ, **worker_farm.env}
+    env.pop("PROMETHEUS_MULTIPROC_DIR")  # only the workers count into the farm's metrics
+    out = subprocess.run(
+        [*ARENA, "campaign", "run", "--players", "3", "--bots", "random,random,random",
+         "--games", "3", "--seed", "9", "--db", pg_url, "--json"],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr + worker_farm.log_text()
+    data = json.loads(out.stdout)
+    assert data["status"] == "finished" and len(data["games"]) == 3
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=worker_farm.env["PROMETHEUS_MULTIPROC_DIR"])
+    finished = sum(
+        s.value for m in registry.collect() for s in m.samples if s.name == "arena_matches_finished_total"
+    )
+    assert finished == 3
