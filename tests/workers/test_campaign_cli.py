@@ -244,7 +244,7 @@ def test_on_celery_the_games_run_on_the_workers(worker_farm: WorkerFarm, broker:
     data = json.loads(out.stdout)
     assert data["status"] == "finished" and len(data["games"]) == 3
     registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=worker_farm.env["PROMETHEUS_MULTIPROC_DIR"])
+    MultiProcessCollector(registry, path=worker_farm.env["PROMETHEUS_MULTIPROC_DIR"])  # type: ignore[no-untyped-call]
     finished = sum(
         s.value for m in registry.collect() for s in m.samples if s.name == "arena_matches_finished_total"
     )
