@@ -454,7 +454,9 @@ def _capacity_level(
             if client.proc.poll() is None:
                 client.proc.kill()
                 client.proc.wait()
-            client.stderr.close()
+            for pipe in (client.proc.stdin, client.proc.stdout, client.stderr):
+                if pipe is not None:
+                    pipe.close()
     idle_share = (idle1 - idle0) / (total1 - total0) if total1 > total0 else 0.0
     gaps = [g for r in reports for g in r["gaps"]]
     decisions = sum(r["decisions"] for r in reports) - decisions0
