@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from bots.python.arena_bot import ARG_FIELDS, decode_action, typed_kind_args
-from bots.python.arena_bot._proto.arena.v1 import alien_pb2, clank_pb2, common_pb2
+from bots.python.arena_bot._proto.arena.v1 import common_pb2
 from referee.bots import make_bot
 from referee.core.game import Action, Game
-from referee.games import game_class
+from referee.games import all_specs, game_class, game_spec
 from referee.games.alien.content import default_content as alien_content
 from referee.games.alien.engine import AlienGame
 from referee.games.clank.engine import ClankGame
@@ -27,8 +27,9 @@ from referee.server.codecs import encode_actions
 from .conftest import REPO, play, python_bot
 
 PROTOCOL_MD = REPO / "referee" / "server" / "PROTOCOL.md"
-TYPED: dict[str, Any] = {"clank": clank_pb2.ClankAction, "alien": alien_pb2.AlienAction}
-#: the section titles of each game's tables in PROTOCOL.md
+#: the games with typed actions: every registered game whose spec names an action codec
+TYPED_GAMES = [spec.name for spec in all_specs() if spec.action_codec is not None]
+#: the section titles of each game's tables in PROTOCOL.md (a game with typed actions needs them)
 TITLES = {"clank": "Clank!", "alien": "Alien"}
 GAMES_PER_GAME = 50
 
@@ -91,8 +92,8 @@ def _check_decision(name: str, game: Game, seen: Seen) -> list[Any]:
         # through bytes, as a bot receives it, and through the SDK's decoder
         decoded = decode_action(common_pb2.LegalAction.FromString(legal.SerializeToString()))
         assert legal.WhichOneof("typed") == name, action
-        typed = decoded.clank if name == "clank" else decoded.alien
-        assert typed is not None, action
+        typed = decoded.game_action
+        assert typed is not None and decoded.game == name, action
         assert typed.WhichOneof("action") == action.kind == decoded.kind
         assert typed_kind_args(typed) == (action.kind, action.args), action.text
         assert (decoded.args, decoded.text) == (action.args, action.text)
@@ -121,7 +122,8 @@ def _random_games(name: str) -> Seen:
         if name == "alien":  # rotate the roles so every role's cards come up
             config["roles"] = [roles[(3 * seed + k) % len(roles)] for k in range(players)]
         game = cls.new_game(config, seed)
-        bots = [make_bot(name, "greedy" if name == "clank" else "coop", seed) for _ in range(players)]
+        own = sorted(game_spec(name).bots)  # the game's own bot plays longer games than random
+        bots = [make_bot(name, own[0] if own else "random", seed) for _ in range(players)]
         rnd = random.Random(seed)
         while not game.is_over():
             decoded = _check_decision(name, game, seen)
@@ -159,25 +161,30 @@ def _doc_tables(title: str) -> tuple[dict[str, str], dict[str, str]]:
     return tables[0], tables[1]
 
 
-def _kinds_of(message: Any) -> list[str]:
+def _typed(name: str) -> Any:
+    """The descriptor of `name`'s typed action message: the LegalAction.typed field of its name."""
+    return common_pb2.LegalAction.DESCRIPTOR.fields_by_name[name].message_type
+
+
+def _kinds_of(descriptor: Any) -> list[str]:
     """The action kinds of a typed action message (its oneof `action`)."""
-    return [f.name for f in message.DESCRIPTOR.oneofs_by_name["action"].fields]
+    return [f.name for f in descriptor.oneofs_by_name["action"].fields]
 
 
-@pytest.mark.parametrize("name", ["clank", "alien"])
+@pytest.mark.parametrize("name", TYPED_GAMES)
 def test_every_legal_action_is_typed_and_round_trips(name: str) -> None:
     """(a) Over 50 games at 2-4 players, every legal action of every decision carries its typed
     form; its identifying fields give back exactly the engine's (kind, args), its kind is `kind`,
     its info fields equal the engine's state, and a chosen move lands in its `to_room`."""
     seen = _random_games(name)
     # the games reached every action kind the proto has, so every encoder branch was checked
-    assert seen.action_kinds == set(_kinds_of(TYPED[name])) == set(ARG_FIELDS[name])
+    assert seen.action_kinds == set(_kinds_of(_typed(name))) == set(ARG_FIELDS[name])
     assert seen.actions > 10_000 and seen.info_checked > 1_000
     if name == "clank":
         assert seen.moves_followed > 1_000
 
 
-@pytest.mark.parametrize("name", ["clank", "alien"])
+@pytest.mark.parametrize("name", TYPED_GAMES)
 def test_every_emitted_kind_is_documented(name: str) -> None:
     """(b) Every decision kind and action kind the engines emitted is in PROTOCOL.md's tables,
     every action kind of the proto too, and each action's row names every typed field."""
@@ -185,10 +192,10 @@ def test_every_emitted_kind_is_documented(name: str) -> None:
     seen = _random_games(name)
     assert seen.decision_kinds - set(decisions) == set(), "decision kinds missing in PROTOCOL.md"
     assert seen.action_kinds - set(actions) == set(), "action kinds missing in PROTOCOL.md"
-    outer = TYPED[name]
+    outer = _typed(name)
     for kind in _kinds_of(outer):
         assert kind in actions, f"{name} action {kind!r} is not in PROTOCOL.md"
-        inner = outer.DESCRIPTOR.fields_by_name[kind].message_type
+        inner = outer.fields_by_name[kind].message_type
         for f in inner.fields:
             assert f"`{f.name}`" in actions[kind], f"{name} {kind}.{f.name} is not documented"
         # the args column lists the identifying fields in order
@@ -225,7 +232,7 @@ def _chosen(log: str) -> list[tuple[int, str, str]]:
 
 @pytest.mark.integration
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["clank", "alien"])
+@pytest.mark.parametrize("name", TYPED_GAMES)
 def test_bots_reading_only_typed_fields_play_to_the_end(name: str, tmp_path: Path) -> None:
     """(c) A real referee; a Python SDK bot and a JavaScript kit bot that choose from the typed
     fields only (and stop if one is missing) play a whole game; what they logged choosing is what
