@@ -236,3 +236,16 @@ def test_prologue_vote_tie_goes_to_previous_mvp() -> None:
     first = new_game(2)
     first.s.phase = "prologue"
     assert first._count_votes([0, 1], [1, 0], 2) == 1  # game 1: seat 0's vote
+
+
+def test_forfeit_knocks_out_on_the_clock_and_keeps_earned_points_off_it() -> None:
+    """Forfeit (referee ruling): an employee on the clock is knocked out and scores 0, its turn
+    ends; one already escaped keeps what it earned."""
+    game = new_game(3)
+    game.forfeit(0)
+    assert game.s.players[0].status == "knocked_out" and game.s.players[0].forfeited
+    assert game.s.current == 1 and game.score(0) == 0
+    p = player(game, 2)
+    p.status, p.mug, p.gold = "escaped", True, 5
+    game.forfeit(2)
+    assert not p.forfeited and game.score(2) == 25

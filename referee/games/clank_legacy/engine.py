@@ -337,27 +337,23 @@ class ClankLegacyGame(ClankCore, Game):
         return self.campaign_now()
 
     def forfeit(self, seat: int) -> None:
-        """Forfeit `seat` (timeouts, crash, disconnect): knocked out where it stands, scoring 0;
-        it votes no more. If it was that seat's turn, the turn ends and play passes on."""
+        """Forfeit `seat` (timeouts, crash, disconnect): an employee still on the clock is
+        knocked out where it stands and scores 0, and votes no more; if it was that seat's turn,
+        the turn ends and play passes on. A seat already off the clock, or forfeited during the
+        Prologue or the Epilogue, keeps what it earned (the referee answers its votes)."""
         if not 0 <= seat < self.s.players_n:
             raise IllegalAction(f"no seat {seat}")
         s = self.s
         p = s.players[seat]
-        if s.over or p.forfeited:
+        if s.phase != PHASE_PLAY or p.status != PLAYING:
             return
         self._decision = None
         s.step += 1
         p.forfeited = True
-        if s.phase != PHASE_PLAY:
-            top = s.stack[-1] if s.stack else None
-            if top is not None and top["kind"] == VOTE and top["seat"] == seat:
-                self._next_voter(top)
-            return
-        if p.status == PLAYING:
-            p.status = KNOCKED_OUT
-            if seat == s.current:
-                s.stack.clear()
-                self._end_turn()
+        p.status = KNOCKED_OUT
+        if seat == s.current:
+            s.stack.clear()
+            self._end_turn()
 
     def hidden_variant(self, seat: int, seed: int) -> Self:
         from referee.games.clank_legacy.observation import hidden_variant
