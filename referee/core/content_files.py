@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ContentEntry", "ContentError", "content_version", "load_json"]
+__all__ = ["ContentEntry", "ContentError", "content_version", "file_entries", "load_json"]
 
 
 class ContentError(ValueError):
@@ -87,6 +87,21 @@ class ContentEntry:
         if not isinstance(v, list):
             raise self.fail(fld, "must be a list")
         return v
+
+
+def file_entries(file: str, raw: Any, key: str) -> list[ContentEntry]:
+    """The entries of a file shaped ``{key: [entry, ...]}``, each named by its ``id`` (or
+    ``#index``); another top-level field or a non-list is a ContentError naming the file."""
+    top = ContentEntry(file, "*", raw)
+    top.check_keys({key})
+    items = raw.get(key)
+    if not isinstance(items, list):
+        raise top.fail(key, f"file must be an object with a '{key}' list")
+    out = []
+    for i, item in enumerate(items):
+        name = item.get("id", f"#{i}") if isinstance(item, dict) else f"#{i}"
+        out.append(ContentEntry(file, str(name), item))
+    return out
 
 
 def content_version(directory: Path) -> str:

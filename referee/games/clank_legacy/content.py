@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.content_files import ContentEntry as _Entry
-from referee.core.content_files import ContentError, content_version, load_json
+from referee.core.content_files import ContentError, content_version, file_entries, load_json
 from referee.core.effects import Effect
 
 __all__ = [
@@ -478,20 +478,6 @@ def _effects(
     return _parse_effects(e, fld, e.data.get(fld, []), ops, conds, refs)
 
 
-def _entries(file: str, raw: Any, key: str) -> list[_Entry]:
-    """The entries of the top-level list `key` of a file, each named by its id."""
-    top = _Entry(file, "*", raw)
-    top.check_keys({key})
-    items = raw.get(key)
-    if not isinstance(items, list):
-        raise top.fail(key, f"file must be an object with a '{key}' list")
-    out = []
-    for i, item in enumerate(items):
-        name = item.get("id", f"#{i}") if isinstance(item, dict) else f"#{i}"
-        out.append(_Entry(file, str(name), item))
-    return out
-
-
 def _text(e: _Entry) -> str:
     v = e.data.get("text", "")
     if not isinstance(v, str):
@@ -510,7 +496,7 @@ _CARD_FIELDS = {
 def _card_file(directory: Path, name: str, cards: dict[str, CardDef], refs: list[_Ref]) -> dict[str, int]:
     """Read a card file into `cards`; returns id -> copies in that file."""
     counts: dict[str, int] = {}
-    for e in _entries(name, load_json(directory / name), "cards"):
+    for e in file_entries(name, load_json(directory / name), "cards"):
         e.check_keys(_CARD_FIELDS)
         kind = e.str_("kind")
         if kind not in CARD_KINDS:
@@ -553,7 +539,7 @@ def _card_file(directory: Path, name: str, cards: dict[str, CardDef], refs: list
 
 def _parse_secrets(directory: Path, refs: list[_Ref]) -> dict[str, SecretDef]:
     out: dict[str, SecretDef] = {}
-    for e in _entries("secrets.json", load_json(directory / "secrets.json"), "secrets"):
+    for e in file_entries("secrets.json", load_json(directory / "secrets.json"), "secrets"):
         e.check_keys({"id", "name", "size", "count", "points", "dragon_egg", "potion", "effects"})
         size = e.str_("size")
         if size not in ("major", "minor"):
@@ -623,7 +609,7 @@ def _parse_tokens(directory: Path, refs: list[_Ref]) -> tuple[dict[str, MarketIt
 
 def _parse_contracts(directory: Path, refs: list[_Ref]) -> dict[str, Contract]:
     out: dict[str, Contract] = {}
-    for e in _entries("contracts.json", load_json(directory / "contracts.json"), "contracts"):
+    for e in file_entries("contracts.json", load_json(directory / "contracts.json"), "contracts"):
         e.check_keys({"id", "name", "check", "once", "reward", "text"})
         c = _Entry(e.file, e.entry, e.data.get("check"), prefix="check.")
         c.check_keys({"cond", "arg", "n"})
@@ -663,7 +649,7 @@ def _parse_contracts(directory: Path, refs: list[_Ref]) -> dict[str, Contract]:
 
 def _parse_patrons(directory: Path, refs: list[_Ref]) -> dict[str, Patron]:
     out: dict[str, Patron] = {}
-    for e in _entries("patrons.json", load_json(directory / "patrons.json"), "patrons"):
+    for e in file_entries("patrons.json", load_json(directory / "patrons.json"), "patrons"):
         e.check_keys({"id", "name", "cost", "favor", "text"})
         p = Patron(
             id=e.str_("id"),
@@ -728,7 +714,7 @@ def _parse_reviews(
     directory: Path, starting: Mapping[str, int], upgrades: Mapping[str, int]
 ) -> dict[str, Promotion]:
     out: dict[str, Promotion] = {}
-    for e in _entries("reviews.json", load_json(directory / "reviews.json"), "promotions"):
+    for e in file_entries("reviews.json", load_json(directory / "reviews.json"), "promotions"):
         e.check_keys({"id", "name", "replace", "with", "text"})
         p = Promotion(
             id=e.str_("id"),
