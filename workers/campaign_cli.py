@@ -104,13 +104,16 @@ def _wait(engine: Engine, match_id: int, dispatcher: Any, timeout: float) -> str
     while True:
         dispatcher.pump()
         with engine.connect() as conn:
-            status = conn.execute(sa.select(matches.c.status).where(matches.c.id == match_id)).scalar_one()
+            status, expires = conn.execute(
+                sa.select(matches.c.status, matches.c.lease_expires_at).where(matches.c.id == match_id)
+            ).one()
         if status in ("done", "failed"):
             return str(status)
         if status == "queued":
             dispatcher.ensure_dispatched(match_id)
-        if status == "running":
-            sweep(engine, lambda m: dispatcher.dispatch(m) if m == match_id else None)
+        if status == "running" and expires is not None and expires < datetime.now(UTC):
+            # its player died: the sweeper's step (requeue every expired lease, dispatch them)
+            sweep(engine, dispatcher.dispatch)
         if time.monotonic() > deadline:
             raise CampaignFailed(f"match {match_id} did not finish within {timeout:.0f} s")
         time.sleep(0.05)

@@ -249,3 +249,34 @@ def test_on_celery_the_games_run_on_the_workers(worker_farm: WorkerFarm, broker:
         s.value for m in registry.collect() for s in m.samples if s.name == "arena_matches_finished_total"
     )
     assert finished == 3
+
+
+def test_resume_replays_a_game_whose_player_died_mid_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A game left running under a dead worker's lease is requeued once the lease runs out and
+    played again from scratch (same seed): the campaign ends as an uninterrupted one."""
+    from ladder.campaigns import create_campaign, schedule_game
+    from ladder.match_queue import claim_match
+    from referee.games.clank_legacy.campaign import new_campaign
+    from workers.campaign_cli import _seats_for
+
+    reference = _json_run(capsys, f"sqlite:///{tmp_path}/ref.db", games=2, bots="random,random,random,random")
+    db = f"sqlite:///{tmp_path}/dead.db"
+    upgrade(db)
+    engine = create_engine(db)
+    try:
+        names = ["Wren Ashdown", "Tobble Quill", "Marga Vell", "Osric Fenn"]
+        cid = create_campaign(
+            engine, players=4, seats=_seats_for(engine, ["random"] * 4, names), seed=1, games=2,
+            state=new_campaign(4).to_json(),
+        )  # fmt: skip
+        game = schedule_game(engine, cid)
+        assert game is not None
+        assert claim_match(engine, game.match_id, "ghost:1", 0.3)  # a worker that will never finish
+    finally:
+        engine.dispose()
+    code, out, err = _run(capsys, "campaign", "resume", str(cid), "--db", db, "--json", "--timeout", "30")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["state_digest"] == reference["state_digest"] and len(data["games"]) == 2
