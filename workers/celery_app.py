@@ -33,7 +33,12 @@ Refill on completion: when a match task ends (recorded, failed, or found done) t
 its id on the Redis list ``arena:<queue>:done`` (:meth:`CeleryDispatcher.signal_done`); ``arena
 beat`` waits on that list between its timed passes (:func:`wait_for_completion`) and runs the
 matchmaker at once, so the queue is topped up as fast as the workers empty it (see
-``workers.control``).
+``workers.control``). The worker also pushes when it has *claimed* a match: a refill woken by
+a completion alone reads the queue before the worker takes its next match, counts that match
+as still queued, and leaves one queued match fewer than busy workers (with
+``ARENA_QUEUE_DEPTH=1`` and one worker the queue stood empty during every match, and each
+match waited for a refill). Woken after the claim, the matchmaker sees the queue as it is and
+keeps at least one queued match per running one (``workers.matchmaker.queue_target``).
 
 Qualification (``workers.qualification``): the sweeper also sends ``arena.qualify_version``
 (on the match queue: its games are matches) for every version due — pending, or running with a
@@ -221,7 +226,7 @@ class CeleryDispatcher:
         return f"arena:{self.queue}:done"
 
     def signal_done(self, match_id: int) -> None:
-        """Tell the beat a match ended, so its matchmaker refills the queue now."""
+        """Tell the beat a match was taken or ended, so its matchmaker refills the queue now."""
         if self._markers is not None:
             with self._markers.pipeline() as pipe:
                 pipe.rpush(self.done_key(), match_id)
@@ -284,14 +289,19 @@ def play_match(match_id: int) -> dict[str, Any]:
     Raises the database's error if it cannot be reached (see ``run_match``); the task
     ``arena.play_match`` (:func:`_play_match_task`) retries it.
     """
-    run = run_match(database_url(), match_id)
+    run = run_match(database_url(), match_id, on_claimed=lambda: _wake_beat(match_id, "start"))
     log.info("match %s: %s %s (%.2f s)", match_id, run.status, run.detail, run.seconds)
     if run.status != "not_claimed":
-        try:  # best effort: without it the beat refills on its timer
-            dispatcher().signal_done(match_id)
-        except redis.RedisError:
-            log.warning("match %s: could not signal its end to the beat", match_id, exc_info=True)
+        _wake_beat(match_id, "end")
     return {"match_id": run.match_id, "status": run.status, "detail": run.detail}
+
+
+def _wake_beat(match_id: int, what: str) -> None:
+    """Tell the beat the queue changed (a match was taken or ended), so it refills now."""
+    try:  # best effort: without it the beat refills on its timer
+        dispatcher().signal_done(match_id)
+    except redis.RedisError:
+        log.warning("match %s: could not signal its %s to the beat", match_id, what, exc_info=True)
 
 
 def retry_countdown(retries: int) -> float:

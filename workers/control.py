@@ -13,9 +13,9 @@ One `arena beat` is enough; a second is harmless (the matchmaker takes a Postgre
 lock, requeueing is one conditional UPDATE, claims are exactly-once).
 
 Refill on completion: between passes the loop does not just sleep. It waits on `wake` (for
-`arena beat`: a Redis list each worker pushes to when a match ends,
+`arena beat`: a Redis list each worker pushes to when it takes a match and when a match ends,
 ``workers.celery_app.wait_for_completion``) and runs the `on_wake` steps (the matchmaker) at
-once when a match ends. The queue is therefore topped up as fast as workers empty it, not
+once. The queue is therefore topped up as fast as workers empty it, not
 ``ARENA_QUEUE_DEPTH`` matches per interval: on a timer alone, a second worker added nothing
 (8 matches per 5 s whatever the number of workers). The timed pass still runs every interval.
 """

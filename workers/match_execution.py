@@ -320,8 +320,13 @@ def run_match(
     lease: float | None = None,
     max_seconds: float = MAX_MATCH_SECONDS,
     db_retry_seconds: float | None = None,
+    on_claimed: Callable[[], object] | None = None,
 ) -> MatchRun:
     """Claim, play and record match `match_id` on the database at `db_url`, at most once.
+
+    `on_claimed` is called once the match is claimed (it has left the queue), before it is
+    played: the Celery task wakes ``arena beat`` there, so the queue is topped up the moment
+    a worker takes a match (see ``workers.celery_app``).
 
     `worker_id` names the lease holder (default ``host:pid``); `lease` is the lease length in
     seconds (default :func:`lease_seconds`). Nothing a match can do makes it raise (a bad
@@ -347,6 +352,8 @@ def run_match(
         if status == "done":
             return MatchRun(match_id, worker_id, "already_recorded")
         return MatchRun(match_id, worker_id, "not_claimed", f"match is {status or 'unknown'}")
+    if on_claimed is not None:
+        on_claimed()
 
     def fail(game: str, reason: str, error: str) -> MatchRun:
         log.error("match %s failed (%s): %s", match_id, reason, error)

@@ -6,15 +6,19 @@ is an hour, so only that signal can make its matchmaker queue more than the firs
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
 import pytest
+import redis
 import sqlalchemy as sa
 
 from ladder.db import create_engine
+from ladder.match_queue import enqueue_match
 from ladder.schema import matches
-from workers.celery_app import CeleryDispatcher, make_app
+from workers import celery_app
+from workers.celery_app import CeleryDispatcher, make_app, play_match
 from workers.control import ControlLoop
 from workers.matchmaker import fill_queues
 
@@ -64,6 +68,47 @@ def test_a_finished_match_makes_the_matchmaker_refill_the_queue(
         thread.join(timeout=10)
         worker_farm.stop_all()
         dispatcher.close()
+        engine.dispose()
+
+
+def test_a_worker_wakes_the_beat_when_it_takes_a_match_and_when_it_ends_it(
+    broker: Broker, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Woken only at the end, the matchmaker read the queue before the worker took its next
+    # match and left one queued match fewer than busy workers; the wake after the claim sees
+    # the match gone from the queue.
+    engine = create_engine(pg_url)
+    seen: list[tuple[int, str]] = []
+
+    class Watching(CeleryDispatcher):
+        def signal_done(self, match_id: int) -> None:
+            with engine.connect() as conn:
+                status = conn.execute(
+                    sa.select(matches.c.status).where(matches.c.id == match_id)
+                ).scalar_one()
+            seen.append((match_id, status))
+            super().signal_done(match_id)
+
+    watching = Watching(make_app(broker.url, broker.queue), broker.queue, broker.url)
+    monkeypatch.setenv("DATABASE_URL", pg_url)
+    monkeypatch.setattr(celery_app, "_dispatcher", watching)
+    monkeypatch.setattr(celery_app, "_dispatcher_pid", os.getpid())
+    client = redis.Redis.from_url(broker.url)
+    try:
+        ladder = make_ladder(engine, ["builtin:greedy", "builtin:random"])
+        match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=5)
+
+        assert play_match(match_id)["status"] == "recorded"
+
+        assert seen == [(match_id, "running"), (match_id, "done")]
+        assert client.lrange(watching.done_key(), 0, -1) == [str(match_id).encode()] * 2
+        # a delivery that finds the match done (a duplicate) signals its end only
+        seen.clear()
+        assert play_match(match_id)["status"] == "already_recorded"
+        assert seen == [(match_id, "done")]
+    finally:
+        client.close()
+        watching.close()
         engine.dispose()
 
 
