@@ -5,6 +5,8 @@ Random play is seeded, so a failure names the seed that reproduces it.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from referee.core.rng import RandomStreams
@@ -65,3 +67,20 @@ def test_random_games_end_without_error(players: int) -> None:
         assert after.game_index == 2 and len(after.reports) == 1
         ends.add(game.s.end_reason)
     assert ends <= {"all_off_the_clock", "bag_empty"}
+
+
+def test_observations_are_json_and_summarize() -> None:
+    """Observations are JSON data; `summarize` reads every seat's view and the spectator's,
+    naming each player's space, from the first decision to the end (epilogue votes included)."""
+    game = new_game(3, seed=4)
+    rng = RandomStreams(4, {})
+    while True:
+        for view in [game.observe(seat) for seat in range(3)] + [game.observe_all()]:
+            assert json.loads(json.dumps(view)) == view
+            lines = game.summarize(view)
+            assert len([line for line in lines if line.startswith("seat ")]) == 3
+        if game.is_over():
+            break
+        d = game.decision()
+        assert d is not None
+        game.apply_index(rng.below("bot", len(d.actions)))
