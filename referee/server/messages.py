@@ -12,11 +12,12 @@ from typing import Any
 from referee.core.game import Decision, Game, Result, canonical_json
 from referee.games.static_content import wire_content
 from referee.server.codecs import encode_actions
+from referee.server.codecs.wire import len_field
 from referee.server.config import TimeControl
 from referee.server.rulings import Notice, NoticeKind
 from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
 
-__all__ = ["decision_request", "game_start", "notice", "result_to_proto"]
+__all__ = ["decision_request", "decision_request_bytes", "game_start", "notice", "result_to_proto"]
 
 _NOTICE_KINDS = {
     NoticeKind.TIMEOUT: bot_pb2.Notice.TIMEOUT,
@@ -87,19 +88,7 @@ def game_start(
     )
 
 
-def decision_request(
-    game: Game,
-    d: Decision,
-    encode: Callable[[dict[str, Any]], bot_pb2.Observation],
-    time: TimeControl,
-    bank_ms: int,
-    strikes: int,
-    cpu_bank_ms: int | None,
-) -> bot_pb2.RefereeMessage:
-    """The request for decision `d`: the seat's observation (encoded by `encode`), the legal
-    actions, the group choice in progress, the clock; `cpu_bank_ms` is the seat's CPU bank when it
-    is on the CPU clock (None: the CPU fields stay unset)."""
-    obs = game.observe(d.seat)
+def _context(obs: dict[str, Any], d: Decision) -> bot_pb2.DecisionContext:
     active = obs.get("current", d.seat)
     context = bot_pb2.DecisionContext(active_seat=active, out_of_turn=active != d.seat)
     group = obs.get("group")
@@ -115,6 +104,32 @@ def decision_request(
                 tie_break=str(group.get("tie_break", "")),
             )
         )
+    return context
+
+
+def _clock(
+    request: bot_pb2.DecisionRequest, time: TimeControl, cpu_bank_ms: int | None
+) -> bot_pb2.DecisionRequest:
+    if cpu_bank_ms is not None:
+        request.cpu_deadline_ms = time.cpu_decision_ms
+        request.cpu_bank_ms = cpu_bank_ms
+    return request
+
+
+def decision_request(
+    game: Game,
+    d: Decision,
+    encode: Callable[[dict[str, Any]], bot_pb2.Observation],
+    time: TimeControl,
+    bank_ms: int,
+    strikes: int,
+    cpu_bank_ms: int | None,
+) -> bot_pb2.RefereeMessage:
+    """The request for decision `d`: the seat's observation (encoded by `encode`), the legal
+    actions, the group choice in progress, the clock; `cpu_bank_ms` is the seat's CPU bank when it
+    is on the CPU clock (None: the CPU fields stay unset). `decision_request_bytes` is the same
+    message as bytes, built from parts kept between decisions (the referee's hot path)."""
+    obs = game.observe(d.seat)
     request = bot_pb2.DecisionRequest(
         decision_id=d.id,
         seat=d.seat,
@@ -122,12 +137,41 @@ def decision_request(
         prompt=d.prompt,
         observation=encode(obs),
         legal_actions=encode_actions(d.actions, game.name, obs),
-        context=context,
+        context=_context(obs, d),
         deadline_ms=time.decision_ms,
         time_bank_ms=bank_ms,
         strikes=strikes,
     )
-    if cpu_bank_ms is not None:
-        request.cpu_deadline_ms = time.cpu_decision_ms
-        request.cpu_bank_ms = cpu_bank_ms
-    return bot_pb2.RefereeMessage(decision=request)
+    return bot_pb2.RefereeMessage(decision=_clock(request, time, cpu_bank_ms))
+
+
+#: DecisionRequest's field numbers where the parts given as bytes go
+_OBSERVATION = bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["observation"].number
+_DECISION = bot_pb2.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number
+assert bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["legal_actions"].number == _OBSERVATION + 1
+
+
+def decision_request_bytes(
+    d: Decision,
+    obs: dict[str, Any],
+    observation: bytes,
+    legal_actions: bytes,
+    time: TimeControl,
+    bank_ms: int,
+    strikes: int,
+    cpu_bank_ms: int | None,
+) -> bytes:
+    """`decision_request`'s message, encoded: `observation` is the encoded Observation of
+    `obs`, `legal_actions` the encoded records of field `legal_actions` (`wire.ActionCache`).
+    Fields 1-4 and 7-12 are encoded by protobuf; the parts go between them in field order."""
+    head = bot_pb2.DecisionRequest(decision_id=d.id, seat=d.seat, kind=d.kind, prompt=d.prompt)
+    tail = bot_pb2.DecisionRequest(
+        context=_context(obs, d), deadline_ms=time.decision_ms, time_bank_ms=bank_ms, strikes=strikes
+    )
+    body = (
+        head.SerializeToString()
+        + len_field(_OBSERVATION, observation)
+        + legal_actions
+        + _clock(tail, time, cpu_bank_ms).SerializeToString()
+    )
+    return len_field(_DECISION, body)

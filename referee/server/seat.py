@@ -39,7 +39,9 @@ class Lost:
 
 
 LOST = Lost()
-Outgoing = bot_pb2.RefereeMessage | Close
+#: a message for the stream: a RefereeMessage, or one already encoded (decision requests are
+#: built as bytes: `messages.decision_request_bytes`)
+Outgoing = bot_pb2.RefereeMessage | bytes | Close
 
 
 class Outbox:

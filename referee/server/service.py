@@ -47,6 +47,11 @@ def _decode(raw: object) -> bot_pb2.BotMessage | None:
         return None
 
 
+def _referee_message(message: bot_pb2.RefereeMessage | bytes) -> bytes:
+    """A Play stream's serializer: decision requests come already encoded."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
 def _too_large(raw: object, limit: int) -> str | None:
     """The ruling on a message over the size limit, or None."""
     if isinstance(raw, bytes) and len(raw) > limit:
@@ -482,9 +487,7 @@ def handlers(
             BOT_SERVICE,
             {
                 # requests arrive as bytes: a message that does not parse gets a ruling, not INTERNAL
-                "Play": grpc.stream_stream_rpc_method_handler(
-                    bots.Play, response_serializer=bot_pb2.RefereeMessage.SerializeToString
-                )
+                "Play": grpc.stream_stream_rpc_method_handler(bots.Play, response_serializer=_referee_message)
             },
         ),
         grpc.method_handlers_generic_handler(

@@ -35,7 +35,8 @@ from referee.core.game import Decision, Game, Result
 from referee.games import game_class
 from referee.replay import NOTE_LIMIT, ReplayRecorder, dumps
 from referee.server import messages, metrics, rulings
-from referee.server.codecs import codec_for, encode_json
+from referee.server.codecs import action_cache, codec_for, encode_json, observation_table
+from referee.server.codecs.wire import json_observation
 from referee.server.config import MatchSpec, ServerLimits
 from referee.server.cpu_clock import CpuMeter
 from referee.server.messages import result_to_proto
@@ -148,6 +149,11 @@ class MatchSession:
         self.time = spec.time_control
         self.config = config
         self.encode = codec_for(spec.game)
+        # the decision requests' parts kept between decisions (codecs.wire): each seat's
+        # observation field by field, and the match's encoded legal actions
+        table = observation_table(spec.game)
+        self._observations = [table.cache() for _ in range(players)] if table is not None else None
+        self._actions = action_cache(spec.game)
         self.seats: list[SeatState] = []
         bound = spec.seat_bot_ids or (0,) * players
         if len(bound) != players:
@@ -497,11 +503,32 @@ class MatchSession:
             if self.decisions % 64 == 0:
                 await asyncio.sleep(0)  # let other matches run when a seat answers at once
 
-    def _request(self, seat: SeatState, d: Decision) -> bot_pb2.RefereeMessage:
+    def _request(self, seat: SeatState, d: Decision) -> bytes:
+        """The encoded RefereeMessage asking decision `d` (`messages.decision_request`'s
+        message, built from the parts kept between decisions)."""
         cpu_bank_ms = seat.cpu_bank_ms if self._cpu_ruled(seat) else None
-        return messages.decision_request(
-            self.game, d, self._encode, self.time, seat.bank_ms, seat.strikes, cpu_bank_ms
+        obs = self.game.observe(d.seat)
+        return messages.decision_request_bytes(
+            d,
+            obs,
+            self._observation(d.seat, obs),
+            self._actions.encode(d.actions, obs),
+            self.time,
+            seat.bank_ms,
+            seat.strikes,
+            cpu_bank_ms,
         )
+
+    def _observation(self, seat: int, obs: dict[str, Any]) -> bytes:
+        """The seat's encoded Observation: typed, field by field when the game's codec has a
+        table; JSON when the typed codec fails (as `_encode`)."""
+        if self._observations is None:
+            return self._encode(obs).SerializeToString()
+        try:
+            return self._observations[seat].encode(obs)
+        except (ValueError, TypeError, KeyError):
+            self._codec_failed()
+            return json_observation(obs)
 
     def _cpu_ruled(self, seat: SeatState) -> bool:
         """Is the seat on the CPU clock (the clock is on and its CPU time is measured)?"""
@@ -527,12 +554,15 @@ class MatchSession:
         try:
             return self.encode(obs)
         except (ValueError, TypeError, KeyError):
-            # the engine's observation grew a field the typed codec does not know yet: the bot
-            # still gets everything, as JSON (tests/referee/test_codecs.py catches the drift)
-            if not self._codec_warned:
-                log.exception("match %s: typed observation codec failed; sending JSON", self.match_id)
-                self._codec_warned = True
+            self._codec_failed()
             return encode_json(obs)
+
+    def _codec_failed(self) -> None:
+        # the engine's observation grew a field the typed codec does not know yet: the bot
+        # still gets everything, as JSON (tests/referee/test_codecs.py catches the drift)
+        if not self._codec_warned:
+            log.exception("match %s: typed observation codec failed; sending JSON", self.match_id)
+            self._codec_warned = True
 
     async def _ask(self, seat: SeatState, d: Decision) -> _Answered | _Forfeited:
         """Send the decision and rule on what comes back (or does not).

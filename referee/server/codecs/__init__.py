@@ -12,6 +12,7 @@ A game without one, or an action kind its codec does not know yet, goes with `ar
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -21,16 +22,19 @@ from google.protobuf.message import Message
 from referee.core.game import Action, canonical_json
 from referee.games import all_specs
 from referee.games.spec import GameSpec, load
+from referee.server.codecs.wire import ActionCache, ObservationTable
 from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
 
 __all__ = [
     "ActionEncoder",
     "ObservationEncoder",
+    "action_cache",
     "action_codec_for",
     "codec_for",
     "encode_action",
     "encode_actions",
     "encode_json",
+    "observation_table",
 ]
 
 log = logging.getLogger(__name__)
@@ -111,3 +115,34 @@ def encode_actions(
                 getattr(legal, game).CopyFrom(typed)
         out.append(legal)
     return out
+
+
+def observation_table(game: str) -> ObservationTable | None:
+    """The `ObservationTable` of `game` (the `OBSERVATION` of its observation codec's module),
+    with which the referee encodes observations field by field; None: it has none."""
+    spec = _spec(game)
+    if spec is None or spec.observation_codec is None:
+        return None
+    table = getattr(importlib.import_module(spec.observation_codec.partition(":")[0]), "OBSERVATION", None)
+    return table if isinstance(table, ObservationTable) else None
+
+
+def action_cache(game: str) -> ActionCache:
+    """A match's cache of encoded legal actions (`wire.ActionCache`), typed as `encode_actions`
+    types them; a typed encoding that fails is logged once per action kind and sent untyped.
+    The game's action codec module may define `action_context(action, obs)`: what the typed
+    message reads from the observation; with it, typed encodings are reused too."""
+    spec = _spec(game)
+    typed = action_codec_for(game)
+    context = None
+    if spec is not None and spec.action_codec is not None:
+        module = importlib.import_module(spec.action_codec.partition(":")[0])
+        context = getattr(module, "action_context", None)
+
+    def failed(action: Action, _exc: Exception) -> None:
+        if (game, action.kind) not in _warned:
+            _warned.add((game, action.kind))
+            log.exception("typed action codec of %s failed on %r; args only", game, action.text)
+
+    number = common_pb2.LegalAction.DESCRIPTOR.fields_by_name[game].number if typed is not None else 0
+    return ActionCache(typed, number, context, failed)

@@ -10,17 +10,16 @@ an empty room is `AlienRoom(empty=True)`, a face-down card and an empty HQ slot 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
 
 from referee.core.game import Action
+from referee.server.codecs.wire import Each, ObservationTable, Volatile
 from referee.wire._proto.arena.v1 import alien_pb2, bot_pb2
 
-__all__ = ["encode_action", "encode_effects", "encode_observation"]
-
-_KEYS = frozenset(alien_pb2.AlienObservation.DESCRIPTOR.fields_by_name)
+__all__ = ["OBSERVATION", "action_context", "encode_action", "encode_effects", "encode_observation"]
 
 
 def encode_effects(effects: Sequence[Mapping[str, Any]]) -> list[alien_pb2.AlienEffect]:
@@ -53,58 +52,66 @@ def _pending(pending: Mapping[str, Any]) -> alien_pb2.AlienPending:
     )
 
 
+def _you(you: Mapping[str, Any] | None) -> alien_pb2.AlienYou | None:
+    if you is None:
+        return None
+    return alien_pb2.AlienYou(hand=you["hand"], deck_contents=you["deck_contents"])
+
+
+#: AlienObservation field by field (`wire.ObservationTable`): the referee encodes a seat's
+#: observation once per field and reuses the fields that did not change
+OBSERVATION = ObservationTable(
+    alien_pb2.AlienObservation,
+    "alien",
+    {
+        "game": None,
+        "seat": None,
+        "step": None,
+        "turn": None,
+        "round": None,
+        "current": None,
+        "phase": None,
+        "over": None,
+        "won": None,
+        "you": _you,
+        "players": Each(lambda p: alien_pb2.AlienPlayer(**p)),
+        "pool": lambda pool: alien_pb2.AlienPool(**pool),
+        "to_act": lambda to_act: alien_pb2.AlienToAct(**to_act) if to_act is not None else None,
+        # its options are the engine's own effect lists: encoded every time
+        "pending": Volatile(lambda pending: _pending(pending) if pending is not None else None),
+        "complex": Each(_room),
+        "scan_costs": None,
+        "combat": None,
+        "facehuggers": Each(lambda f: alien_pb2.AlienFacehugger(**f)),
+        "strike_queue": None,
+        "strike_log": Each(lambda x: alien_pb2.AlienStrike(**x)),
+        "hq": lambda hq: [card or "" for card in hq],
+        "barracks_size": None,
+        "hive_size": None,
+        "strike_deck_size": None,
+        "strike_discard": None,
+        "sergeants_size": None,
+        "hatchery_top": None,
+        "hatchery_size": None,
+        "chestbursters_left": None,
+        "location": None,
+        "hazards_used": None,
+        "objective": None,
+        "objective_id": None,
+        "met": None,
+        "hive_discard": None,
+        "dead_enemies": None,
+        "dead_characters": None,
+    },
+    strict=True,
+)
+
+
 def encode_observation(obs: Mapping[str, Any]) -> bot_pb2.Observation:
     """The typed Alien observation, wrapped in the Observation oneof.
 
     KeyError if the dict has a key the message lacks (the referee then sends JSON)."""
-    unknown = set(obs) - _KEYS
-    if unknown:
-        raise KeyError(f"alien observation keys without a typed field: {sorted(unknown)}")
-    you = obs["you"]
-    to_act = obs["to_act"]
-    pending = obs["pending"]
-    msg = alien_pb2.AlienObservation(
-        game=obs["game"],
-        seat=obs["seat"],
-        step=obs["step"],
-        turn=obs["turn"],
-        round=obs["round"],
-        current=obs["current"],
-        phase=obs["phase"],
-        over=obs["over"],
-        won=obs["won"],
-        you=alien_pb2.AlienYou(hand=you["hand"], deck_contents=you["deck_contents"])
-        if you is not None
-        else None,
-        players=[alien_pb2.AlienPlayer(**p) for p in obs["players"]],
-        pool=alien_pb2.AlienPool(**obs["pool"]),
-        to_act=alien_pb2.AlienToAct(**to_act) if to_act is not None else None,
-        pending=_pending(pending) if pending is not None else None,
-        complex=[_room(r) for r in obs["complex"]],
-        scan_costs=obs["scan_costs"],
-        combat=obs["combat"],
-        facehuggers=[alien_pb2.AlienFacehugger(**f) for f in obs["facehuggers"]],
-        strike_queue=obs["strike_queue"],
-        strike_log=[alien_pb2.AlienStrike(**x) for x in obs["strike_log"]],
-        hq=[card or "" for card in obs["hq"]],
-        barracks_size=obs["barracks_size"],
-        hive_size=obs["hive_size"],
-        strike_deck_size=obs["strike_deck_size"],
-        strike_discard=obs["strike_discard"],
-        sergeants_size=obs["sergeants_size"],
-        hatchery_top=obs["hatchery_top"],
-        hatchery_size=obs["hatchery_size"],
-        chestbursters_left=obs["chestbursters_left"],
-        location=obs["location"],
-        hazards_used=obs["hazards_used"],
-        objective=obs["objective"],
-        objective_id=obs["objective_id"],
-        met=obs["met"],
-        hive_discard=obs["hive_discard"],
-        dead_enemies=obs["dead_enemies"],
-        dead_characters=obs["dead_characters"],
-    )
-    return bot_pb2.Observation(alien=msg)
+    return OBSERVATION.observation(obs)
 
 
 def _fight_card(obs: Mapping[str, Any], zone: str, index: int) -> str:
@@ -169,3 +176,19 @@ def encode_action(action: Action, obs: Mapping[str, Any]) -> alien_pb2.AlienActi
     if kind == "heal_target":
         return alien_pb2.AlienAction(heal_target=alien_pb2.AlienHealTarget(seat=int(args[0])))
     raise ValueError(f"alien action kind {kind!r} has no typed message")
+
+
+def action_context(action: Action, obs: Mapping[str, Any]) -> Hashable:
+    """What `encode_action` reads from the observation for `action` (the referee reuses an
+    action's encoding while this is unchanged): the card at the index the action names."""
+    kind, args = action.kind, action.args
+    read: Hashable = None
+    if kind in ("use_once", "sacrifice"):
+        read = obs["players"][obs["current"]]["play"][int(args[0])]
+    elif kind == "release":
+        read = obs["players"][obs["current"]]["vigilant"][int(args[0])]
+    elif kind == "recruit":
+        read = obs["hq"][int(args[0])]
+    elif kind == "fight":
+        read = _fight_card(obs, str(args[0]), int(args[1]))
+    return read

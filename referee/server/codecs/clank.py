@@ -8,16 +8,17 @@ observation or a new action kind forgotten here fails a test.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
 
 from referee.core.game import Action
 from referee.games.clank.content import default_content
+from referee.server.codecs.wire import Each, ObservationTable, Volatile
 from referee.wire._proto.arena.v1 import bot_pb2, clank_pb2
 
-__all__ = ["encode_action", "encode_effects", "encode_observation"]
+__all__ = ["OBSERVATION", "action_context", "encode_action", "encode_effects", "encode_observation"]
 
 
 def encode_effects(effects: Sequence[Mapping[str, Any]]) -> list[clank_pb2.ClankEffect]:
@@ -39,53 +40,67 @@ def _player(p: Mapping[str, Any]) -> clank_pb2.ClankPlayer:
     return clank_pb2.ClankPlayer(**p)
 
 
+def _you(you: Mapping[str, Any] | None) -> clank_pb2.ClankYou | None:
+    if you is None:
+        return None
+    return clank_pb2.ClankYou(hand=you["hand"], deck_contents=you["deck_contents"], may_take=you["may_take"])
+
+
+def _pending(pending: Mapping[str, Any] | None) -> clank_pb2.ClankPending | None:
+    if pending is None:
+        return None
+    return clank_pb2.ClankPending(
+        kind=pending["kind"],
+        seat=pending["seat"],
+        prompt=pending["prompt"],
+        options=[clank_pb2.ClankEffectList(effects=encode_effects(o)) for o in pending["options"]],
+        then=encode_effects(pending["then"]),
+    )
+
+
+#: ClankObservation field by field (`wire.ObservationTable`): the referee encodes a seat's
+#: observation once per field and reuses the fields that did not change
+OBSERVATION = ObservationTable(
+    clank_pb2.ClankObservation,
+    "clank",
+    {
+        "game": None,
+        "seat": None,
+        "step": None,
+        "round": None,
+        "current": None,
+        "over": None,
+        "board": None,
+        "you": _you,
+        "players": Each(_player),
+        "pool": lambda pool: clank_pb2.ClankPool(**pool),
+        # its options are the engine's own effect lists: encoded every time
+        "pending": Volatile(_pending),
+        "row": lambda row: [card or "" for card in row],
+        "dungeon_deck_size": None,
+        "dungeon_discard": None,
+        "reserve": None,
+        "market": None,
+        "crowns_sold": None,
+        "mastery_left": None,
+        "rage": None,
+        "rage_draws": None,
+        "bag": lambda bag: clank_pb2.ClankBag(black=bag["black"], cubes=bag["cubes"]),
+        "clank_area": None,
+        "artifacts": None,
+        "minor_secrets": None,
+        "major_secrets": None,
+        "idols": None,
+        "countdown": None,
+        "countdown_seat": None,
+        "last_attack": lambda attack: clank_pb2.ClankAttack(**attack) if attack else None,
+    },
+)
+
+
 def encode_observation(obs: Mapping[str, Any]) -> bot_pb2.Observation:
     """The typed Clank! observation, wrapped in the Observation oneof."""
-    you = obs["you"]
-    pending = obs["pending"]
-    attack = obs["last_attack"]
-    msg = clank_pb2.ClankObservation(
-        game=obs["game"],
-        seat=obs["seat"],
-        step=obs["step"],
-        round=obs["round"],
-        current=obs["current"],
-        over=obs["over"],
-        board=obs["board"],
-        you=clank_pb2.ClankYou(hand=you["hand"], deck_contents=you["deck_contents"], may_take=you["may_take"])
-        if you is not None
-        else None,
-        players=[_player(p) for p in obs["players"]],
-        pool=clank_pb2.ClankPool(**obs["pool"]),
-        pending=clank_pb2.ClankPending(
-            kind=pending["kind"],
-            seat=pending["seat"],
-            prompt=pending["prompt"],
-            options=[clank_pb2.ClankEffectList(effects=encode_effects(o)) for o in pending["options"]],
-            then=encode_effects(pending["then"]),
-        )
-        if pending is not None
-        else None,
-        row=[card or "" for card in obs["row"]],
-        dungeon_deck_size=obs["dungeon_deck_size"],
-        dungeon_discard=obs["dungeon_discard"],
-        reserve=obs["reserve"],
-        market=obs["market"],
-        crowns_sold=obs["crowns_sold"],
-        mastery_left=obs["mastery_left"],
-        rage=obs["rage"],
-        rage_draws=obs["rage_draws"],
-        bag=clank_pb2.ClankBag(black=obs["bag"]["black"], cubes=obs["bag"]["cubes"]),
-        clank_area=obs["clank_area"],
-        artifacts=obs["artifacts"],
-        minor_secrets=obs["minor_secrets"],
-        major_secrets=obs["major_secrets"],
-        idols=obs["idols"],
-        countdown=obs["countdown"],
-        countdown_seat=obs["countdown_seat"],
-        last_attack=clank_pb2.ClankAttack(**attack) if attack else None,
-    )
-    return bot_pb2.Observation(clank=msg)
+    return OBSERVATION.observation(obs)
 
 
 def _wrap(kind: str, message: Message) -> clank_pb2.ClankAction:
@@ -145,3 +160,16 @@ def encode_action(action: Action, obs: Mapping[str, Any]) -> clank_pb2.ClankActi
     if kind == "choose":
         return clank_pb2.ClankAction(choose=clank_pb2.ClankChoose(option=int(args[0])))
     raise ValueError(f"clank action kind {kind!r} has no typed message")
+
+
+def action_context(action: Action, obs: Mapping[str, Any]) -> Hashable:
+    """What `encode_action` reads from the observation for `action` (the referee reuses an
+    action's encoding while this is unchanged): a row slot's card, or the board and the room
+    the active player moves from."""
+    kind = action.kind
+    if kind in ("fight", "acquire"):
+        card: Hashable = obs["row"][int(action.args[0])]
+        return card
+    if kind in ("move", "teleport"):
+        return (obs["board"], obs["players"][obs["current"]]["room"])
+    return None
