@@ -505,7 +505,7 @@ def _referee(processes: int, token: str) -> tuple[Spawned, list[str], list[int]]
         ],
         r"listening on (\S+)",
         {"ARENA_ADMIN_TOKEN": token},
-        extra_lines=processes if processes > 1 else 0,
+        extra_lines=processes + 1 if processes > 1 else 0,  # the shared port's line, each child's
     )
     addresses = spawned.found.split(",")
     if processes == 1:

@@ -156,6 +156,7 @@ def _cmd_serve_referee(
             tls=tls,
             auth_limiter=limiter,
             supervisor_pid=args.supervisor_pid,
+            shared_port=args.shared_port,
         )
     )
     return 0
@@ -168,19 +169,22 @@ def _serve_processes(args: argparse.Namespace) -> int:
     from referee.server.processes import Supervisor
 
     n = args.processes
-    ports = [0] * n if args.port == 0 else [args.port + i for i in range(n)]
+    # PORT is shared by every process (SO_REUSEPORT: remote bots spread over them); each has its
+    # own PORT+1+i too, where matches are created and their seats connect
+    ports = [0] * n if args.port == 0 else [args.port + 1 + i for i in range(n)]
     metrics = [args.metrics_port + i for i in range(n)] if args.metrics_port else [0] * n
     if max(ports + metrics) > 65535:
         raise UsageError(
-            f"--processes {n}: ports {args.port}..{args.port + n - 1} (and metrics) must be <= 65535"
+            f"--processes {n}: ports {args.port}..{args.port + n} (and metrics) must be <= 65535"
         )
-    if set(ports) & set(metrics) - {0}:
+    if {*ports, args.port} & set(metrics) - {0}:
         raise UsageError(
-            f"--processes {n}: the referee ports {args.port}..{args.port + n - 1} overlap the metrics "
+            f"--processes {n}: the referee ports {args.port}..{args.port + n} overlap the metrics "
             f"ports {args.metrics_port}..{args.metrics_port + n - 1}"
         )
-    for port in ports[1:] + metrics[1:]:  # the first of each was checked already
+    for port in ports + metrics[1:]:  # PORT and METRICS were checked already
         check_listen(args.host, port)
+    shared = args.port or _free_port(args.host)
     common = ["-m", "referee.cli", "serve", "referee", "--host", args.host]
     common += ["--max-matches", str(args.max_matches), "--auth-failure-limit", str(args.auth_failure_limit)]
     for cidr in args.auth_limit_exempt:
@@ -195,9 +199,21 @@ def _serve_processes(args: argparse.Namespace) -> int:
         common += ["--db", args.db]
 
     def argv_for(port: int, metrics_port: int) -> list[str]:
-        return [*common, "--port", str(port), "--metrics-port", str(metrics_port)]
+        return [
+            *common, "--port", str(port), "--metrics-port", str(metrics_port), "--shared-port", str(shared)
+        ]
 
-    return Supervisor(argv_for, ports, metrics).run()
+    return Supervisor(argv_for, ports, metrics, shared=f"{args.host}:{shared}").run()
+
+
+def _free_port(host: str) -> int:
+    """A port free on `host` now (`--port 0 --processes N`: the shared port, chosen once for all)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
 
 
 def _describe_event(event: Any, names: list[str]) -> str | None:
@@ -502,12 +518,14 @@ def register(
         type=positive_int,
         default=1,
         metavar="N",
-        help="run N referee processes (one per core), on ports PORT..PORT+N-1 and metrics ports "
-        "METRICS..METRICS+N-1, supervised by this one; a match lives in one of them "
-        "(referee/server/PROCESSES.md). Default 1",
+        help="run N referee processes (one per core), supervised by this one: each on its own "
+        "port PORT+1+i (workers create matches there: list them in ARENA_REFEREE_ADDR) and all on "
+        "PORT (remote bots connect there and are spread over the processes), metrics on "
+        "METRICS+i; a match lives in one process (referee/server/PROCESSES.md). Default 1",
     )
-    # set by the supervisor on its children: stop when that process is gone
+    # set by the supervisor on its children: stop when that process is gone; the shared port
     ref.add_argument("--supervisor-pid", type=int, default=None, help=argparse.SUPPRESS)
+    ref.add_argument("--shared-port", type=port_number, default=None, help=argparse.SUPPRESS)
     ref.set_defaults(func=partial(_cmd_serve_referee, authenticator_for=authenticator_for))
 
     match = sub.add_parser("match", help="play one match over gRPC between bot commands")

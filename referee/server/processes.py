@@ -1,12 +1,12 @@
 """`arena serve referee --processes N`: N referee processes on one host, supervised.
 
 One referee process runs its matches on one event loop, so it uses one core. To use N cores the
-parent starts N children, each a whole `arena serve referee` on its own port (``base + i``) and
-its own metrics port (``metrics + i``), and supervises them; it serves nothing itself. A match
-lives in one process: it is created on one child's port and every seat connects there, so a
-match's seats can never be split. Placement is the workers' existing rule for several referees
-(``ARENA_REFEREE_ADDR`` lists every child, comma-separated, as the parent prints it). The
-decision and its alternatives are in PROCESSES.md beside this file.
+parent starts N children, each a whole `arena serve referee` on its own port (``PORT + 1 + i``)
+and its own metrics port (``METRICS + i``), all also on ``PORT`` (SO_REUSEPORT: remote bots'
+connections spread over them), and supervises them; it serves nothing itself. A match lives in
+one process: it is created on one child and its seats connect there. Placement is the workers'
+existing rule for several referees (``ARENA_REFEREE_ADDR`` lists every own port, comma-separated,
+as the parent prints it). The decision and its alternatives are in PROCESSES.md beside this file.
 
 Supervision: a child that exits while the parent runs is restarted on the same port (its matches
 are lost with it; a worker hands such a match back to be played again). A child that exits
@@ -87,12 +87,15 @@ class Supervisor:
         *,
         out: TextIO | None = None,
         err: TextIO | None = None,
+        shared: str = "",
     ) -> None:
         self.argv_for = argv_for
         self.children = [Child(i, p, m) for i, (p, m) in enumerate(zip(ports, metrics_ports, strict=True))]
         self.out = out or sys.stdout
         self.err = err or sys.stderr
         self.stopping = False
+        #: HOST:PORT every child also serves (SO_REUSEPORT), for the operator's line
+        self.shared = shared
         self._lock = threading.Lock()
 
     # --- one child ------------------------------------------------------------------------
@@ -173,6 +176,10 @@ class Supervisor:
         with self._lock:
             # the first line is the same as one referee's: every HOST:PORT, ARENA_REFEREE_ADDR's form
             self.out.write(LISTENING + ",".join(c.address for c in self.children) + "\n")
+            if self.shared:
+                self.out.write(
+                    f"  every process on {self.shared} too (remote bots: each connection goes to one)\n"
+                )
             for child in self.children:
                 assert child.proc is not None
                 metrics = f", metrics on port {child.metrics_port}" if child.metrics_port else ""

@@ -44,6 +44,8 @@ class RunningReferee:
     insecure: bool = False
     #: serving TLS
     tls: bool = False
+    #: the server on the port shared by every process of `--processes N` (SO_REUSEPORT), if any
+    shared: grpc.aio.Server | None = None
 
     @property
     def address(self) -> str:
@@ -54,6 +56,8 @@ class RunningReferee:
         """Stop serving and end every match task."""
         await self.health.enter_graceful_shutdown()
         await self.referee.close()
+        if self.shared is not None:
+            await self.shared.stop(grace)
         await self.server.stop(grace)
 
 
@@ -68,6 +72,7 @@ async def start(
     tls: tuple[bytes, bytes] | None = None,
     auth_limiter: FailedAuthLimiter | None = None,
     unix_socket: str | None = None,
+    shared_port: int | None = None,
 ) -> RunningReferee:
     """Start serving on host:port (port 0: any free port) and return at once.
 
@@ -79,6 +84,10 @@ async def start(
     connect with their bot tokens (remote bots). `tls` is (certificate chain, private key) PEM
     bytes: the port then speaks TLS only. `auth_limiter` counts failed authentications per peer
     (default: 20 a minute).
+
+    `shared_port` (a child of ``--processes N``): also serve the same referee on that port with
+    SO_REUSEPORT, which every process of the group binds, so the kernel spreads the connections
+    made there (remote bots) over the processes (PROCESSES.md). `port` stays this process's own.
     """
     if not admin_token and not insecure:
         raise ValueError(
@@ -87,14 +96,20 @@ async def start(
         )
     limits = limits or ServerLimits()
     referee = Referee(limits, authenticator)
-    server = grpc.aio.server(
-        options=limits.grpc_options(), maximum_concurrent_rpcs=limits.max_concurrent_rpcs
-    )
-    server.add_generic_rpc_handlers(
-        handlers(referee, admin_token or None, auth_limiter or FailedAuthLimiter())
-    )
+    limiter = auth_limiter or FailedAuthLimiter()
     health = HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+
+    def make_server(reuse_port: bool) -> grpc.aio.Server:
+        options = limits.grpc_options()
+        if reuse_port:  # only the shared port: an own port must never be silently shared
+            options = [o for o in options if o[0] != "grpc.so_reuseport"] + [("grpc.so_reuseport", 1)]
+        made = grpc.aio.server(options=options, maximum_concurrent_rpcs=limits.max_concurrent_rpcs)
+        made.add_generic_rpc_handlers(handlers(referee, admin_token or None, limiter))
+        health_pb2_grpc.add_HealthServicer_to_server(health, made)
+        return made
+
+    server = make_server(reuse_port=False)
+    shared = make_server(reuse_port=True) if shared_port is not None else None
     names = ["", BOT_SERVICE, ADMIN_SERVICE]
     if not admin_token:
         names.append(INSECURE_HEALTH_SERVICE)
@@ -105,31 +120,40 @@ async def start(
         )
     for name in names:
         await health.set(name, health_pb2.HealthCheckResponse.SERVING)
-    reflection.enable_server_reflection(
-        (
-            bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
-            admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
+    service_names = (
+        bot_pb2.DESCRIPTOR.services_by_name["BotService"].full_name,
+        admin_pb2.DESCRIPTOR.services_by_name["AdminService"].full_name,
+        health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+        reflection.SERVICE_NAME,
     )
+    credentials = None
     if tls is not None:
         cert, key = tls
         credentials = grpc.ssl_server_credentials([(key, cert)])
-        bound = server.add_secure_port(f"{host}:{port}", credentials)
-    else:
-        bound = server.add_insecure_port(f"{host}:{port}")
-    if bound == 0:
-        raise OSError(f"cannot listen on {host}:{port}")
+
+    def listen(on: grpc.aio.Server, at: int) -> int:
+        reflection.enable_server_reflection(service_names, on)
+        if credentials is not None:
+            bound = on.add_secure_port(f"{host}:{at}", credentials)
+        else:
+            bound = on.add_insecure_port(f"{host}:{at}")
+        if bound == 0:
+            raise OSError(f"cannot listen on {host}:{at}")
+        return bound
+
+    bound = listen(server, port)
+    if shared is not None and shared_port is not None:
+        listen(shared, shared_port)
     if unix_socket is not None and server.add_insecure_port(f"unix:{unix_socket}") == 0:
         raise OSError(f"cannot listen on unix:{unix_socket}")
     await server.start()
+    if shared is not None:
+        await shared.start()
     if unix_socket is not None:
         # a sandboxed bot runs as a user of its own; the socket's folder guards who can reach it
         os.chmod(unix_socket, 0o666)
     log.info("referee listening on %s:%d (%s)", host, bound, "TLS" if tls else "plaintext")
-    return RunningReferee(server, referee, health, bound, host, not admin_token, tls is not None)
+    return RunningReferee(server, referee, health, bound, host, not admin_token, tls is not None, shared)
 
 
 async def serve_forever(
@@ -143,12 +167,13 @@ async def serve_forever(
     tls: tuple[bytes, bytes] | None = None,
     auth_limiter: FailedAuthLimiter | None = None,
     supervisor_pid: int | None = None,
+    shared_port: int | None = None,
 ) -> None:
     """`arena serve referee`: serve until SIGINT / SIGTERM, or (`supervisor_pid`, a child of
     ``--processes N``) until that process is no longer its parent."""
     running = await start(
         host, port, limits=limits, admin_token=admin_token, authenticator=authenticator,
-        insecure=insecure, tls=tls, auth_limiter=auth_limiter,
+        insecure=insecure, tls=tls, auth_limiter=auth_limiter, shared_port=shared_port,
     )
     print(f"referee listening on {running.address}", flush=True)
     stop = asyncio.Event()

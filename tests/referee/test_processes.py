@@ -1,7 +1,8 @@
 """`arena serve referee --processes N` as real processes (referee/server/PROCESSES.md).
 
 Two children each serve whole matches (played by the SDK's example bot, one process per seat)
-and a match lives in the one it was created on; a killed child is restarted on its port and
+and a match lives in the one it was created on; connections to the shared port are spread over
+both; a killed child is restarted on its port and
 serves again; SIGTERM to the parent stops every child; a parent killed outright leaves no child
 behind; a child that keeps dying stops the group with one error line and status 1; with fixed
 ports each child has its port and its own metrics port.
@@ -45,6 +46,8 @@ class Group:
     addresses: list[str]
     pids: list[int]
     stderr: Path
+    #: the port every child serves too (SO_REUSEPORT)
+    shared: str
 
     def call(self, address: str, method: str, request: Any, response: Any) -> Any:
         with grpc.insecure_channel(address) as ch:
@@ -120,8 +123,10 @@ def group(tmp_path: Path) -> Iterator[Group]:
     first = proc.stdout.readline()
     assert first.startswith("referee listening on "), first + stderr.read_text()
     addresses = first.split()[-1].split(",")
+    shared = re.search(r" on (\S+) too ", proc.stdout.readline())
+    assert shared is not None
     pids = [int(re.search(r"\(pid (\d+)\)", proc.stdout.readline()).group(1)) for _ in addresses]  # type: ignore[union-attr]
-    made = Group(proc, token, addresses, pids, stderr)
+    made = Group(proc, token, addresses, pids, stderr, shared.group(1))
     try:
         yield made
     finally:
@@ -147,6 +152,35 @@ def test_two_processes_each_serve_whole_matches_and_sigterm_stops_all(group: Gro
     group.proc.send_signal(signal.SIGTERM)
     assert group.proc.wait(timeout=30) == 0
     assert not any(alive(pid) for pid in group.pids)
+
+
+def test_the_shared_port_spreads_connections_and_a_match_stays_in_one_process(group: Group) -> None:
+    made = []
+    for seed in range(16):  # each on a connection of its own, as every remote bot has
+        with grpc.insecure_channel(group.shared, options=[("grpc.use_local_subchannel_pool", 1)]) as ch:
+            create = ch.unary_unary(
+                f"/{ADMIN_SERVICE}/CreateMatch",
+                request_serializer=admin_pb2.CreateMatchRequest.SerializeToString,
+                response_deserializer=admin_pb2.CreateMatchResponse.FromString,
+            )
+            request = admin_pb2.CreateMatchRequest(
+                game="clank", seed=seed, seats=[admin_pb2.SeatSpec(name="a"), admin_pb2.SeatSpec(name="b")]
+            )
+            made.append(create(request, metadata=bearer(group.token), timeout=10).match_id)
+    held: list[set[str]] = []
+    for address in group.addresses:  # asked on each process's own port
+        found = set()
+        for match_id in made:
+            try:
+                request = admin_pb2.GetMatchRequest(match_id=match_id)
+                group.call(address, "GetMatch", request, admin_pb2.MatchStatus)
+                found.add(match_id)
+            except grpc.RpcError as exc:
+                assert exc.code() == grpc.StatusCode.NOT_FOUND
+        held.append(found)
+    assert held[0].isdisjoint(held[1]) and held[0] | held[1] == set(made)
+    # the kernel spread the 16 connections (all on one process: a chance of 2 in 65536)
+    assert held[0] and held[1], held
 
 
 def test_a_killed_child_is_restarted_on_its_port(group: Group) -> None:
@@ -191,7 +225,7 @@ def test_port_range_beyond_65535_is_one_line() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "error: --processes 2: ports 65535..65536 (and metrics) must be <= 65535"
+        "error: --processes 2: ports 65535..65537 (and metrics) must be <= 65535"
     ], done.stderr
 
 
@@ -218,12 +252,12 @@ def _free_run(length: int) -> int:
 def test_fixed_ports_and_metrics_per_process(tmp_path: Path) -> None:
     import urllib.request
 
-    base = _free_run(4)
+    base = _free_run(5)
     token = secrets.token_urlsafe(16)
     with (tmp_path / "err").open("w") as err:
         proc = subprocess.Popen(
             [
-                *ARENA, "serve", "referee", "--port", str(base), "--metrics-port", str(base + 2),
+                *ARENA, "serve", "referee", "--port", str(base), "--metrics-port", str(base + 3),
                 "--processes", "2",
             ],
             stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, "ARENA_ADMIN_TOKEN": token},
@@ -231,13 +265,15 @@ def test_fixed_ports_and_metrics_per_process(tmp_path: Path) -> None:
     assert proc.stdout is not None
     try:
         first = proc.stdout.readline()
-        assert first == f"referee listening on 127.0.0.1:{base},127.0.0.1:{base + 1}\n", (
+        # each process's own port first (ARENA_REFEREE_ADDR's form), then the shared one
+        assert first == f"referee listening on 127.0.0.1:{base + 1},127.0.0.1:{base + 2}\n", (
             first + (tmp_path / "err").read_text()
         )
+        assert f" on 127.0.0.1:{base} too " in proc.stdout.readline()
         for i in range(2):
             line = proc.stdout.readline()
-            assert line.endswith(f": 127.0.0.1:{base + i}, metrics on port {base + 2 + i}\n"), line
-            with urllib.request.urlopen(f"http://127.0.0.1:{base + 2 + i}/metrics", timeout=10) as page:
+            assert line.endswith(f": 127.0.0.1:{base + 1 + i}, metrics on port {base + 3 + i}\n"), line
+            with urllib.request.urlopen(f"http://127.0.0.1:{base + 3 + i}/metrics", timeout=10) as page:
                 assert "arena_referee_active_matches" in page.read().decode()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == 0
