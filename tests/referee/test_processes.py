@@ -172,8 +172,8 @@ def test_the_shared_port_spreads_connections_and_a_match_stays_in_one_process(gr
         found = set()
         for match_id in made:
             try:
-                request = admin_pb2.GetMatchRequest(match_id=match_id)
-                group.call(address, "GetMatch", request, admin_pb2.MatchStatus)
+                asked = admin_pb2.GetMatchRequest(match_id=match_id)
+                group.call(address, "GetMatch", asked, admin_pb2.MatchStatus)
                 found.add(match_id)
             except grpc.RpcError as exc:
                 assert exc.code() == grpc.StatusCode.NOT_FOUND
