@@ -387,11 +387,62 @@ def test_conditions_judged_at_end_of_play() -> None:
 
 
 def test_bank_minor_secrets_face_down() -> None:
-    """Bank: minor secrets face down; an effect takes one from the Bank."""
+    """Bank: minor secrets face down; a reward space takes the top one from the Bank and it
+    resolves (Loose Coins: +2 gold)."""
     game = new_game()
+    board = game.board
+    ridge = space_where(board, lambda s: [e.op for e in s.reward] == ["minor_secret"])
+    i = path_where(
+        board, lambda p: ridge.id in (p.a, p.b) and not p.one_way and not p.canoe and not p.monsters
+    )
+    path = board.paths[i]
+    place(game, path.a if path.b == ridge.id else path.b)
+    set_hand(game, [])
+    game.s.bank_minor.append("loose_coins")
     before = len(game.s.bank_minor)
-    top = game.s.bank_minor[-1]
-    game._resolve(game.s.current, (CONTENT.contracts["pest_control"].reward[0],))
-    assert len(game.s.bank_minor) == before - 1
+    set_pool(game, boots=3)
+    act(game, "move", i, 0)
+    assert len(game.s.bank_minor) == before - 1 and player(game).gold == 2
+
+
+def test_bank_extra_major_secrets() -> None:
+    """Bank: the extra major secrets wait face down in the Bank; a `major_secret` reward takes
+    one (a Suspiciously Warm Egg is kept for its points and angers the dragon)."""
+    game = new_game()
+    golem = next(c for c in CONTENT.cards.values() if any(e.op == "major_secret" for e in c.defeat))
+    game.s.row[0] = golem.id
+    game.s.bank_major.append("warm_egg")
+    before, rage = len(game.s.bank_major), game.s.rage
+    set_hand(game, [])
+    set_pool(game, swords=golem.cost)
+    act(game, "fight", 0)
+    assert len(game.s.bank_major) == before - 1
+    assert player(game).kept_secrets == ["warm_egg"] and game.s.rage == rage + 1
+
+
+def test_major_secret_on_a_space_is_taken() -> None:
+    """Setup / reward spaces: a major secret on its space may be taken on entering it."""
+    game = new_game()
+    space = space_where(game.board, lambda s: s.major_secret)
+    game.s.major_secrets[space.id] = ["gilded_trophy"]
+    place(game, space.id)
+    player(game).may_take = True
+    refresh(game)
+    act(game, "take", "major_secret")
+    assert player(game).kept_secrets == ["gilded_trophy"] and not game.s.major_secrets[space.id]
+    assert not can(game, "take", "major_secret")
+
+
+def test_repeatable_contract_pays_every_time() -> None:
+    """Contracts: one that is not once-only pays at the end of every turn its check holds
+    (Shopping Spree: 3 cards acquired)."""
+    game = new_game()
+    game.s.contracts = ["shopping_spree"]
     p = player(game)
-    assert top in p.potions + p.kept_secrets or not CONTENT.secrets[top].points
+    set_hand(game, [])
+    set_pool(game, skill=9)
+    for _ in range(3):
+        act(game, "buy_reserve", "mercenary")
+    gold = p.gold
+    act(game, "end_turn")
+    assert p.gold == gold + 1 and game.s.contracts == ["shopping_spree"]
