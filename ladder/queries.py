@@ -24,6 +24,7 @@ from ladder.bots import REMOTE, version_kind
 from ladder.schema import (
     bot_versions,
     bots,
+    campaign_ratings,
     campaigns,
     competitions,
     ladder_entries,
@@ -407,7 +408,8 @@ _PAIR_WEIGHTS: dict[tuple[str, int], _PairWeights] = {}
 def _deviations(conn: Connection, ladder_id: int, kind: str, ratings: dict[int, float]) -> dict[int, float]:
     """Each bot's rating deviation from the games it played on the ladder (``skill.elo_deviation``):
     every head-to-head pair of its recorded matches, at today's ratings; on a cooperative ladder
-    each game is one game against its scenario's rating."""
+    each game is one game against its scenario's rating; on a campaign ladder each rated campaign
+    is one game of its bots."""
     if not ratings:
         return {}
     opponents: dict[int, list[tuple[float, float]]] = {b: [] for b in ratings}
@@ -436,6 +438,20 @@ def _deviations(conn: Connection, ladder_id: int, kind: str, ratings: dict[int, 
             for b in {bot_of.get(int(v)) for v in row.seats}:
                 if b in opponents and row.id in scenario_of:
                     opponents[b].append((float(scenario_of[row.id]), 1.0))
+    elif kind == "campaign":
+        # a rated campaign is one free-for-all game among its bots (ladder/RATINGS.md)
+        rated: dict[int, tuple[int, list[int]]] = {}
+        for cid, players, bot in conn.execute(
+            sa.select(campaign_ratings.c.campaign_id, campaigns.c.players, campaign_ratings.c.bot_id)
+            .join(campaigns, campaigns.c.id == campaign_ratings.c.campaign_id)
+            .where(campaign_ratings.c.ladder_id == ladder_id)
+        ):
+            rated.setdefault(int(cid), (int(players), []))[1].append(int(bot))
+        for players, bots_in in rated.values():
+            for a in bots_in:
+                for b in bots_in:
+                    if a != b and a in opponents and b in ratings:
+                        opponents[a].append((ratings[b], 1.0 / (players - 1)))
     else:
         key = (conn.engine.url.render_as_string(hide_password=True), ladder_id)
         pairs = _PAIR_WEIGHTS.setdefault(key, _PairWeights())

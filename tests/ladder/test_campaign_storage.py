@@ -25,7 +25,9 @@ from ladder.db import create_engine, downgrade, upgrade
 from ladder.elo import rating_deltas
 from ladder.errors import InvalidInput, NotFound
 from ladder.ladders import create_ladder
+from ladder.queries import standings
 from ladder.schema import campaign_ratings, ladder_entries, matches
+from ladder.skill import Z95, elo_deviation
 from referee.core.effects import Effect
 from referee.games.clank_legacy.campaign import (
     CampaignState,
@@ -180,6 +182,13 @@ def test_a_finished_campaign_is_rated_once_by_its_totals(engine: Engine) -> None
         assert sum(r.wins for r in rows) == 1
         assert {r.bot_id: r.rating - 1500.0 for r in rows} == pytest.approx(rated.changes)
         assert conn.execute(sa.select(sa.func.count()).select_from(campaign_ratings)).scalar_one() == 3
+        # the standings' intervals count the campaign as one game of the three bots
+        page = standings(conn, ladder)
+        assert page is not None
+        prior = 2 * Z95 * elo_deviation(1500.0, [])
+        for row in page["standings"]:
+            width = row["rating_high"] - row["rating_low"]
+            assert width < prior - 1.0
 
 
 def test_shared_totals_share_a_place() -> None:
