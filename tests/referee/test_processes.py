@@ -282,3 +282,104 @@ def test_fixed_ports_and_metrics_per_process(tmp_path: Path) -> None:
             proc.kill()
             proc.wait()
         proc.stdout.close()
+
+
+def test_remote_bots_spread_over_the_processes_and_play_where_they_are_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The production path: remote bots connect to the shared port, the workers' executor finds
+    each in one process's lobby (ARENA_REFEREE_ADDR = the own ports) and plays its match there."""
+    from ladder.bots import REMOTE, add_bot_version, register_bot
+    from ladder.db import create_engine, upgrade
+    from ladder.ladders import create_ladder, join_ladder
+    from ladder.match_queue import enqueue_match
+    from workers.executor import reset_referee_executor
+    from workers.match_execution import run_match
+
+    from .conftest import REPO
+
+    db_url = f"sqlite:///{tmp_path / 'ladder.db'}"
+    upgrade(db_url)
+    engine = create_engine(db_url)
+    token = secrets.token_urlsafe(16)
+    with (tmp_path / "referee.err").open("w") as err:
+        proc = subprocess.Popen(
+            [*ARENA, "serve", "referee", "--port", "0", "--processes", "2", "--db", db_url],
+            stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, "ARENA_ADMIN_TOKEN": token},
+        )
+    assert proc.stdout is not None
+    bots: list[subprocess.Popen[bytes]] = []
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("referee listening on "), first + (tmp_path / "referee.err").read_text()
+        own = first.split()[-1].split(",")
+        found = re.search(r" on (\S+) too ", proc.stdout.readline())
+        assert found is not None
+        group = Group(proc, token, own, [], tmp_path / "referee.err", found.group(1))
+        ladder_id = create_ladder(
+            engine, "spread", "clank", 2, decision_ms=2000, bank_ms=30000, max_strikes=3
+        )
+        house = register_bot(engine, "house", "tests")
+        house_version = add_bot_version(engine, house.bot_id, "1", "builtin:random")
+        join_ladder(engine, ladder_id, house.bot_id)
+
+        def holder(bot_id: int) -> int | None:
+            for i, address in enumerate(own):
+                listing = group.call(
+                    address, "ListBots", admin_pb2.ListBotsRequest(bot_id=bot_id), admin_pb2.ListBotsResponse
+                )
+                if listing.bots:
+                    return i
+            return None
+
+        # remote bots connect to the shared port until each process holds one (each connection
+        # lands on either with even odds: 20 bots all on one process is a chance of 2 in a million)
+        held: dict[int, tuple[int, int]] = {}  # process -> (bot id, version)
+        for n in range(20):
+            reg = register_bot(engine, f"remote{n}", "tests")
+            version = add_bot_version(engine, reg.bot_id, "1", REMOTE)
+            join_ladder(engine, ladder_id, reg.bot_id)
+            example = REPO / "bots" / "python" / "examples" / "random_bot.py"
+            with (tmp_path / f"remote{n}.log").open("wb") as log:
+                bots.append(subprocess.Popen(
+                    [sys.executable, str(example), "--referee", group.shared, "--bot-token", reg.token],
+                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                ))
+            where: list[int | None] = [None]
+
+            def connected(bot_id: int = reg.bot_id, at: list[int | None] = where) -> bool:
+                at[0] = holder(bot_id)
+                return at[0] is not None
+
+            wait_until(connected, 30, f"remote{n} in a lobby")
+            assert where[0] is not None
+            held.setdefault(where[0], (reg.bot_id, version))
+            if len(held) == 2:
+                break
+        assert len(held) == 2, held
+
+        monkeypatch.setenv("ARENA_REFEREE_ADDR", ",".join(own))
+        monkeypatch.setenv("ARENA_ADMIN_TOKEN", token)
+        monkeypatch.setenv("ARENA_BOT_LOG_DIR", str(tmp_path / "hosted-logs"))
+        reset_referee_executor()
+        for process, (bot_id, version) in sorted(held.items()):
+            match = enqueue_match(engine, ladder_id, [version, house_version], seed=process + 1)
+            assert run_match(db_url, match, "w1").status == "recorded"
+            # played in the process holding the bot's stream, over that stream
+            lobby = group.call(
+                own[process], "ListBots", admin_pb2.ListBotsRequest(bot_id=bot_id), admin_pb2.ListBotsResponse
+            )
+            assert lobby.bots[0].games == 1
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        reset_referee_executor()
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+            bot.wait(10)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        engine.dispose()
