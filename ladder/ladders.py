@@ -44,7 +44,8 @@ def create_ladder(
 
     `decision_ms` is the per-decision deadline, `bank_ms` the per-match time bank and
     `max_strikes` the missed deadlines a seat may have before it forfeits. `kind` is "ffa"
-    (free-for-all) or "coop" (a team ladder of a cooperative game, e.g. "alien").
+    (free-for-all), "coop" (a team ladder of a cooperative game, e.g. "alien") or "campaign"
+    (clank_legacy: rates whole campaigns, ``ladder.campaigns.rate_campaign``).
     `cpu_decision_ms` / `cpu_bank_ms` turn on the CPU clock for hosted (sandboxed) bots: each
     decision's CPU time against that allowance, then the CPU bank (0: off).
     Raises InvalidInput for impossible values, Conflict if the name is taken.
