@@ -18,13 +18,13 @@ import dataclasses
 import hashlib
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
 from referee.core.effects import Effect, effects_to_json
 from referee.core.game import Game, canonical_json
 from referee.games.spec import GameSpec, load
 
-__all__ = ["StaticContent", "plain_data", "static_content", "wire_content"]
+__all__ = ["NO_CONTENT", "StaticContent", "plain_data", "static_content", "wire_content"]
 
 #: the schema files, one per game, relative to the repository's proto/ folder
 SCHEMA_PATH = "content/{game}.schema.json"
@@ -84,10 +84,18 @@ class StaticContent:
     digest: str
 
 
+#: what GameStart carries for a game whose spec has no static-content hook yet: nothing (the
+#: SDKs read an empty content_json as "none sent"), so the game is playable over the wire anyway
+NO_CONTENT: Final = StaticContent("", "")
+
+
 def wire_content(game: Game) -> StaticContent:
     """`static_content(game)` as GameStart sends it, built once per game, content version and
-    board (every match of a ladder sends the same content: no need to convert it each time)."""
+    board (every match of a ladder sends the same content: no need to convert it each time);
+    `NO_CONTENT` for a game without a static-content hook."""
     spec = _spec(game)
+    if spec is None or spec.static_content is None:
+        return NO_CONTENT
     variant: str = "" if spec is None or spec.content_variant is None else load(spec.content_variant)(game)
     key = (game.name, game.content_version, variant)
     found = _CACHE.get(key)

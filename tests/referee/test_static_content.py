@@ -22,13 +22,17 @@ import pytest
 from bots.python.arena_bot import Bot, ContentMismatch, game_content, play
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from referee.core.game import canonical_json
-from referee.games import GAMES, game_class, game_spec
+from referee.games import all_specs, game_class, game_spec
 from referee.games.clank.content import default_content as clank_content
-from referee.games.static_content import static_content, wire_content
+from referee.games.static_content import NO_CONTENT, static_content, wire_content
 
 from .conftest import REPO, ThreadedReferee
 
 SCHEMAS = REPO / "proto" / "content"
+
+
+#: the games whose spec has a static-content hook (the others send none, see below)
+CONTENT_GAMES = [spec.name for spec in all_specs() if spec.static_content is not None]
 
 
 def schema(game: str) -> dict[str, Any]:
@@ -46,7 +50,7 @@ def configs(game: str) -> list[dict[str, Any]]:
     return [cls.default_config(n) for n in range(spec.min_players, spec.max_players + 1)]
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", CONTENT_GAMES)
 def test_the_content_of_every_config_validates_against_its_schema(game: str) -> None:
     validator = jsonschema.Draft202012Validator(schema(game))
     validator.check_schema(schema(game))
@@ -57,7 +61,7 @@ def test_the_content_of_every_config_validates_against_its_schema(game: str) -> 
         assert content["game"] == game
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", CONTENT_GAMES)
 def test_a_field_the_schema_does_not_document_fails_validation(game: str) -> None:
     """The schema is closed: a new content field cannot reach bots undocumented."""
     validator = jsonschema.Draft202012Validator(schema(game))
@@ -84,7 +88,7 @@ def _objects(node: Any, where: str = "$") -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", CONTENT_GAMES)
 def test_the_schema_describes_every_field_and_closes_every_object(game: str) -> None:
     objects = _objects(schema(game))
     assert len(objects) >= 5
@@ -97,7 +101,7 @@ def test_the_schema_describes_every_field_and_closes_every_object(game: str) -> 
             assert sorted(node["required"]) == sorted(node["properties"]), f"{where}: every field is sent"
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+@pytest.mark.parametrize("game", CONTENT_GAMES)
 def test_the_content_is_static_the_same_for_every_seed(game: str) -> None:
     """Nothing dealt at random (deck order, returned artifacts, secrets' places) is sent: the
     content of one config is the same string, digest included, whatever the seed."""
@@ -108,6 +112,25 @@ def test_the_content_is_static_the_same_for_every_seed(game: str) -> None:
     assert only.digest == hashlib.sha256(only.json.encode()).hexdigest()
     assert only.json == canonical_json(json.loads(only.json))
     assert '"seed"' not in only.json
+
+
+def test_a_game_without_a_content_hook_sends_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A registered game whose spec names no static content (yet) still starts over the wire:
+    GameStart carries an empty content_json, which the SDKs read as "none sent"."""
+    import dataclasses
+
+    from referee.games import static_content as module
+
+    assert {"clank", "alien"} <= set(CONTENT_GAMES)
+    cls = game_class("clank")
+    game = cls.new_game(cls.default_config(2), 1)
+    assert wire_content(game) != NO_CONTENT
+    bare = dataclasses.replace(game_spec("clank"), static_content=None, content_variant=None)
+    monkeypatch.setattr(module, "_spec", lambda g: bare)
+    assert wire_content(game) == NO_CONTENT
+    assert game_content(bot_pb2.GameStart(content_json=NO_CONTENT.json)) is None
+    with pytest.raises(KeyError, match="no static content for game 'clank'"):
+        static_content(game)
 
 
 def test_clank_content_is_the_board_in_play_with_the_engines_tunnel_indices() -> None:
