@@ -45,12 +45,10 @@ def play_local(
     recorder = ReplayRecorder(game, seed, cfg, seats, started=None)
     started = time.perf_counter()
     decisions = 0
-    while not game.is_over():
-        d = game.decision()
-        assert d is not None
+    record = recorder.action
+    while (d := game.decision()) is not None:  # None once the game is over
         index = bots[d.seat].act(game.observe(d.seat), d.actions)
-        action = game.apply_index(index)
-        recorder.action(d.id, d.seat, index, action)
+        record(d.id, d.seat, index, game.apply_index(index))
         decisions += 1
     return LocalGame(
         seed=seed,
