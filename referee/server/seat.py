@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Iterator, Set
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -23,7 +24,7 @@ from referee.server.cpu_clock import CpuMeter
 from referee.server.rulings import Forfeit, ForfeitKind
 from referee.wire._proto.arena.v1 import bot_pb2
 
-__all__ = ["LOST", "Close", "Lost", "Outbox", "Outgoing", "SeatPhase", "SeatState"]
+__all__ = ["LOST", "Close", "DecisionIds", "Lost", "Outbox", "Outgoing", "SeatPhase", "SeatState"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,43 @@ class Outbox:
         return self._aborted
 
 
+class DecisionIds(Set[int]):
+    """A set of decision ids (non-negative, from 0 up) as one bit each: a seat's issued
+    decisions are kept for the whole match, and a set of ints costs ~60 bytes per id."""
+
+    __slots__ = ("_bits", "_count")
+
+    def __init__(self) -> None:
+        self._bits = bytearray()
+        self._count = 0
+
+    def add(self, decision_id: int) -> None:
+        """Put `decision_id` (>= 0) in the set."""
+        byte, bit = divmod(decision_id, 8)
+        if byte >= len(self._bits):
+            self._bits.extend(bytes(byte + 1 - len(self._bits) + len(self._bits) // 2))
+        if not self._bits[byte] >> bit & 1:
+            self._bits[byte] |= 1 << bit
+            self._count += 1
+
+    def clear(self) -> None:
+        """Empty the set (and free its bits)."""
+        self._bits = bytearray()
+        self._count = 0
+
+    def __contains__(self, decision_id: object) -> bool:
+        if not isinstance(decision_id, int) or decision_id < 0:
+            return False
+        byte, bit = divmod(decision_id, 8)
+        return byte < len(self._bits) and bool(self._bits[byte] >> bit & 1)
+
+    def __iter__(self) -> Iterator[int]:
+        return (i for i in range(len(self._bits) * 8) if i in self)
+
+    def __len__(self) -> int:
+        return self._count
+
+
 class SeatPhase(Enum):
     """Where a seat is in the game."""
 
@@ -147,7 +185,7 @@ class SeatState:
     #: the ladder bot bound to this seat (a remote bot, seated through the lobby), if any
     bot_id: int | None = None
     #: decision ids sent to this seat: a second or late answer to one of them is ignored
-    issued: set[int] = field(default_factory=set)
+    issued: DecisionIds = field(default_factory=DecisionIds)
     #: decisions that timed out: the first late answer to each is expected (not a bad message)
     late_expected: set[int] = field(default_factory=set)
     #: messages that were not answers to the open decision (`ServerLimits.max_bad_messages`)

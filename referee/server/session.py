@@ -24,6 +24,7 @@ import logging
 import os
 import secrets
 import time
+from array import array
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -92,32 +93,68 @@ class _Forfeited:
 FORFEITED = _Forfeited()
 
 
-@dataclass(frozen=True, slots=True)
-class _Played:
-    """An action event as its fields (`MatchSession._events`): the message is built when a
-    WatchMatch stream reads it."""
+class _EventLog:
+    """WatchMatch's events of one match, compact (kept for the whole match, read by few): an
+    action is a handful of numbers in arrays and a reference to its text; the rare other events
+    are their messages. Each MatchEvent is built when it is read."""
 
-    decision_id: int
-    seat: int
-    index: int
-    text: str
-    millis: int
-    reason: str
-    cpu_millis: int | None
+    __slots__ = ("_cpu", "_decision", "_index", "_millis", "_others", "_reason", "_reasons", "_seat",
+                 "_slot", "_text")
 
-    def message(self, sequence: int) -> admin_pb2.MatchEvent:
-        """The MatchEvent with this `sequence` number."""
+    def __init__(self) -> None:
+        # 4-byte ints: decision ids stop at `max_decisions`, times at the clock's bounds (hours)
+        #: per event: 2 * (its place among the actions or the others) + 1 if it is an other
+        self._slot = array("i")
+        self._others: list[admin_pb2.MatchEvent] = []
+        self._decision = array("i")
+        self._seat = array("B")
+        self._index = array("i")
+        self._millis = array("i")
+        #: the CPU milliseconds, -1 for none
+        self._cpu = array("i")
+        #: the reason's number in `_reasons` (a handful of distinct texts)
+        self._reason = array("B")
+        self._reasons: list[str] = []
+        self._text: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self._slot)
+
+    def other(self, event: admin_pb2.MatchEvent) -> None:
+        """Append a non-action event (its sequence already set)."""
+        self._slot.append(2 * len(self._others) + 1)
+        self._others.append(event)
+
+    def action(
+        self, decision_id: int, seat: int, index: int, text: str, millis: int, reason: str, cpu: int | None
+    ) -> None:
+        """Append an action played."""
+        self._slot.append(2 * len(self._text))
+        self._decision.append(decision_id)
+        self._seat.append(seat)
+        self._index.append(index)
+        self._millis.append(millis)
+        self._cpu.append(-1 if cpu is None else cpu)
+        if reason not in self._reasons:
+            self._reasons.append(reason)
+        self._reason.append(self._reasons.index(reason))
+        self._text.append(text)
+
+    def __getitem__(self, i: int) -> admin_pb2.MatchEvent:
+        slot, other = divmod(self._slot[i], 2)
+        if other:
+            return self._others[slot]
         played = admin_pb2.ActionPlayed(
-            decision_id=self.decision_id,
-            seat=self.seat,
-            index=self.index,
-            text=self.text,
-            millis=self.millis,
-            reason=self.reason,
+            decision_id=self._decision[slot],
+            seat=self._seat[slot],
+            index=self._index[slot],
+            text=self._text[slot],
+            millis=self._millis[slot],
+            reason=self._reasons[self._reason[slot]],
         )
-        if self.cpu_millis is not None:
-            played.cpu_ms = self.cpu_millis
-        return admin_pb2.MatchEvent(sequence=sequence, action=played)
+        if self._cpu[slot] >= 0:
+            played.cpu_ms = self._cpu[slot]
+        return admin_pb2.MatchEvent(sequence=i + 1, action=played)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +226,7 @@ class MatchSession:
         self.replay_bytes: bytes | None = None
         #: WatchMatch's events; an action is kept as its fields and built when watched (most
         #: matches are never watched: no message per decision, and less memory per match)
-        self._events: list[admin_pb2.MatchEvent | _Played] = []
+        self._events = _EventLog()
         self._changed = asyncio.Event()
         #: WatchMatch streams reading now: an event wakes them only if there are any
         self._watchers = 0
@@ -216,22 +253,18 @@ class MatchSession:
     # --- events (WatchMatch) ---------------------------------------------------------------
 
     def _emit(self, **event: Any) -> None:
-        self._append(admin_pb2.MatchEvent(sequence=len(self._events) + 1, **event))
+        self._events.other(admin_pb2.MatchEvent(sequence=len(self._events) + 1, **event))
+        self._changed_now()
 
-    def _append(self, event: admin_pb2.MatchEvent | _Played) -> None:
-        self._events.append(event)
+    def _changed_now(self) -> None:
         if self._watchers:
             self._changed.set()
             self._changed = asyncio.Event()
 
-    def _event(self, index: int) -> admin_pb2.MatchEvent:
-        event = self._events[index]
-        return event if isinstance(event, admin_pb2.MatchEvent) else event.message(index + 1)
-
     @property
     def events(self) -> list[admin_pb2.MatchEvent]:
         """Every event so far (WatchMatch's messages)."""
-        return [self._event(i) for i in range(len(self._events))]
+        return [self._events[i] for i in range(len(self._events))]
 
     async def watch(self) -> AsyncIterator[admin_pb2.MatchEvent]:
         """Every event from the start, then live ones until the match ends."""
@@ -241,7 +274,7 @@ class MatchSession:
             while True:
                 changed = self._changed
                 while sent < len(self._events):
-                    yield self._event(sent)
+                    yield self._events[sent]
                     sent += 1
                 if self.state is State.FINISHED:
                     return
@@ -490,12 +523,10 @@ class MatchSession:
                 reason=outcome.reason,
                 cpu_millis=outcome.cpu_millis,
             )
-            self._append(
-                _Played(
-                    d.id, d.seat, outcome.index, action.text, outcome.millis, outcome.reason,
-                    outcome.cpu_millis,
-                )
+            self._events.action(
+                d.id, d.seat, outcome.index, action.text, outcome.millis, outcome.reason, outcome.cpu_millis
             )
+            self._changed_now()
             if outcome.reason in (TIMEOUT, CPU_TIME):
                 forfeit = rulings.strikes_forfeit(seat.strikes, self.time.max_strikes)
                 if forfeit is not None:
