@@ -66,7 +66,7 @@ MATCHES_PER_CLIENT: Final = 50
 MAX_CLIENTS: Final = 4
 #: the added time per decision a level may have at p99
 ADDED_P99_MS: Final = 5.0
-#: above this p99 a level is saturated and larger ones are not run
+#: above this p99 a level is saturated; after two such levels in a row larger ones are not run
 SATURATED_P99_MS: Final = 20.0
 THINK_S: Final = 0.05
 #: goals (issue 14)
@@ -520,6 +520,7 @@ def _capacity(
     referee, addresses, pids = _referee(processes, token)
     rows: list[dict[str, Any]] = []
     best = 0
+    over = 0
     try:
         time.sleep(0.5)
         baseline = sum(rss_bytes(p) for p in pids)
@@ -539,8 +540,9 @@ def _capacity(
             )
             if row["p99_ms"] <= ADDED_P99_MS and not failed:
                 best = n
-            elif row["p99_ms"] > SATURATED_P99_MS:
-                break  # saturated: larger levels only get worse
+            over = over + 1 if row["p99_ms"] > SATURATED_P99_MS else 0
+            if over == 2:  # saturated twice running (once may be other load): larger levels only get worse
+                break
             time.sleep(0.5)
     except Exception:
         print(f"referee stderr (end):\n{referee.stderr_tail()}", file=sys.stderr)
