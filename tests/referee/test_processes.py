@@ -383,3 +383,54 @@ def test_remote_bots_spread_over_the_processes_and_play_where_they_are_held(
             proc.wait()
         proc.stdout.close()
         engine.dispose()
+
+
+def test_tls_and_the_admin_token_file_reach_every_port_of_every_process(tmp_path: Path) -> None:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from .certs import make_certs
+
+    certs = make_certs(tmp_path / "certs")
+    token_file = tmp_path / "admin-token"
+    token = secrets.token_urlsafe(24)
+    token_file.write_text(token + "\n")
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_ADMIN_TOKEN"}
+    with (tmp_path / "err").open("w") as err:
+        proc = subprocess.Popen(
+            [
+                *ARENA, "serve", "referee", "--port", "0", "--processes", "2",
+                "--tls-cert", str(certs.cert), "--tls-key", str(certs.key),
+                "--admin-token-file", str(token_file),
+            ],
+            stdout=subprocess.PIPE, stderr=err, text=True, env=env,
+        )
+    assert proc.stdout is not None
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("referee listening on "), first + (tmp_path / "err").read_text()
+        found = re.search(r" on (\S+) too ", proc.stdout.readline())
+        assert found is not None
+        credentials = grpc.ssl_channel_credentials(certs.ca.read_bytes())
+        for address in [*first.split()[-1].split(","), found.group(1)]:
+            with grpc.secure_channel(address, credentials) as ch:
+                reply = health_pb2_grpc.HealthStub(ch).Check(  # type: ignore[attr-defined]
+                    health_pb2.HealthCheckRequest(service=""), timeout=10
+                )
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING
+                listing = ch.unary_unary(
+                    f"/{ADMIN_SERVICE}/ListBots",
+                    request_serializer=admin_pb2.ListBotsRequest.SerializeToString,
+                    response_deserializer=admin_pb2.ListBotsResponse.FromString,
+                )
+                listing(admin_pb2.ListBotsRequest(), metadata=bearer(token), timeout=10)  # the token works
+            with grpc.insecure_channel(address) as plain, pytest.raises(grpc.RpcError):
+                health_pb2_grpc.HealthStub(plain).Check(  # type: ignore[attr-defined]
+                    health_pb2.HealthCheckRequest(service=""), timeout=5
+                )
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
