@@ -249,3 +249,21 @@ def test_forfeit_knocks_out_on_the_clock_and_keeps_earned_points_off_it() -> Non
     p.status, p.mug, p.gold = "escaped", True, 5
     game.forfeit(2)
     assert not p.forfeited and game.score(2) == 25
+
+
+def test_bag_empty_after_the_end_of_turn_attack_ends_the_game() -> None:
+    """Dragon attack: the end-of-turn attack (a new card with the symbol) that empties the bag
+    ends the game at once: everyone still playing is knocked out, the next player never moves."""
+    game = new_game(2)
+    symbol = next(
+        c for c in CONTENT.adventure if CONTENT.cards[c].kind != "event" and CONTENT.cards[c].dragon_attack
+    )
+    game.s.row[0] = None
+    game.s.adventure_deck.append(symbol)
+    game.s.bag_black = 1
+    game.s.clank_area = [0, 0]
+    set_hand(game, [])
+    act(game, "end_turn")
+    assert game.s.end_reason == "bag_empty" and game.s.last_attack["reason"] == "refill"
+    assert [p.status for p in game.s.players] == ["knocked_out", "knocked_out"]
+    assert game.s.current == 0
