@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from referee.core.game import json_digest
 from referee.games.clank_legacy.campaign import CampaignState, MissionReport, new_campaign
 from referee.games.clank_legacy.content import default_content
@@ -267,3 +269,34 @@ def test_bag_empty_after_the_end_of_turn_attack_ends_the_game() -> None:
     assert game.s.end_reason == "bag_empty" and game.s.last_attack["reason"] == "refill"
     assert [p.status for p in game.s.players] == ["knocked_out", "knocked_out"]
     assert game.s.current == 0
+
+
+def test_prologue_group_vote_happens_before_setup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Setup: the Prologue is read first; a group decision in it is voted by every seat in seat
+    order (real decisions), and the board is set up on the side the vote chose."""
+    from referee.core.effects import Effect
+    from referee.games.clank_legacy import engine
+
+    content = default_content()
+    choose = Effect(
+        op="choose",
+        options=(
+            (Effect(op="board_side", arg="side_a"),),
+            (Effect(op="board_side", arg="side_b"), Effect(op="grant_contract", arg="fruit_delivery")),
+        ),
+    )
+    passages = dict(content.passages)
+    passages[101] = replace(passages[101], effects=(choose,))
+    monkeypatch.setattr(engine, "default_content", lambda: replace(content, passages=passages))
+    game = new_game(3)
+    assert game.s.phase == "prologue" and game.s.board == ""
+    seats = []
+    for vote in (1, 0, 1):
+        d = game.decision()
+        assert d is not None and d.kind == "vote"
+        seats.append(d.seat)
+        act(game, "vote", vote)
+    assert seats == [0, 1, 2]
+    assert game.s.phase == "play" and game.s.board == "side_b" and game.s.choices == [1]
+    assert game.s.contracts == ["fruit_delivery"]
+    assert all(p.space == game.board.hq and len(p.hand) == 5 for p in game.s.players)
