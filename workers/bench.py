@@ -332,8 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     with scratch_postgres() as pg_url:
         print(
             f"workers.bench, production shape: arena beat (queue depth {queue_depth()}, beat "
-            f"{beat_seconds():g} s, refill on completion) + Celery worker processes, 8 greedy "
-            f"bots thinking {args.think_ms} ms per decision, {args.production_matches} matches "
+            f"{beat_seconds():g} s, refill when a match is taken or ends) + Celery worker processes, "
+            f"8 greedy bots thinking {args.think_ms} ms per decision, {args.production_matches} matches "
             f"timed after a warm-up, {cores} cores"
         )
         ratios = []
