@@ -17,6 +17,7 @@ one-line `ReplayError` naming the field; the inflated size and the JSON nesting 
 
 from __future__ import annotations
 
+import copy
 import gzip
 import hashlib
 import io
@@ -24,7 +25,7 @@ import json
 import re
 import time
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
@@ -39,6 +40,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_DEPTH",
     "MAX_INFLATED_BYTES",
+    "IndexRecorder",
     "ReplayError",
     "ReplayRecorder",
     "VerifyReport",
@@ -164,23 +166,106 @@ class ReplayRecorder:
         if self.steps and "digest" not in self.steps[-1]:
             self.steps[-1]["digest"] = self.game.digest()
         result = self.game.result().to_json() if self.game.is_over() else None
-        doc = {
-            "format": FORMAT,
-            "format_version": EXPANDED_VERSION,
-            "game": self.game.name,
-            "engine_version": self.game.engine_version,
-            "content_version": self.game.content_version,
-            "config": dict(self.config),
-            "seed": self.seed,
-            "seats": [dict(s) for s in self.seats],
-            "initial_digest": self.initial_digest,
-            "steps": self.steps,
-            "result": result,
-            "ended_by": ended_by,
-        }
-        if self.started is not None:
-            doc["started_at"] = round(self.started, 3)
-        return doc
+        return _document(self, self.steps, result, ended_by, self.started)
+
+
+def _document(
+    recorder: ReplayRecorder | IndexRecorder,
+    steps: list[dict[str, Any]],
+    result: dict[str, Any] | None,
+    ended_by: str,
+    started: float | None,
+) -> dict[str, Any]:
+    """The expanded replay document of a recorder's game."""
+    game = recorder.game
+    doc = {
+        "format": FORMAT,
+        "format_version": EXPANDED_VERSION,
+        "game": game.name,
+        "engine_version": game.engine_version,
+        "content_version": game.content_version,
+        "config": dict(recorder.config),
+        "seed": recorder.seed,
+        "seats": [dict(s) for s in recorder.seats],
+        "initial_digest": recorder.initial_digest,
+        "steps": steps,
+        "result": result,
+        "ended_by": ended_by,
+    }
+    if started is not None:
+        doc["started_at"] = round(started, 3)
+    return doc
+
+
+class IndexRecorder:
+    """The local runner's recorder: what `ReplayRecorder` records of a game played by actions
+    alone (no notes, times or forfeits), kept as columns of references to objects that exist
+    anyway (the decision's id and seat, the index, the applied action) plus the state digests
+    at the same checkpoints. Nothing is built per step; `finish` returns a function that builds
+    the expanded document, equal to `ReplayRecorder.finish`'s, when someone asks for it.
+
+    A step's dict and its action's dict cost about 1 us per decision, 6% of a Clank! decision
+    with its observation (`make bench`)."""
+
+    __slots__ = (
+        "_actions",
+        "_digests",
+        "_ids",
+        "_indexes",
+        "_seats",
+        "config",
+        "game",
+        "initial_digest",
+        "seats",
+        "seed",
+    )
+
+    def __init__(
+        self, game: Game, seed: int, config: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]
+    ) -> None:
+        self.game = game
+        self.seed = seed
+        self.config = config
+        self.seats = seats
+        self.initial_digest = game.digest()
+        self._ids: list[int] = []
+        self._seats: list[int] = []
+        self._indexes: list[int] = []
+        self._actions: list[Action] = []
+        #: step number (1-based) -> the state digest after it
+        self._digests: dict[int, str] = {}
+
+    def action(self, decision_id: int, seat: int, index: int, action: Action) -> None:
+        """Record an applied action (call after game.apply)."""
+        self._ids.append(decision_id)
+        self._seats.append(seat)
+        self._indexes.append(index)
+        self._actions.append(action)
+        n = len(self._indexes)
+        if n % CHECKPOINT_EVERY == 0:
+            self._digests[n] = self.game.digest()
+
+    def finish(self, ended_by: str = "game_over") -> Callable[[], dict[str, Any]]:
+        """Take the last digest and the result now; the returned function builds the document
+        (expanded, as `ReplayRecorder.finish` gives it; a new one at each call)."""
+        n = len(self._indexes)
+        if n and n not in self._digests:
+            self._digests[n] = self.game.digest()
+        result = self.game.result().to_json() if self.game.is_over() else None
+
+        def document() -> dict[str, Any]:
+            digests = self._digests
+            steps: list[dict[str, Any]] = []
+            for n, (decision, seat, index, action) in enumerate(
+                zip(self._ids, self._seats, self._indexes, self._actions, strict=True), start=1
+            ):
+                step = {"decision": decision, "seat": seat, "index": index, "action": action.to_json()}
+                if n in digests:
+                    step["digest"] = digests[n]
+                steps.append(step)
+            return _document(self, steps, copy.deepcopy(result), ended_by, None)
+
+        return document
 
 
 # --- the digest chain (format 2) ----------------------------------------------------------

@@ -3,28 +3,35 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from referee.bots import LocalBot, make_bot
 from referee.core.game import Game, Result
 from referee.games import game_class
-from referee.replay import ReplayRecorder
+from referee.replay import IndexRecorder
 
 __all__ = ["LocalGame", "play_local"]
 
 
 @dataclass(frozen=True)
 class LocalGame:
-    """One finished local game."""
+    """One finished local game. Its replay document is built when first asked for (recording
+    kept only what it had to: `IndexRecorder`)."""
 
     seed: int
     bots: tuple[str, ...]
     result: Result
-    replay: dict[str, Any]
     decisions: int
     seconds: float
+    document: Callable[[], dict[str, Any]] = field(repr=False, compare=False)
+
+    @cached_property
+    def replay(self) -> dict[str, Any]:
+        """The replay (the expanded document `referee.replay.dumps` writes)."""
+        return self.document()
 
 
 def play_local(
@@ -42,7 +49,7 @@ def play_local(
         bots = [make_bot(game_name, name, seed * 31 + seat) for seat, name in enumerate(bot_names)]
     seats = [{"seat": i, "bot": name, "kind": "builtin"} for i, name in enumerate(bot_names)]
     # no start time: a local game is a pure function of its seed and bots, and so is its file
-    recorder = ReplayRecorder(game, seed, cfg, seats, started=None)
+    recorder = IndexRecorder(game, seed, cfg, seats)
     started = time.perf_counter()
     decisions = 0
     record = recorder.action
@@ -54,7 +61,7 @@ def play_local(
         seed=seed,
         bots=tuple(bot_names),
         result=game.result(),
-        replay=recorder.finish(),
         decisions=decisions,
         seconds=time.perf_counter() - started,
+        document=recorder.finish(),
     )
