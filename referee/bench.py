@@ -4,7 +4,8 @@
   play, as `play_local` records it) against RLCard's Uno steps per CPU-second (random agents,
   one `env.step` per decision), measured in the same run, interleaved, best of 3 rounds; beside
   it Clank! 2p/4p and Alien 1p/2p/4p bare (engine, observe and bot) and recorded, as ratios to
-  Uno (`rlcard` comes with the `bench` extra: `pip install -e '.[bench]'`, `make install`);
+  Uno, and Clank! 4p with the replay's document and file bytes built too (`rlcard` comes with
+  the `bench` extra: `pip install -e '.[bench]'`, `make install`);
 - games/s and decisions/s of random play: Clank! at 2 and 4 players, Alien at 1, 2 and 4
   (engine + observe, as the runner does, without replay digests; and with them);
 - the cost of observe(), of legal-action generation, of copy(), of digest();
@@ -30,6 +31,7 @@ from typing import Any
 from referee.bots import make_bot
 from referee.core.game import Game
 from referee.games import game_class
+from referee.replay import dumps
 from referee.replay_bench import figures as replay_figures
 from referee.runner import play_local
 
@@ -83,6 +85,13 @@ def _bare(name: str, players: int, seed: int) -> int:
 
 def _recorded(name: str, players: int, seed: int) -> int:
     return play_local(name, ["random"] * players, seed).decisions
+
+
+def _recorded_file(name: str, players: int, seed: int) -> int:
+    """As `_recorded`, and the replay's expanded document and file bytes built too."""
+    played = play_local(name, ["random"] * players, seed)
+    dumps(played.replay)
+    return played.decisions
 
 
 def _uno_unit() -> Callable[[int], int] | None:
@@ -139,6 +148,8 @@ def engine_vs_uno(games: int, rounds: int = 3) -> dict[str, Any]:
         for players in counts:
             plays[f"{name}_{players}p_bare"] = functools.partial(_bare, name, players)
             plays[f"{name}_{players}p_recorded"] = functools.partial(_recorded, name, players)
+    # what a stored replay costs on top: the expanded document and the file (not the goal)
+    plays["clank_4p_replay_file"] = functools.partial(_recorded_file, "clank", 4)
     rates = _cpu_rates(plays, range(7000, 7000 + games), rounds)
     out: dict[str, Any] = {"decisions_per_cpu_s": rates}
     if uno is None:
