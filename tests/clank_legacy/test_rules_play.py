@@ -446,3 +446,16 @@ def test_repeatable_contract_pays_every_time() -> None:
     gold = p.gold
     act(game, "end_turn")
     assert p.gold == gold + 1 and game.s.contracts == ["shopping_spree"]
+
+
+def test_contract_draw_joins_the_next_hand() -> None:
+    """End of turn: Contracts resolve before the play area is cleared and 5 are drawn; cards a
+    Contract draws (Signpost Survey: draw 2 on a Waypoint) join the next hand."""
+    game = new_game()
+    game.s.contracts = ["signpost_survey"]
+    place(game, space_where(game.board, lambda s: bool(s.waypoint)).id)
+    set_hand(game, [])
+    p = player(game, 0)
+    p.discard = ["burgle"] * 5  # the hand set aside above, so ten cards remain to draw
+    act(game, "end_turn")
+    assert len(p.hand) == 5 + 2 and game.s.claimed == {"signpost_survey": 0}

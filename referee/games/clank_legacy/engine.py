@@ -840,11 +840,17 @@ class ClankLegacyGame(ClankCore, Game):
         seat = s.current
         p = s.players[seat]
         s.stack.clear()
+        unplayed = list(p.hand)
         if p.status != KNOCKED_OUT:
             self._settle_deferred()
             s.stack.clear()  # choices a late condition pushed cannot be answered any more
+            unplayed = list(p.hand)
             self._contracts(seat)
             s.stack.clear()
+        # cards a Contract drew join the next hand (of an employee still on the clock)
+        drawn = list(p.hand)
+        for card_id in unplayed:
+            drawn.remove(card_id)
         s.turn.deferred.clear()
         s.pool.negative_clank = 0
         p.may_take = False
@@ -852,9 +858,13 @@ class ClankLegacyGame(ClankCore, Game):
         p.new_deck.clear()
         p.new_hand.clear()
         p.discard.extend(p.play)
-        p.discard.extend(p.hand)
+        p.discard.extend(unplayed)
         p.play.clear()
         p.hand.clear()
+        if p.status == PLAYING:
+            p.hand.extend(drawn)
+        else:
+            p.discard.extend(drawn)
         if p.status == PLAYING:
             self._draw(seat, self.content.rules["hand_size"])
         attack = self._refill_row()
