@@ -12,12 +12,19 @@ from typing import Any
 from referee.core.game import Decision, Game, Result, canonical_json
 from referee.games.static_content import wire_content
 from referee.server.codecs import encode_actions
-from referee.server.codecs.wire import len_field
+from referee.server.codecs.wire import len_field, scalar_encoder
 from referee.server.config import TimeControl
 from referee.server.rulings import Notice, NoticeKind
 from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
 
-__all__ = ["decision_request", "decision_request_bytes", "game_start", "notice", "result_to_proto"]
+__all__ = [
+    "RequestParts",
+    "decision_request",
+    "decision_request_bytes",
+    "game_start",
+    "notice",
+    "result_to_proto",
+]
 
 _NOTICE_KINDS = {
     NoticeKind.TIMEOUT: bot_pb2.Notice.TIMEOUT,
@@ -151,6 +158,68 @@ _DECISION = bot_pb2.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number
 assert bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["legal_actions"].number == _OBSERVATION + 1
 
 
+#: the direct encoders of DecisionRequest's decision_id and seat (`wire.scalar_encoder`)
+_ID = scalar_encoder(bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["decision_id"])
+_SEAT = scalar_encoder(bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["seat"])
+#: kept encodings per match; past this a cache starts over (bounded memory)
+PARTS_LIMIT = 256
+
+
+class RequestParts:
+    """The encoded fields a match's decision requests repeat: a decision kind and prompt
+    (fields 3-4), and the context with the clock (fields 7-12: the same while the active seat,
+    the bank and the strikes stay the same, which is every decision of a bot that answers in
+    time). A group choice in progress is encoded every time."""
+
+    __slots__ = ("_prompts", "_tails")
+
+    def __init__(self) -> None:
+        self._prompts: dict[tuple[str, str], bytes] = {}
+        self._tails: dict[tuple[int, int, int, int, int, int, int | None], bytes] = {}
+
+    def head(self, d: Decision) -> bytes:
+        """Fields 1-4 of the request for `d`."""
+        key = (d.kind, d.prompt)
+        prompt = self._prompts.get(key)
+        if prompt is None:
+            prompt = bot_pb2.DecisionRequest(kind=d.kind, prompt=d.prompt).SerializeToString()
+            if len(self._prompts) >= PARTS_LIMIT:
+                self._prompts.clear()
+            self._prompts[key] = prompt
+        assert _ID is not None and _SEAT is not None
+        ids = _ID(d.id), _SEAT(d.seat)
+        if ids[0] is None or ids[1] is None:  # out of range: protobuf rules on it
+            return bot_pb2.DecisionRequest(decision_id=d.id, seat=d.seat).SerializeToString() + prompt
+        return ids[0] + ids[1] + prompt
+
+    def tail(
+        self,
+        obs: dict[str, Any],
+        d: Decision,
+        time: TimeControl,
+        bank_ms: int,
+        strikes: int,
+        cpu_bank_ms: int | None,
+    ) -> bytes:
+        """Fields 7-12 of the request for `d`."""
+        active = obs.get("current", d.seat)
+        cacheable = "group" not in obs and type(active) is int
+        key = (active, d.seat, time.decision_ms, time.cpu_decision_ms, bank_ms, strikes, cpu_bank_ms)
+        if cacheable:
+            found = self._tails.get(key)
+            if found is not None:
+                return found
+        tail = bot_pb2.DecisionRequest(
+            context=_context(obs, d), deadline_ms=time.decision_ms, time_bank_ms=bank_ms, strikes=strikes
+        )
+        encoded = _clock(tail, time, cpu_bank_ms).SerializeToString()
+        if cacheable:
+            if len(self._tails) >= PARTS_LIMIT:
+                self._tails.clear()
+            self._tails[key] = encoded
+        return encoded
+
+
 def decision_request_bytes(
     d: Decision,
     obs: dict[str, Any],
@@ -160,18 +229,17 @@ def decision_request_bytes(
     bank_ms: int,
     strikes: int,
     cpu_bank_ms: int | None,
+    parts: RequestParts | None = None,
 ) -> bytes:
     """`decision_request`'s message, encoded: `observation` is the encoded Observation of
-    `obs`, `legal_actions` the encoded records of field `legal_actions` (`wire.ActionCache`).
-    Fields 1-4 and 7-12 are encoded by protobuf; the parts go between them in field order."""
-    head = bot_pb2.DecisionRequest(decision_id=d.id, seat=d.seat, kind=d.kind, prompt=d.prompt)
-    tail = bot_pb2.DecisionRequest(
-        context=_context(obs, d), deadline_ms=time.decision_ms, time_bank_ms=bank_ms, strikes=strikes
-    )
+    `obs`, `legal_actions` the encoded records of field `legal_actions` (`wire.ActionCache`);
+    fields 1-4 and 7-12 come from `parts` (a match's `RequestParts`; None: a fresh one). The
+    parts go between them in field order."""
+    parts = parts or RequestParts()
     body = (
-        head.SerializeToString()
+        parts.head(d)
         + len_field(_OBSERVATION, observation)
         + legal_actions
-        + _clock(tail, time, cpu_bank_ms).SerializeToString()
+        + parts.tail(obs, d, time, bank_ms, strikes, cpu_bank_ms)
     )
     return len_field(_DECISION, body)

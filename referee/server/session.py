@@ -191,6 +191,7 @@ class MatchSession:
         table = observation_table(spec.game)
         self._observations = [table.cache() for _ in range(players)] if table is not None else None
         self._actions = action_cache(spec.game)
+        self._parts = messages.RequestParts()
         self.seats: list[SeatState] = []
         bound = spec.seat_bot_ids or (0,) * players
         if len(bound) != players:
@@ -548,6 +549,7 @@ class MatchSession:
             seat.bank_ms,
             seat.strikes,
             cpu_bank_ms,
+            self._parts,
         )
 
     def _observation(self, seat: int, obs: dict[str, Any]) -> bytes:

@@ -48,17 +48,19 @@ def test_bytes_are_the_message_on_every_decision(game_name: str) -> None:
         game = _new(game_name, seed)
         caches = [table.cache() for _ in range(game.num_seats)]
         actions = action_cache(game_name)
+        parts = messages.RequestParts()
         rng = random.Random(seed)
         while not game.is_over():
             d = game.decision()
             assert d is not None
-            bank, strikes = 30_000 - d.id, d.id % 3
-            cpu_bank = None if d.id % 2 else 8_000 - d.id
+            # repeating clocks: the kept tails are reused, and must change with them
+            bank, strikes = 30_000 - d.id % 5, d.id % 3
+            cpu_bank = None if d.id % 2 else 8_000 - d.id % 7
             expected = messages.decision_request(game, d, encode, clock, bank, strikes, cpu_bank)
             obs = game.observe(d.seat)
             got = messages.decision_request_bytes(
                 d, obs, caches[d.seat].encode(obs), actions.encode(d.actions, obs), clock, bank, strikes,
-                cpu_bank,
+                cpu_bank, parts,
             )
             # equal as messages (a map's entries have no fixed order on the wire)
             assert bot_pb2.RefereeMessage.FromString(got) == expected, (seed, d.id)

@@ -34,6 +34,7 @@ __all__ = [
     "Volatile",
     "json_observation",
     "len_field",
+    "scalar_encoder",
     "varint",
 ]
 
@@ -81,7 +82,7 @@ _INT_RANGES = {
 }
 
 
-def _scalar_encoder(fd: Any) -> Callable[[Any], bytes | None] | None:
+def scalar_encoder(fd: Any) -> Callable[[Any], bytes | None] | None:
     """A direct encoder of a singular int32/int64/bool/string field: the field's encoding, or
     None for a value it does not take as it is (another type, out of range: protobuf then
     encodes it, or refuses it, as it would in the whole message). None if the field is of
@@ -132,7 +133,7 @@ class _Field:
     convert: Converter | None
     each: bool
     volatile: bool
-    #: the direct encoder of a plain scalar field (`_scalar_encoder`)
+    #: the direct encoder of a plain scalar field (`scalar_encoder`)
     scalar: Callable[[Any], bytes | None] | None = None
 
 
@@ -180,7 +181,7 @@ class ObservationTable:
             elif isinstance(spec, Volatile):
                 table.append(_Field(key, fd.number, spec.convert, False, True))
             else:
-                scalar = _scalar_encoder(fd) if spec is None else None
+                scalar = scalar_encoder(fd) if spec is None else None
                 table.append(_Field(key, fd.number, spec, False, False, scalar))
         # encoded in field-number order, as protobuf encodes a whole message
         self.fields: tuple[_Field, ...] = tuple(sorted(table, key=lambda f: f.number))
@@ -218,7 +219,10 @@ class ObservationTable:
             encoded = f.scalar(value)
             if encoded is not None:
                 return encoded
-        return self.message(**{f.key: self._value(f, value)}).SerializeToString()
+        converted = self._value(f, value)
+        if converted is None:  # an unset field (a message or an optional scalar)
+            return b""
+        return self.message(**{f.key: converted}).SerializeToString()
 
     def element(self, f: _Field, value: Any) -> bytes:
         """One element of a repeated message field, encoded as a record of that field."""
@@ -246,7 +250,8 @@ class ObservationCache:
         """The Observation message's encoding for `obs` (KeyError, ValueError, TypeError as the
         whole-message codec would raise)."""
         table = self._table
-        table._check(obs)
+        if table.strict:
+            table._check(obs)
         last = self._last
         parts: list[bytes] = []
         for i, run in enumerate(table.runs):
