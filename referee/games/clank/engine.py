@@ -302,9 +302,10 @@ class ClankGame(ClankCore, Game):
         rules = self.content.rules
         known = self._actions
         out: list[Action] = []
-        for card_id in sorted(set(p.hand)):
+        hand, new_hand = p.hand, p.new_hand
+        for card_id in sorted(set(hand)):
             # a card acquired this turn and drawn again this turn cannot be used yet
-            if p.hand.count(card_id) > p.new_hand.count(card_id):
+            if not new_hand or hand.count(card_id) > new_hand.count(card_id):
                 key: tuple[Any, ...] = ("play", card_id)
                 out.append(known.get(key) or known.setdefault(
                     key, Action("play", (card_id,), f"play {cards[card_id].name}")))
