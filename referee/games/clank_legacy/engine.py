@@ -140,6 +140,11 @@ def _adjacency(
     return out
 
 
+#: built actions by content version, then by what their text depends on (see _main_actions)
+_ACTION_CACHE: dict[str, dict[tuple[Any, ...], Action]] = {}
+_END_TURN = Action("end_turn", (), "end the turn")
+
+
 def _other_end(board: Board, path: int, space: str) -> str:
     p = board.paths[path]
     return p.b if p.a == space else p.a
@@ -452,83 +457,111 @@ class ClankLegacyGame(ClankCore, Game):
         s, seat = self.s, self.s.current
         p = s.players[seat]
         pool = s.pool
-        cards = self.content.cards
-        rules = self.content.rules
+        content = self.content
+        cards = content.cards
+        rules = content.rules
+        # an action's text depends only on the content (and the key): built once per content
+        cache = _ACTION_CACHE.setdefault(content.version, {})
         out: list[Action] = []
-        for card_id in sorted(set(p.hand)):
-            if p.hand.count(card_id) > p.new_hand.count(card_id):
-                out.append(Action("play", (card_id,), f"play {cards[card_id].name}"))
+        hand = p.hand
+        for card_id in sorted(set(hand)):
+            if not p.new_hand or hand.count(card_id) > p.new_hand.count(card_id):
+                a = cache.get(("play", card_id))
+                if a is None:
+                    a = cache[("play", card_id)] = Action("play", (card_id,), f"play {cards[card_id].name}")
+                out.append(a)
         for slot, row_card in enumerate(s.row):
             if row_card is None:
                 continue
             c = cards[row_card]
             if c.kind == "monster":
-                if pool.swords >= c.cost:
-                    out.append(Action("fight", (slot,), f"fight {c.name} ({c.cost} swords)"))
-            elif pool.skill >= c.cost:
-                out.append(Action("acquire", (slot,), f"acquire {c.name} ({c.cost} skill)"))
+                if pool.swords < c.cost:
+                    continue
+                key: tuple[Any, ...] = ("fight", slot, row_card)
+                a = cache.get(key)
+                if a is None:
+                    a = cache[key] = Action("fight", (slot,), f"fight {c.name} ({c.cost} swords)")
+            else:
+                if pool.skill < c.cost:
+                    continue
+                key = ("acquire", slot, row_card)
+                a = cache.get(key)
+                if a is None:
+                    a = cache[key] = Action("acquire", (slot,), f"acquire {c.name} ({c.cost} skill)")
+            out.append(a)
         for pile, left in s.reserve.items():
             c = cards[pile]
             if left > 0 and pool.skill >= c.cost:
-                out.append(Action("buy_reserve", (pile,), f"acquire {c.name} ({c.cost} skill)"))
-        cultist = cards[self.content.cultist]
+                a = cache.get(("buy_reserve", pile))
+                if a is None:
+                    a = cache[("buy_reserve", pile)] = Action(
+                        "buy_reserve", (pile,), f"acquire {c.name} ({c.cost} skill)"
+                    )
+                out.append(a)
+        cultist = cards[content.cultist]
         if pool.swords >= cultist.cost:
             out.append(Action("fight_cultist", (), f"fight {cultist.name} ({cultist.cost} swords)"))
         if not s.turn.patron_used:
             for patron_id in s.patrons:
-                patron = self.content.patrons[patron_id]
+                patron = content.patrons[patron_id]
                 if pool.skill >= patron.cost:
                     out.append(Action("patron", (patron_id,), f"court {patron.name} ({patron.cost} skill)"))
         if p.status == PLAYING:
-            out.extend(self._movement_actions(p))
+            self._movement_actions(p, cache, out)
             if p.may_take:
                 for token in self._takeable_tokens(p):
                     out.append(Action("take", (token,), f"take the {token.replace('_', ' ')} here"))
-            if self.board.spaces[p.space].town and p.gold >= rules["market_price"]:
+            if p.gold >= rules["market_price"] and self.board.spaces[p.space].town:
                 for item, left in s.market.items():
                     if left > 0 and item not in p.items:
-                        name = self.content.market[item].name
+                        name = content.market[item].name
                         out.append(Action("buy_item", (item,), f"buy {name} ({rules['market_price']} gold)"))
         if p.fruit > 0:
-            out.append(Action("expend_fruit", (), f"expend a {self.content.tokens.fruit_name}"))
+            out.append(Action("expend_fruit", (), f"expend a {content.tokens.fruit_name}"))
         for potion in sorted(set(p.potions)):
-            out.append(Action("drink", (potion,), f"drink {self.content.secrets[potion].name}"))
-        if len(p.hand) == len(p.new_hand):  # every card played (new ones cannot be)
-            out.append(Action("end_turn", (), "end the turn"))
+            out.append(Action("drink", (potion,), f"drink {content.secrets[potion].name}"))
+        if len(hand) == len(p.new_hand):  # every card played (new ones cannot be)
+            out.append(_END_TURN)
         return out
 
-    def _movement_actions(self, p: LegacyPlayer) -> list[Action]:
+    def _movement_actions(
+        self, p: LegacyPlayer, cache: dict[tuple[Any, ...], Action], out: list[Action]
+    ) -> None:
+        """Append the moves (walk, Hire a Coach, teleport) open to `p` now."""
         s, board = self.s, self.board
         pool = s.pool
-        out: list[Action] = []
+        here = p.space
         opened = frozenset(s.open_paths)
+        exits, touching = _adjacency(board, opened)
         if not pool.exhausted:
             has_canoe = "canoe" in p.items
-            for i in _adjacency(board, opened)[0][p.space]:
+            for i in exits[here]:
                 path = board.paths[i]
                 if pool.boots < path.boots or (path.canoe and not has_canoe):
                     continue
-                dest = _other_end(board, i, p.space)
                 for spend in range(min(path.monsters, pool.swords) + 1):
-                    text = f"move to {board.spaces[dest].name} [{dest}]"
-                    if path.monsters:
-                        text += f" taking {path.monsters - spend} damage"
-                        if spend:
-                            text += f", spending {spend} swords"
-                    out.append(Action("move", (i, spend), text))
-            here = board.spaces[p.space].coach
-            if here and pool.boots >= self.content.rules["coach_boots"]:
+                    key: tuple[Any, ...] = ("move", board.id, here, i, spend)
+                    a = cache.get(key)
+                    if a is None:
+                        dest = _other_end(board, i, here)
+                        text = f"move to {board.spaces[dest].name} [{dest}]"
+                        if path.monsters:
+                            text += f" taking {path.monsters - spend} damage"
+                            if spend:
+                                text += f", spending {spend} swords"
+                        a = cache[key] = Action("move", (i, spend), text)
+                    out.append(a)
+            value = board.spaces[here].coach
+            if value and pool.boots >= self.content.rules["coach_boots"]:
                 for sp in board.spaces.values():
-                    price = here + sp.coach
-                    if sp.coach and sp.id != p.space and p.gold >= price:
-                        out.append(
-                            Action("coach", (sp.id,), f"hire a coach to {sp.name} [{sp.id}] ({price} gold)")
-                        )
+                    price = value + sp.coach
+                    if sp.coach and sp.id != here and p.gold >= price:
+                        text = f"hire a coach to {sp.name} [{sp.id}] ({price} gold)"
+                        out.append(Action("coach", (sp.id,), text))
         if pool.teleports > 0:
-            for i in _adjacency(board, opened)[1][p.space]:
-                dest = _other_end(board, i, p.space)
+            for i in touching[here]:
+                dest = _other_end(board, i, here)
                 out.append(Action("teleport", (i,), f"teleport to {board.spaces[dest].name} [{dest}]"))
-        return out
 
     def _takeable_tokens(self, p: LegacyPlayer) -> list[str]:
         s, space = self.s, p.space
