@@ -30,9 +30,27 @@ def _counts(cards: list[str]) -> dict[str, int]:
     return out
 
 
+#: keys as a dict holds them -> the same keys sorted. The rooms of a board holding secrets or
+#: artifacts are a few fixed sets (a room's entry stays when its secrets are gone), so this stays
+#: small; it is emptied if it ever grows past _ORDERS_KEPT.
+_ORDERS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_ORDERS_KEPT = 4096
+
+
+def _sorted_keys(d: dict[str, Any]) -> tuple[str, ...]:
+    """sorted(d), remembered: observe sorts the same room names at every decision."""
+    keys = tuple(d)
+    order = _ORDERS.get(keys)
+    if order is None:
+        if len(_ORDERS) >= _ORDERS_KEPT:
+            _ORDERS.clear()
+        order = _ORDERS[keys] = tuple(sorted(keys))
+    return order
+
+
 def _left(rooms: dict[str, list[str]]) -> dict[str, int]:
     """Room -> face-down secrets left there, rooms with none left out, in room id order."""
-    return {room: len(rooms[room]) for room in sorted(rooms) if rooms[room]}
+    return {room: len(rooms[room]) for room in _sorted_keys(rooms) if rooms[room]}
 
 
 def observe(game: ClankGame, seat: int) -> dict[str, Any]:
@@ -118,7 +136,7 @@ def observe(game: ClankGame, seat: int) -> dict[str, Any]:
         "rage_draws": rules["rage_track"][s.rage],
         "bag": {"black": s.bag_black, "cubes": bag_cubes.copy()},
         "clank_area": clank_area.copy(),
-        "artifacts": {room: artifacts[room] for room in sorted(artifacts)},
+        "artifacts": {room: artifacts[room] for room in _sorted_keys(artifacts)},
         "minor_secrets": _left(s.minor_secrets),
         "major_secrets": _left(s.major_secrets),
         "idols": s.idols.copy(),
