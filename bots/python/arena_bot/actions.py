@@ -1,7 +1,8 @@
 """Legal actions as small frozen values (the same shape as the engine's own `Action`).
 
 Each action also carries its typed form when the game has one (`action.game_action`, also
-`action.clank` in Clank! and `action.alien` in Alien; None otherwise): the same action with named
+`action.clank` in Clank!, `action.alien` in Alien, `action.clank_legacy` in Clank! Legacy; None
+otherwise): the same action with named
 fields, e.g. `action.clank.move.tunnel_index`. `action.typed` is the inner message of its kind
 directly (`ClankMove`, `AlienFight`, ...). PROTOCOL.md lists every kind and field.
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 from google.protobuf.message import Message
 
-from ._proto.arena.v1 import alien_pb2, clank_pb2, common_pb2
+from ._proto.arena.v1 import alien_pb2, clank_legacy_pb2, clank_pb2, common_pb2
 
 __all__ = ["ARG_FIELDS", "Action", "decode_action", "typed_kind_args"]
 
@@ -69,6 +70,27 @@ ARG_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "scan_free": ("room",),
         "heal_target": ("seat",),
     },
+    "clank_legacy": {
+        "play": ("card",),
+        "fight": ("slot",),
+        "acquire": ("slot",),
+        "buy_reserve": ("card",),
+        "fight_cultist": (),
+        "patron": ("patron",),
+        "move": ("path_index", "swords_spent"),
+        "coach": ("to_space",),
+        "teleport": ("path_index",),
+        "take": ("token",),
+        "buy_item": ("item",),
+        "expend_fruit": (),
+        "drink": ("potion",),
+        "end_turn": (),
+        "trash": ("zone", "card"),
+        "skip": (),
+        "discard": ("card",),
+        "choose": ("option",),
+        "vote": ("option",),
+    },
 }
 
 
@@ -96,6 +118,12 @@ class Action:
     def alien(self) -> alien_pb2.AlienAction | None:
         """The typed Alien action, or None (another game's, or none sent)."""
         return self.game_action if isinstance(self.game_action, alien_pb2.AlienAction) else None
+
+    @property
+    def clank_legacy(self) -> clank_legacy_pb2.ClankLegacyAction | None:
+        """The typed Clank! Legacy action, or None (another game's, or none sent)."""
+        action = self.game_action
+        return action if isinstance(action, clank_legacy_pb2.ClankLegacyAction) else None
 
     @property
     def typed(self) -> Message | None:

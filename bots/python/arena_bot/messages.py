@@ -15,7 +15,7 @@ from ._proto.arena.v1.bot_pb2 import (
     Observation,
     RefereeMessage,
 )
-from ._proto.arena.v1.clank_legacy_pb2 import ClankLegacyObservation
+from ._proto.arena.v1.clank_legacy_pb2 import ClankLegacyAction, ClankLegacyObservation
 from ._proto.arena.v1.clank_pb2 import ClankAction, ClankObservation
 from ._proto.arena.v1.common_pb2 import GameResult, GroupChoice, LegalAction, TimeControl
 
@@ -25,6 +25,7 @@ __all__ = [
     "Answer",
     "BotMessage",
     "ClankAction",
+    "ClankLegacyAction",
     "ClankLegacyObservation",
     "ClankObservation",
     "DecisionContext",

@@ -1,8 +1,9 @@
 """Typed observations, and their plain-dict form for bots ported from the in-process API.
 
 `act()` receives the game's typed message (`ClankObservation` for Clank!, `AlienObservation` for
-Legendary Encounters: Alien). `observation_dict` turns it into exactly the dict the engine's
-`observe(seat)` returns, which is what the built-in bots were written against.
+Legendary Encounters: Alien, `ClankLegacyObservation` for Clank! Legacy). `observation_dict` turns
+it into exactly the dict the engine's `observe(seat)` returns, which is what the built-in bots
+were written against.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
-from ._proto.arena.v1 import alien_pb2, bot_pb2, clank_pb2
+from ._proto.arena.v1 import alien_pb2, bot_pb2, clank_legacy_pb2, clank_pb2
 
 __all__ = ["message_to_dict", "observation_dict", "unwrap"]
 
@@ -94,11 +95,27 @@ def _alien(obs: alien_pb2.AlienObservation) -> dict[str, Any]:
     return d
 
 
+def _clank_legacy(obs: clank_legacy_pb2.ClankLegacyObservation) -> dict[str, Any]:
+    d = message_to_dict(obs)
+    d["row"] = [card or None for card in d["row"]]
+    d["last_attack"] = d["last_attack"] or {}
+    d["turn"]["waiting_conditions"] = [_effects(o["effects"]) for o in d["turn"]["waiting_conditions"]]
+    pending = d["pending"]
+    if pending is not None:
+        pending["options"] = [_effects(o["effects"]) for o in pending["options"]]
+        pending["then"] = _effects(pending["then"])
+    for key in ("campaign", "campaign_now"):
+        campaign = d[key]
+        campaign["promotions"] = [p["names"] for p in campaign["promotions"]]
+    return d
+
+
 #: typed observation (full proto name) -> its dict, for games whose engine dict is shaped other
 #: than `message_to_dict` reads the message (a game missing here gets `message_to_dict`)
 _ENGINE_SHAPE: Mapping[str, Callable[[Any], dict[str, Any]]] = {
     clank_pb2.ClankObservation.DESCRIPTOR.full_name: _clank,
     alien_pb2.AlienObservation.DESCRIPTOR.full_name: _alien,
+    clank_legacy_pb2.ClankLegacyObservation.DESCRIPTOR.full_name: _clank_legacy,
 }
 
 

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from . import clank_pb2 as arena_dot_v1_dot_clank__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x61rena/v1/clank_legacy.proto\x12\x08\x61rena.v1\x1a\x14\x61rena/v1/clank.proto\"\xc7\x01\n\x16\x43lankLegacyObservation\x12(\n\x04\x62\x61se\x18\x01 \x01(\x0b\x32\x1a.arena.v1.ClankObservation\x12\x15\n\rcampaign_game\x18\x02 \x01(\x05\x12\x11\n\tcontracts\x18\x03 \x03(\t\x12\x0e\n\x06patron\x18\x04 \x01(\t\x12\x1b\n\x13\x66ranchise_abilities\x18\x05 \x03(\t\x12\x15\n\rdragon_marker\x18\x06 \x01(\x05\x12\x15\n\rcampaign_json\x18\x07 \x01(\tB\x14P\x01Z\x10\x61rena/v1;arenav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1b\x61rena/v1/clank_legacy.proto\x12\x08\x61rena.v1\x1a\x14\x61rena/v1/clank.proto\"\xe1\x0b\n\x16\x43lankLegacyObservation\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0c\n\x04step\x18\x03 \x01(\x05\x12\r\n\x05round\x18\x04 \x01(\x05\x12\x0f\n\x07\x63urrent\x18\x05 \x01(\x05\x12\r\n\x05phase\x18\x06 \x01(\t\x12\x0c\n\x04over\x18\x07 \x01(\x08\x12\r\n\x05\x62oard\x18\x08 \x01(\t\x12\x12\n\nopen_paths\x18\t \x03(\x05\x12%\n\x03you\x18\n \x01(\x0b\x32\x18.arena.v1.ClankLegacyYou\x12,\n\x07players\x18\x0b \x03(\x0b\x32\x1b.arena.v1.ClankLegacyPlayer\x12!\n\x04pool\x18\x0c \x01(\x0b\x32\x13.arena.v1.ClankPool\x12\'\n\x04turn\x18\r \x01(\x0b\x32\x19.arena.v1.ClankLegacyTurn\x12-\n\x07pending\x18\x0e \x01(\x0b\x32\x1c.arena.v1.ClankLegacyPending\x12\x0b\n\x03row\x18\x0f \x03(\t\x12\x1b\n\x13\x61\x64venture_deck_size\x18\x10 \x01(\x05\x12\x19\n\x11\x61\x64venture_discard\x18\x11 \x03(\t\x12>\n\x07reserve\x18\x12 \x03(\x0b\x32-.arena.v1.ClankLegacyObservation.ReserveEntry\x12\x0f\n\x07patrons\x18\x13 \x03(\t\x12\x11\n\tcontracts\x18\x14 \x03(\t\x12Q\n\x11\x63laimed_contracts\x18\x15 \x03(\x0b\x32\x36.arena.v1.ClankLegacyObservation.ClaimedContractsEntry\x12<\n\x06market\x18\x16 \x03(\x0b\x32,.arena.v1.ClankLegacyObservation.MarketEntry\x12\x11\n\tmugs_left\x18\x17 \x01(\x05\x12\x0c\n\x04rage\x18\x18 \x01(\x05\x12\x12\n\nrage_draws\x18\x19 \x01(\x05\x12\x1f\n\x03\x62\x61g\x18\x1a \x01(\x0b\x32\x12.arena.v1.ClankBag\x12\x12\n\nclank_area\x18\x1b \x03(\x05\x12\x42\n\tartifacts\x18\x1c \x03(\x0b\x32/.arena.v1.ClankLegacyObservation.ArtifactsEntry\x12I\n\rmajor_secrets\x18\x1d \x03(\x0b\x32\x32.arena.v1.ClankLegacyObservation.MajorSecretsEntry\x12\'\n\x04\x62\x61nk\x18\x1e \x01(\x0b\x32\x19.arena.v1.ClankLegacyBank\x12\x14\n\x0c\x66ruit_spaces\x18\x1f \x03(\t\x12\x14\n\x0c\x66ruit_supply\x18  \x01(\x05\x12*\n\x0blast_attack\x18! \x01(\x0b\x32\x15.arena.v1.ClankAttack\x12\x12\n\nend_reason\x18\" \x01(\t\x12\x0b\n\x03mvp\x18# \x01(\x05\x12\x10\n\x08prologue\x18$ \x01(\x05\x12\x10\n\x08\x65pilogue\x18% \x01(\x05\x12\x0f\n\x07\x63hoices\x18& \x03(\x05\x12/\n\x08\x63\x61mpaign\x18\' \x01(\x0b\x32\x1d.arena.v1.ClankLegacyCampaign\x12\x33\n\x0c\x63\x61mpaign_now\x18( \x01(\x0b\x32\x1d.arena.v1.ClankLegacyCampaign\x1a.\n\x0cReserveEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a\x37\n\x15\x43laimedContractsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a-\n\x0bMarketEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a\x30\n\x0e\x41rtifactsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a\x33\n\x11MajorSecretsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xbd\x01\n\x0e\x43lankLegacyYou\x12\x0c\n\x04hand\x18\x01 \x03(\t\x12\x41\n\rdeck_contents\x18\x02 \x03(\x0b\x32*.arena.v1.ClankLegacyYou.DeckContentsEntry\x12\x10\n\x08may_take\x18\x03 \x01(\x08\x12\x13\n\x0bnew_in_hand\x18\x04 \x03(\t\x1a\x33\n\x11\x44\x65\x63kContentsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\x97\x03\n\x11\x43lankLegacyPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05space\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x11\n\tforfeited\x18\x04 \x01(\x08\x12\x0e\n\x06\x64\x61mage\x18\x05 \x01(\x05\x12\x0e\n\x06health\x18\x06 \x01(\x05\x12\x0e\n\x06supply\x18\x07 \x01(\x05\x12\x0c\n\x04gold\x18\x08 \x01(\x05\x12\x11\n\tartifacts\x18\t \x03(\x05\x12\r\n\x05items\x18\n \x03(\t\x12\x0f\n\x07secrets\x18\x0b \x03(\t\x12\x0f\n\x07potions\x18\x0c \x03(\t\x12\r\n\x05\x66ruit\x18\r \x01(\x05\x12\x16\n\x0e\x66ruit_expended\x18\x0e \x01(\x05\x12\x0b\n\x03mug\x18\x0f \x01(\x08\x12\x11\n\thand_size\x18\x10 \x01(\x05\x12\x11\n\tdeck_size\x18\x11 \x01(\x05\x12\x0c\n\x04play\x18\x12 \x03(\t\x12\x0f\n\x07\x64iscard\x18\x13 \x03(\t\x12\x0f\n\x07trashed\x18\x14 \x01(\x05\x12\x0f\n\x07visited\x18\x15 \x03(\t\x12\x12\n\nclank_area\x18\x16 \x01(\x05\x12\x11\n\tbag_cubes\x18\x17 \x01(\x05\"\x81\x01\n\x0f\x43lankLegacyTurn\x12\x10\n\x08\x61\x63quired\x18\x01 \x01(\x05\x12\x10\n\x08\x64\x65\x66\x65\x61ted\x18\x02 \x01(\x05\x12\x13\n\x0bpatron_used\x18\x03 \x01(\x08\x12\x35\n\x12waiting_conditions\x18\x04 \x03(\x0b\x32\x19.arena.v1.ClankEffectList\"\xa0\x01\n\x12\x43lankLegacyPending\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0e\n\x06prompt\x18\x03 \x01(\t\x12*\n\x07options\x18\x04 \x03(\x0b\x32\x19.arena.v1.ClankEffectList\x12#\n\x04then\x18\x05 \x03(\x0b\x32\x15.arena.v1.ClankEffect\x12\r\n\x05votes\x18\x06 \x03(\x05\"?\n\x0f\x43lankLegacyBank\x12\x15\n\rminor_secrets\x18\x01 \x01(\x05\x12\x15\n\rmajor_secrets\x18\x02 \x01(\x05\"\x83\x04\n\x13\x43lankLegacyCampaign\x12\x0f\n\x07version\x18\x01 \x01(\x05\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\r\n\x05names\x18\x03 \x03(\t\x12\x12\n\ngame_index\x18\x04 \x01(\x05\x12\x15\n\rnext_prologue\x18\x05 \x01(\x05\x12\r\n\x05\x66\x61\x63ts\x18\x06 \x03(\t\x12N\n\x11\x61\x64venture_changes\x18\x07 \x03(\x0b\x32\x33.arena.v1.ClankLegacyCampaign.AdventureChangesEntry\x12\x11\n\tabilities\x18\x08 \x03(\t\x12\x37\n\x05paths\x18\t \x03(\x0b\x32(.arena.v1.ClankLegacyCampaign.PathsEntry\x12\x12\n\ncheckmarks\x18\n \x03(\x05\x12.\n\npromotions\x18\x0b \x03(\x0b\x32\x1a.arena.v1.ClankLegacyNames\x12,\n\x07reports\x18\x0c \x03(\x0b\x32\x1b.arena.v1.ClankLegacyReport\x12\x0c\n\x04over\x18\r \x01(\x08\x1a\x37\n\x15\x41\x64ventureChangesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\x1a,\n\nPathsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"!\n\x10\x43lankLegacyNames\x12\r\n\x05names\x18\x01 \x03(\t\"\xd2\x01\n\x11\x43lankLegacyReport\x12\x12\n\ngame_index\x18\x01 \x01(\x05\x12\x10\n\x08prologue\x18\x02 \x01(\x05\x12\x10\n\x08\x65pilogue\x18\x03 \x01(\x05\x12\r\n\x05\x62oard\x18\x04 \x01(\t\x12\x0c\n\x04seed\x18\x05 \x01(\x03\x12\x0e\n\x06scores\x18\x06 \x03(\x05\x12\x0f\n\x07\x65scaped\x18\x07 \x03(\x05\x12\x13\n\x0bknocked_out\x18\x08 \x03(\x05\x12\x0b\n\x03mvp\x18\t \x01(\x05\x12\x0f\n\x07\x63hoices\x18\n \x03(\x05\x12\x14\n\x0cstate_before\x18\x0b \x01(\t\"\xe7\x06\n\x11\x43lankLegacyAction\x12#\n\x04play\x18\x01 \x01(\x0b\x32\x13.arena.v1.ClankPlayH\x00\x12\'\n\x05\x66ight\x18\x02 \x01(\x0b\x32\x16.arena.v1.ClankRowCardH\x00\x12)\n\x07\x61\x63quire\x18\x03 \x01(\x0b\x32\x16.arena.v1.ClankRowCardH\x00\x12\x30\n\x0b\x62uy_reserve\x18\x04 \x01(\x0b\x32\x19.arena.v1.ClankBuyReserveH\x00\x12:\n\rfight_cultist\x18\x05 \x01(\x0b\x32!.arena.v1.ClankLegacyFightCultistH\x00\x12-\n\x06patron\x18\x06 \x01(\x0b\x32\x1b.arena.v1.ClankLegacyPatronH\x00\x12)\n\x04move\x18\x07 \x01(\x0b\x32\x19.arena.v1.ClankLegacyMoveH\x00\x12+\n\x05\x63oach\x18\x08 \x01(\x0b\x32\x1a.arena.v1.ClankLegacyCoachH\x00\x12\x31\n\x08teleport\x18\t \x01(\x0b\x32\x1d.arena.v1.ClankLegacyTeleportH\x00\x12#\n\x04take\x18\n \x01(\x0b\x32\x13.arena.v1.ClankTakeH\x00\x12*\n\x08\x62uy_item\x18\x0b \x01(\x0b\x32\x16.arena.v1.ClankBuyItemH\x00\x12\x38\n\x0c\x65xpend_fruit\x18\x0c \x01(\x0b\x32 .arena.v1.ClankLegacyExpendFruitH\x00\x12%\n\x05\x64rink\x18\r \x01(\x0b\x32\x14.arena.v1.ClankDrinkH\x00\x12*\n\x08\x65nd_turn\x18\x0e \x01(\x0b\x32\x16.arena.v1.ClankEndTurnH\x00\x12%\n\x05trash\x18\x0f \x01(\x0b\x32\x14.arena.v1.ClankTrashH\x00\x12#\n\x04skip\x18\x10 \x01(\x0b\x32\x13.arena.v1.ClankSkipH\x00\x12)\n\x07\x64iscard\x18\x11 \x01(\x0b\x32\x16.arena.v1.ClankDiscardH\x00\x12\'\n\x06\x63hoose\x18\x12 \x01(\x0b\x32\x15.arena.v1.ClankChooseH\x00\x12)\n\x04vote\x18\x13 \x01(\x0b\x32\x19.arena.v1.ClankLegacyVoteH\x00\x42\x08\n\x06\x61\x63tion\"\x19\n\x17\x43lankLegacyFightCultist\"#\n\x11\x43lankLegacyPatron\x12\x0e\n\x06patron\x18\x01 \x01(\t\"]\n\x0f\x43lankLegacyMove\x12\x12\n\npath_index\x18\x01 \x01(\x05\x12\x14\n\x0cswords_spent\x18\x02 \x01(\x05\x12\x10\n\x08to_space\x18\x03 \x01(\t\x12\x0e\n\x06\x64\x61mage\x18\x04 \x01(\x05\"2\n\x10\x43lankLegacyCoach\x12\x10\n\x08to_space\x18\x01 \x01(\t\x12\x0c\n\x04gold\x18\x02 \x01(\x05\";\n\x13\x43lankLegacyTeleport\x12\x12\n\npath_index\x18\x01 \x01(\x05\x12\x10\n\x08to_space\x18\x02 \x01(\t\"\x18\n\x16\x43lankLegacyExpendFruit\"!\n\x0f\x43lankLegacyVote\x12\x0e\n\x06option\x18\x01 \x01(\x05\x42\x14P\x01Z\x10\x61rena/v1;arenav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,6 +33,70 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.clank_legacy_pb2',
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'P\001Z\020arena/v1;arenav1'
+  _globals['_CLANKLEGACYOBSERVATION_RESERVEENTRY']._loaded_options = None
+  _globals['_CLANKLEGACYOBSERVATION_RESERVEENTRY']._serialized_options = b'8\001'
+  _globals['_CLANKLEGACYOBSERVATION_CLAIMEDCONTRACTSENTRY']._loaded_options = None
+  _globals['_CLANKLEGACYOBSERVATION_CLAIMEDCONTRACTSENTRY']._serialized_options = b'8\001'
+  _globals['_CLANKLEGACYOBSERVATION_MARKETENTRY']._loaded_options = None
+  _globals['_CLANKLEGACYOBSERVATION_MARKETENTRY']._serialized_options = b'8\001'
+  _globals['_CLANKLEGACYOBSERVATION_ARTIFACTSENTRY']._loaded_options = None
+  _globals['_CLANKLEGACYOBSERVATION_ARTIFACTSENTRY']._serialized_options = b'8\001'
+  _globals['_CLANKLEGACYOBSERVATION_MAJORSECRETSENTRY']._loaded_options = None
+  _globals['_CLANKLEGACYOBSERVATION_MAJORSECRETSENTRY']._serialized_options = b'8\001'
+  _globals['_CLANKLEGACYYOU_DECKCONTENTSENTRY']._loaded_options = None
+  _globals['_CLANKLEGACYYOU_DECKCONTENTSENTRY']._serialized_options = b'8\001'
+  _globals['_CLANKLEGACYCAMPAIGN_ADVENTURECHANGESENTRY']._loaded_options = None
+  _globals['_CLANKLEGACYCAMPAIGN_ADVENTURECHANGESENTRY']._serialized_options = b'8\001'
+  _globals['_CLANKLEGACYCAMPAIGN_PATHSENTRY']._loaded_options = None
+  _globals['_CLANKLEGACYCAMPAIGN_PATHSENTRY']._serialized_options = b'8\001'
   _globals['_CLANKLEGACYOBSERVATION']._serialized_start=64
-  _globals['_CLANKLEGACYOBSERVATION']._serialized_end=263
+  _globals['_CLANKLEGACYOBSERVATION']._serialized_end=1569
+  _globals['_CLANKLEGACYOBSERVATION_RESERVEENTRY']._serialized_start=1316
+  _globals['_CLANKLEGACYOBSERVATION_RESERVEENTRY']._serialized_end=1362
+  _globals['_CLANKLEGACYOBSERVATION_CLAIMEDCONTRACTSENTRY']._serialized_start=1364
+  _globals['_CLANKLEGACYOBSERVATION_CLAIMEDCONTRACTSENTRY']._serialized_end=1419
+  _globals['_CLANKLEGACYOBSERVATION_MARKETENTRY']._serialized_start=1421
+  _globals['_CLANKLEGACYOBSERVATION_MARKETENTRY']._serialized_end=1466
+  _globals['_CLANKLEGACYOBSERVATION_ARTIFACTSENTRY']._serialized_start=1468
+  _globals['_CLANKLEGACYOBSERVATION_ARTIFACTSENTRY']._serialized_end=1516
+  _globals['_CLANKLEGACYOBSERVATION_MAJORSECRETSENTRY']._serialized_start=1518
+  _globals['_CLANKLEGACYOBSERVATION_MAJORSECRETSENTRY']._serialized_end=1569
+  _globals['_CLANKLEGACYYOU']._serialized_start=1572
+  _globals['_CLANKLEGACYYOU']._serialized_end=1761
+  _globals['_CLANKLEGACYYOU_DECKCONTENTSENTRY']._serialized_start=1710
+  _globals['_CLANKLEGACYYOU_DECKCONTENTSENTRY']._serialized_end=1761
+  _globals['_CLANKLEGACYPLAYER']._serialized_start=1764
+  _globals['_CLANKLEGACYPLAYER']._serialized_end=2171
+  _globals['_CLANKLEGACYTURN']._serialized_start=2174
+  _globals['_CLANKLEGACYTURN']._serialized_end=2303
+  _globals['_CLANKLEGACYPENDING']._serialized_start=2306
+  _globals['_CLANKLEGACYPENDING']._serialized_end=2466
+  _globals['_CLANKLEGACYBANK']._serialized_start=2468
+  _globals['_CLANKLEGACYBANK']._serialized_end=2531
+  _globals['_CLANKLEGACYCAMPAIGN']._serialized_start=2534
+  _globals['_CLANKLEGACYCAMPAIGN']._serialized_end=3049
+  _globals['_CLANKLEGACYCAMPAIGN_ADVENTURECHANGESENTRY']._serialized_start=2948
+  _globals['_CLANKLEGACYCAMPAIGN_ADVENTURECHANGESENTRY']._serialized_end=3003
+  _globals['_CLANKLEGACYCAMPAIGN_PATHSENTRY']._serialized_start=3005
+  _globals['_CLANKLEGACYCAMPAIGN_PATHSENTRY']._serialized_end=3049
+  _globals['_CLANKLEGACYNAMES']._serialized_start=3051
+  _globals['_CLANKLEGACYNAMES']._serialized_end=3084
+  _globals['_CLANKLEGACYREPORT']._serialized_start=3087
+  _globals['_CLANKLEGACYREPORT']._serialized_end=3297
+  _globals['_CLANKLEGACYACTION']._serialized_start=3300
+  _globals['_CLANKLEGACYACTION']._serialized_end=4171
+  _globals['_CLANKLEGACYFIGHTCULTIST']._serialized_start=4173
+  _globals['_CLANKLEGACYFIGHTCULTIST']._serialized_end=4198
+  _globals['_CLANKLEGACYPATRON']._serialized_start=4200
+  _globals['_CLANKLEGACYPATRON']._serialized_end=4235
+  _globals['_CLANKLEGACYMOVE']._serialized_start=4237
+  _globals['_CLANKLEGACYMOVE']._serialized_end=4330
+  _globals['_CLANKLEGACYCOACH']._serialized_start=4332
+  _globals['_CLANKLEGACYCOACH']._serialized_end=4382
+  _globals['_CLANKLEGACYTELEPORT']._serialized_start=4384
+  _globals['_CLANKLEGACYTELEPORT']._serialized_end=4443
+  _globals['_CLANKLEGACYEXPENDFRUIT']._serialized_start=4445
+  _globals['_CLANKLEGACYEXPENDFRUIT']._serialized_end=4469
+  _globals['_CLANKLEGACYVOTE']._serialized_start=4471
+  _globals['_CLANKLEGACYVOTE']._serialized_end=4504
 # @@protoc_insertion_point(module_scope)

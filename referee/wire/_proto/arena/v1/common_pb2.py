@@ -24,9 +24,10 @@ _sym_db = _symbol_database.Default()
 
 from . import alien_pb2 as arena_dot_v1_dot_alien__pb2
 from . import clank_pb2 as arena_dot_v1_dot_clank__pb2
+from . import clank_legacy_pb2 as arena_dot_v1_dot_clank__legacy__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/common.proto\x12\x08\x61rena.v1\x1a\x14\x61rena/v1/alien.proto\x1a\x14\x61rena/v1/clank.proto\";\n\x03\x41rg\x12\x13\n\tint_value\x18\x01 \x01(\x03H\x00\x12\x16\n\x0cstring_value\x18\x02 \x01(\tH\x00\x42\x07\n\x05value\"\x9f\x01\n\x0bLegalAction\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x1b\n\x04\x61rgs\x18\x02 \x03(\x0b\x32\r.arena.v1.Arg\x12\x0c\n\x04text\x18\x03 \x01(\t\x12&\n\x05\x63lank\x18\x04 \x01(\x0b\x32\x15.arena.v1.ClankActionH\x00\x12&\n\x05\x61lien\x18\x05 \x01(\x0b\x32\x15.arena.v1.AlienActionH\x00\x42\x07\n\x05typed\"g\n\x0bGroupChoice\x12\x10\n\x08group_id\x18\x01 \x01(\t\x12\x0f\n\x07members\x18\x02 \x03(\x05\x12\"\n\x05votes\x18\x03 \x03(\x0b\x32\x13.arena.v1.GroupVote\x12\x11\n\ttie_break\x18\x04 \x01(\t\".\n\tGroupVote\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0b\x61\x63tion_text\x18\x02 \x01(\t\"\x9b\x01\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\x05\x12\x14\n\x07\x62\x61nk_ms\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bmax_strikes\x18\x03 \x01(\x05\x12\x12\n\nconnect_ms\x18\x04 \x01(\x05\x12\x17\n\x0f\x63pu_decision_ms\x18\x05 \x01(\x05\x12\x13\n\x0b\x63pu_bank_ms\x18\x06 \x01(\x05\x42\n\n\x08_bank_ms\"x\n\nGameResult\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\x0e\n\x06places\x18\x02 \x03(\x05\x12\x10\n\x08outcomes\x18\x03 \x03(\t\x12\x15\n\x08team_won\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x14\n\x0c\x64\x65tails_json\x18\x05 \x01(\tB\x0b\n\t_team_wonB\x14P\x01Z\x10\x61rena/v1;arenav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61rena/v1/common.proto\x12\x08\x61rena.v1\x1a\x14\x61rena/v1/alien.proto\x1a\x14\x61rena/v1/clank.proto\x1a\x1b\x61rena/v1/clank_legacy.proto\";\n\x03\x41rg\x12\x13\n\tint_value\x18\x01 \x01(\x03H\x00\x12\x16\n\x0cstring_value\x18\x02 \x01(\tH\x00\x42\x07\n\x05value\"\xd4\x01\n\x0bLegalAction\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x1b\n\x04\x61rgs\x18\x02 \x03(\x0b\x32\r.arena.v1.Arg\x12\x0c\n\x04text\x18\x03 \x01(\t\x12&\n\x05\x63lank\x18\x04 \x01(\x0b\x32\x15.arena.v1.ClankActionH\x00\x12&\n\x05\x61lien\x18\x05 \x01(\x0b\x32\x15.arena.v1.AlienActionH\x00\x12\x33\n\x0c\x63lank_legacy\x18\x06 \x01(\x0b\x32\x1b.arena.v1.ClankLegacyActionH\x00\x42\x07\n\x05typed\"g\n\x0bGroupChoice\x12\x10\n\x08group_id\x18\x01 \x01(\t\x12\x0f\n\x07members\x18\x02 \x03(\x05\x12\"\n\x05votes\x18\x03 \x03(\x0b\x32\x13.arena.v1.GroupVote\x12\x11\n\ttie_break\x18\x04 \x01(\t\".\n\tGroupVote\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0b\x61\x63tion_text\x18\x02 \x01(\t\"\x9b\x01\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\x05\x12\x14\n\x07\x62\x61nk_ms\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bmax_strikes\x18\x03 \x01(\x05\x12\x12\n\nconnect_ms\x18\x04 \x01(\x05\x12\x17\n\x0f\x63pu_decision_ms\x18\x05 \x01(\x05\x12\x13\n\x0b\x63pu_bank_ms\x18\x06 \x01(\x05\x42\n\n\x08_bank_ms\"x\n\nGameResult\x12\x0e\n\x06scores\x18\x01 \x03(\x05\x12\x0e\n\x06places\x18\x02 \x03(\x05\x12\x10\n\x08outcomes\x18\x03 \x03(\t\x12\x15\n\x08team_won\x18\x04 \x01(\x08H\x00\x88\x01\x01\x12\x14\n\x0c\x64\x65tails_json\x18\x05 \x01(\tB\x0b\n\t_team_wonB\x14P\x01Z\x10\x61rena/v1;arenav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,16 +35,16 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.common_pb2', _glob
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'P\001Z\020arena/v1;arenav1'
-  _globals['_ARG']._serialized_start=79
-  _globals['_ARG']._serialized_end=138
-  _globals['_LEGALACTION']._serialized_start=141
-  _globals['_LEGALACTION']._serialized_end=300
-  _globals['_GROUPCHOICE']._serialized_start=302
-  _globals['_GROUPCHOICE']._serialized_end=405
-  _globals['_GROUPVOTE']._serialized_start=407
-  _globals['_GROUPVOTE']._serialized_end=453
-  _globals['_TIMECONTROL']._serialized_start=456
-  _globals['_TIMECONTROL']._serialized_end=611
-  _globals['_GAMERESULT']._serialized_start=613
-  _globals['_GAMERESULT']._serialized_end=733
+  _globals['_ARG']._serialized_start=108
+  _globals['_ARG']._serialized_end=167
+  _globals['_LEGALACTION']._serialized_start=170
+  _globals['_LEGALACTION']._serialized_end=382
+  _globals['_GROUPCHOICE']._serialized_start=384
+  _globals['_GROUPCHOICE']._serialized_end=487
+  _globals['_GROUPVOTE']._serialized_start=489
+  _globals['_GROUPVOTE']._serialized_end=535
+  _globals['_TIMECONTROL']._serialized_start=538
+  _globals['_TIMECONTROL']._serialized_end=693
+  _globals['_GAMERESULT']._serialized_start=695
+  _globals['_GAMERESULT']._serialized_end=815
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 from . import alien_pb2 as _alien_pb2
 from . import clank_pb2 as _clank_pb2
+from . import clank_legacy_pb2 as _clank_legacy_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -17,18 +18,20 @@ class Arg(_message.Message):
     def __init__(self, int_value: _Optional[int] = ..., string_value: _Optional[str] = ...) -> None: ...
 
 class LegalAction(_message.Message):
-    __slots__ = ("kind", "args", "text", "clank", "alien")
+    __slots__ = ("kind", "args", "text", "clank", "alien", "clank_legacy")
     KIND_FIELD_NUMBER: _ClassVar[int]
     ARGS_FIELD_NUMBER: _ClassVar[int]
     TEXT_FIELD_NUMBER: _ClassVar[int]
     CLANK_FIELD_NUMBER: _ClassVar[int]
     ALIEN_FIELD_NUMBER: _ClassVar[int]
+    CLANK_LEGACY_FIELD_NUMBER: _ClassVar[int]
     kind: str
     args: _containers.RepeatedCompositeFieldContainer[Arg]
     text: str
     clank: _clank_pb2.ClankAction
     alien: _alien_pb2.AlienAction
-    def __init__(self, kind: _Optional[str] = ..., args: _Optional[_Iterable[_Union[Arg, _Mapping]]] = ..., text: _Optional[str] = ..., clank: _Optional[_Union[_clank_pb2.ClankAction, _Mapping]] = ..., alien: _Optional[_Union[_alien_pb2.AlienAction, _Mapping]] = ...) -> None: ...
+    clank_legacy: _clank_legacy_pb2.ClankLegacyAction
+    def __init__(self, kind: _Optional[str] = ..., args: _Optional[_Iterable[_Union[Arg, _Mapping]]] = ..., text: _Optional[str] = ..., clank: _Optional[_Union[_clank_pb2.ClankAction, _Mapping]] = ..., alien: _Optional[_Union[_alien_pb2.AlienAction, _Mapping]] = ..., clank_legacy: _Optional[_Union[_clank_legacy_pb2.ClankLegacyAction, _Mapping]] = ...) -> None: ...
 
 class GroupChoice(_message.Message):
     __slots__ = ("group_id", "members", "votes", "tie_break")
