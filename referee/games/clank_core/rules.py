@@ -20,9 +20,9 @@ from typing import Any, Protocol
 from referee.core.effects import Effect, effects_from_json, effects_to_json
 from referee.core.game import Action
 from referee.core.rng import RandomStreams
-from referee.games.clank_core.state import PLAYING, CoreState
+from referee.games.clank_core.state import PLAYING, CorePlayer, CoreState
 
-__all__ = ["ClankCore", "CoreCard", "CoreContent", "stream_deck"]
+__all__ = ["ClankCore", "CoreCard", "CoreContent", "redeal_hidden_cards", "stream_deck"]
 
 
 def stream_deck(seat: int) -> str:
@@ -326,3 +326,21 @@ class ClankCore:
                 if p.damage >= health:
                     self._knock_out(seat)
         return drawn
+
+
+def redeal_hidden_cards(players: Sequence[CorePlayer], seat: int, rng: RandomStreams) -> None:
+    """For a hidden variant (`Game.hidden_variant`): what `seat` cannot know of the decks and
+    hands re-dealt at random. Its own deck is reshuffled (it knows the contents, not the order);
+    every other player's hand and deck are dealt again from their union, the cards acquired and
+    redrawn this turn spread over the new hand and deck."""
+    for i, p in enumerate(players):
+        if i == seat:
+            rng.shuffle("own", p.deck)
+            continue
+        unseen = p.hand + p.deck
+        rng.shuffle("other", unseen)
+        p.hand, p.deck = unseen[: len(p.hand)], unseen[len(p.hand) :]
+        new, p.new_hand, p.new_deck = p.new_hand + p.new_deck, [], []
+        for card_id in new:
+            in_hand = p.hand.count(card_id) > p.new_hand.count(card_id)
+            (p.new_hand if in_hand else p.new_deck).append(card_id)

@@ -15,6 +15,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from referee.core.rng import RandomStreams
+from referee.games.clank_core.rules import redeal_hidden_cards
 
 if TYPE_CHECKING:
     from referee.games.clank_legacy.engine import ClankLegacyGame
@@ -156,17 +157,7 @@ def hidden_variant(game: ClankLegacyGame, seat: int, seed: int) -> ClankLegacyGa
     v = game.copy()
     s = v.s
     rng = RandomStreams(seed, {})
-    for i, p in enumerate(s.players):
-        if i == seat:
-            rng.shuffle("own", p.deck)
-            continue
-        unseen = p.hand + p.deck
-        rng.shuffle("other", unseen)
-        p.hand, p.deck = unseen[: len(p.hand)], unseen[len(p.hand) :]
-        new, p.new_hand, p.new_deck = p.new_hand + p.new_deck, [], []
-        for card_id in new:
-            in_hand = p.hand.count(card_id) > p.new_hand.count(card_id)
-            (p.new_hand if in_hand else p.new_deck).append(card_id)
+    redeal_hidden_cards(s.players, seat, rng)
     rng.shuffle("adventure", s.adventure_deck)
     rng.shuffle("minor", s.bank_minor)
     majors = [x for r in sorted(s.major_secrets) for x in s.major_secrets[r]] + s.bank_major
