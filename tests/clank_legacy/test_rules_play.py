@@ -459,3 +459,20 @@ def test_contract_draw_joins_the_next_hand() -> None:
     p.discard = ["burgle"] * 5  # the hand set aside above, so ten cards remain to draw
     act(game, "end_turn")
     assert len(p.hand) == 5 + 2 and game.s.claimed == {"signpost_survey": 0}
+
+
+def test_teleport_ignores_boots_arrows_and_canoe_not_closed_paths() -> None:
+    """Teleport: to an adjacent space by any open path, ignoring Boots, monster icons, canoe and
+    arrows, never by a hidden (not yet revealed) path."""
+    game = new_game()
+    board = game.board
+    one_way = path_where(board, lambda p: p.one_way)
+    canoe = path_where(board, lambda p: p.canoe)
+    hidden = path_where(board, lambda p: p.hidden)
+    for i, start in ((one_way, board.paths[one_way].b), (canoe, board.paths[canoe].a)):
+        place(game, start)
+        set_hand(game, [])
+        set_pool(game, boots=0, teleports=1)
+        assert can(game, "teleport", i)
+    place(game, board.paths[hidden].a)
+    assert not can(game, "teleport", hidden)
