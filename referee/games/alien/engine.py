@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
-from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
+from referee.core.game import Action, Arg, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
 from referee.core.rng import RandomStreams
 from referee.games.alien import observation as seen
 from referee.games.alien.content import (
@@ -64,12 +64,15 @@ class AlienGame(Game):
     #: a seat that does not answer ends its Action phase, or lends nothing in a Coordinate
     passive_kinds = ("end_turn", "pass")
 
-    __slots__ = ("_decision", "content", "s")
+    __slots__ = ("_actions", "_decision", "content", "s")
 
     def __init__(self, state: AlienState, content: AlienContent) -> None:
         self.s = state
         self.content = content
         self._decision: Decision | None = None
+        #: legal actions built so far in this game, under what each one's text depends on (the
+        #: content is fixed for a game): see _known
+        self._actions: dict[tuple[Any, ...], Action] = {}
 
     # --- construction -------------------------------------------------------------------
 
@@ -323,16 +326,32 @@ class AlienGame(Game):
             s.step, s.current, MAIN, "your turn: play, recruit, scan, fight", self._main_actions()
         )
 
+    def _known(self, key: tuple[Any, ...], kind: str, args: tuple[Arg, ...], text: str) -> Action:
+        """The action `kind` `args` with `text`, built once per game: `key` is everything the
+        text depends on besides the content. Callers look in self._actions first, so that the
+        text is formatted only when the action is new."""
+        action = self._actions[key] = Action(kind, args, text)
+        return action
+
     def _pending_actions(self, top: Mapping[str, Any]) -> tuple[Action, ...]:
         s = self.s
         kind = top["kind"]
         p = s.players[top["seat"]]
+        known = self._actions
         if kind == "coordinate":
             ids = sorted({c for c in p.hand if self.card(c).coordinate})
-            out = [Action("coordinate", (c,), f"coordinate {self.card(c).name}") for c in ids]
-            return (*out, Action("pass", (), "do not coordinate"))
+            out = [
+                known.get(("coordinate", c))
+                or self._known(("coordinate", c), "coordinate", (c,), f"coordinate {self.card(c).name}")
+                for c in ids
+            ]
+            return (*out, known.get(("pass",)) or self._known(("pass",), "pass", (), "do not coordinate"))
         if kind == "discard":
-            return tuple(Action("discard", (c,), f"discard {self.card(c).name}") for c in sorted(set(p.hand)))
+            return tuple(
+                known.get(("discard", c))
+                or self._known(("discard", c), "discard", (c,), f"discard {self.card(c).name}")
+                for c in sorted(set(p.hand))
+            )
         if kind == "choose":
             return tuple(
                 Action("choose", (i,), "choose " + describe_effects(effects_from_json(o)))
@@ -356,9 +375,11 @@ class AlienGame(Game):
         s = self.s
         rules = self.content.rules
         p = s.players[s.current]
+        known = self._actions
         out: list[Action] = []
         for c in sorted(set(p.hand)):
-            out.append(Action("play", (c,), f"play {self.card(c).name}"))
+            key: tuple[Any, ...] = ("play", c)
+            out.append(known.get(key) or self._known(key, "play", (c,), f"play {self.card(c).name}"))
         for i, c in enumerate(p.play):
             card = self.card(c)
             if (
@@ -367,14 +388,25 @@ class AlienGame(Game):
                 and s.attack >= card.once_cost_attack
                 and s.recruit >= card.once_cost_recruit
             ):
-                out.append(Action("use_once", (i,), f"use {card.name}'s once-this-turn ability"))
+                key = ("use_once", i, c)
+                out.append(
+                    known.get(key)
+                    or self._known(key, "use_once", (i,), f"use {card.name}'s once-this-turn ability")
+                )
             if card.sacrifice:
-                out.append(Action("sacrifice", (i,), f"sacrifice {card.name}"))
+                key = ("sacrifice", i, c)
+                out.append(known.get(key) or self._known(key, "sacrifice", (i,), f"sacrifice {card.name}"))
         for i, c in enumerate(p.vigilant):
-            out.append(Action("release", (i,), f"discard Vigilant {self.card(c).name} for its benefit"))
+            key = ("release", i, c)
+            out.append(
+                known.get(key)
+                or self._known(key, "release", (i,), f"discard Vigilant {self.card(c).name} for its benefit")
+            )
         for slot, hq_card in enumerate(s.hq):
             if hq_card is not None and s.recruit >= self.card(hq_card).cost:
-                out.append(Action("recruit", (slot,), f"recruit {self.card(hq_card).name}"))
+                key = ("recruit", slot, hq_card)
+                name = self.card(hq_card).name
+                out.append(known.get(key) or self._known(key, "recruit", (slot,), f"recruit {name}"))
         if s.sergeants and s.recruit >= rules["sergeant_cost"]:
             out.append(Action("recruit_sergeant", (), "recruit a Sergeant"))
         for i, r in enumerate(s.complex):
@@ -401,7 +433,8 @@ class AlienGame(Game):
                 out.append(Action("complete", (k,), f"spend {o.attack} Attack: {o.name}"))
         if s.can_ask and self._teammates():
             out.append(Action("ask", (), "ask the team to Coordinate"))
-        out.append(Action("end_turn", (), "end the Action phase"))
+        key = ("end_turn",)
+        out.append(known.get(key) or self._known(key, "end_turn", (), "end the Action phase"))
         return tuple(out)
 
     def _teammates(self) -> list[int]:
