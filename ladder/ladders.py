@@ -22,6 +22,7 @@ from ladder.elo import INITIAL_RATING
 from ladder.errors import Conflict, InvalidInput, NotFound
 from ladder.scenarios import check_coop_game, coop_games
 from ladder.schema import LADDER_KINDS, bots, ladder_entries, ladders
+from referee.games import all_specs
 
 __all__ = ["create_ladder", "ensure_entries", "join_ladder"]
 
@@ -45,7 +46,8 @@ def create_ladder(
     `decision_ms` is the per-decision deadline, `bank_ms` the per-match time bank and
     `max_strikes` the missed deadlines a seat may have before it forfeits. `kind` is "ffa"
     (free-for-all), "coop" (a team ladder of a cooperative game, e.g. "alien") or "campaign"
-    (clank_legacy: rates whole campaigns, ``ladder.campaigns.rate_campaign``).
+    (a campaign game, one whose spec says ``campaign``: clank_legacy; it rates whole campaigns,
+    ``ladder.campaigns.rate_campaign``, and is the only kind such a game's ladders may have).
     `cpu_decision_ms` / `cpu_bank_ms` turn on the CPU clock for hosted (sandboxed) bots: each
     decision's CPU time against that allowance, then the CPU bank (0: off).
     Raises InvalidInput for impossible values, Conflict if the name is taken.
@@ -58,10 +60,16 @@ def create_ladder(
     if kind == "coop":
         check_coop_game(game, players)
     elif kind == "campaign":
-        if game != "clank_legacy":
-            raise InvalidInput(f"kind: campaign ladders are for clank_legacy, not {game!r}")
+        if not _is_campaign_game(game):
+            names = ", ".join(s.name for s in all_specs() if s.campaign) or "no game"
+            raise InvalidInput(f"kind: campaign ladders are for {names}, not {game!r}")
     elif game in coop_games():
         raise InvalidInput(f"kind: {game} is cooperative, its ladders are kind 'coop'")
+    elif _is_campaign_game(game):
+        # a game of a campaign game is played from the campaign state before it; the matchmaker
+        # would play every match as a fresh campaign's first game, so a free-for-all ladder of
+        # it would rate something that is not the game (`arena campaign run --ladder` is)
+        raise InvalidInput(f"kind: {game} is played in campaigns, its ladders are kind 'campaign'")
     if decision_ms <= 0 or bank_ms < 0 or max_strikes < 0:
         raise InvalidInput("time control: decision_ms > 0, bank_ms >= 0, max_strikes >= 0")
     if cpu_decision_ms < 0 or cpu_bank_ms < 0 or (cpu_bank_ms and not cpu_decision_ms):
@@ -86,6 +94,11 @@ def create_ladder(
     except IntegrityError as exc:
         raise Conflict(f"a ladder named {name!r} already exists") from exc
     return ladder_id
+
+
+def _is_campaign_game(game: str) -> bool:
+    """True if `game` is registered and its spec says it is played in campaigns."""
+    return any(spec.name == game and spec.campaign for spec in all_specs())
 
 
 _ENSURE_ENTRIES: dict[str, sa.Insert] = {

@@ -68,6 +68,10 @@ class GameSpec:
     #: cooperative games only: "module:function" (players) -> ScenarioDefaults; the function
     #: raises ValueError for a player count the scenario cannot seat
     scenario: str | None = None
+    #: a campaign game: a game is one of a campaign's games by the same seats, played from the
+    #: campaign state before it (Clank! Legacy); its ladders are kind "campaign" and rate whole
+    #: campaigns (``ladder.campaigns``), never single games
+    campaign: bool = False
     #: the kinds of the game's most passive actions, the most passive first: the action played
     #: for a seat that timed out or left (`Game.default_index`); the engine class states the
     #: same tuple as its `passive_kinds` (`engine_class` refuses an engine that disagrees)
@@ -101,6 +105,8 @@ class GameSpec:
             raise ValueError(f"game spec {self.name}: players {self.min_players}..{self.max_players}")
         if self.cooperative != (self.scenario is not None):
             raise ValueError(f"game spec {self.name}: a cooperative game has a scenario hook, others none")
+        if self.cooperative and self.campaign:
+            raise ValueError(f"game spec {self.name}: a campaign game is not cooperative (one ladder kind each)")
         targets = [
             self.engine,
             self.scenario,

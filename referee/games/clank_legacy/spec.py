@@ -12,6 +12,7 @@ SPEC = GameSpec(
     engine="referee.games.clank_legacy.engine:ClankLegacyGame",
     min_players=2,
     max_players=4,
+    campaign=True,
     passive_kinds=("end_turn", "skip"),
     observation_codec="referee.server.codecs.clank_legacy:encode_observation",
     action_codec="referee.server.codecs.clank_legacy:encode_action",
