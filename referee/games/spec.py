@@ -106,7 +106,7 @@ class GameSpec:
         if self.cooperative != (self.scenario is not None):
             raise ValueError(f"game spec {self.name}: a cooperative game has a scenario hook, others none")
         if self.cooperative and self.campaign:
-            raise ValueError(f"game spec {self.name}: a campaign game is not cooperative (one ladder kind each)")
+            raise ValueError(f"game spec {self.name}: a campaign game is not cooperative")
         targets = [
             self.engine,
             self.scenario,
