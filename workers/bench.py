@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -351,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"{run.mean_queued:.1f}, running {run.mean_running:.2f} on average)"
                 )
             ratios.append(rates[2] / rates[1])
-        ratio = sorted(ratios)[len(ratios) // 2]
+        ratio = statistics.median(ratios)
         print(f"  2 workers / 1 worker: {ratio:.2f}x (goal >= {PRODUCTION_GOAL}x)")
         if args.only_production:
             return 0
