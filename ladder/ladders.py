@@ -63,6 +63,11 @@ def create_ladder(
         if not _is_campaign_game(game):
             names = ", ".join(s.name for s in all_specs() if s.campaign) or "no game"
             raise InvalidInput(f"kind: campaign ladders are for {names}, not {game!r}")
+        spec = next(s for s in all_specs() if s.name == game)
+        if not spec.min_players <= players <= spec.max_players:
+            raise InvalidInput(
+                f"players: {game} is for {spec.min_players} to {spec.max_players} players, got {players}"
+            )
     elif game in coop_games():
         raise InvalidInput(f"kind: {game} is cooperative, its ladders are kind 'coop'")
     elif _is_campaign_game(game):

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 if TYPE_CHECKING:
     from referee.cli_checks import Commands
 
-__all__ = ["DEFAULT_REFEREE_PORT", "create_ladder_with_reference_bots", "register"]
+__all__ = ["DEFAULT_REFEREE_PORT", "create_ladder_with_reference_bots", "ladder_kind", "register"]
 
 #: where the referee listens when the server does not say (``arena serve referee``'s default)
 DEFAULT_REFEREE_PORT: Final = 50051
@@ -398,12 +398,22 @@ def _cmd_ladder_list(args: argparse.Namespace) -> int:
 
 def _cmd_ladder_create(args: argparse.Namespace) -> int:
     """On the server host: a ladder in the database itself (there is no API for it), with the
-    game's reference bots on it so a newcomer has opponents from its first match."""
+    game's reference bots on it so a newcomer has opponents from its first match. Its kind is
+    the game's (`ladder_kind`): `--kind` may only say the same."""
     from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
     from workers.client import ClientError
     from workers.qualification import reference_bots
 
+    try:
+        kind = ladder_kind(args.game)
+    except KeyError as exc:
+        raise ClientError(str(exc.args[0])) from None
+    if args.kind is not None and args.kind != kind:
+        raise ClientError(
+            f"--kind {args.kind}: {args.game}'s ladders are kind {kind!r} "
+            f"(give --kind {kind}, or leave --kind out)"
+        )
     engine = create_engine(database_url(args.db))
     try:
         try:
@@ -416,28 +426,44 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
             raise ClientError(str(exc)) from exc
     finally:
         engine.dispose()
-    print(f"created ladder {args.name} (id {ladder_id}): {args.game}, {args.players} players")
+    print(f"created ladder {args.name} (id {ladder_id}): {args.game}, {args.players} players, kind {kind}")
+    if kind == "campaign":
+        # the matchmaker plays no single games on it: campaigns are started by hand, each rated
+        # once when it finishes (ladder/RATINGS.md, "Campaign ladders")
+        print(
+            f"the matchmaker plays no games on it; start campaigns on it with: arena campaign run "
+            f"--ladder {ladder_id} --players {args.players} --bots version:ID,... --db URL"
+        )
     return 0
+
+
+def ladder_kind(game: str) -> str:
+    """The kind of `game`'s ladders, from its spec: "coop" for a cooperative game, "campaign"
+    for a campaign game, else "ffa". KeyError for an unknown game (one line: its message)."""
+    from referee.games import game_spec
+
+    spec = game_spec(game)
+    return "coop" if spec.cooperative else "campaign" if spec.campaign else "ffa"
 
 
 def create_ladder_with_reference_bots(
     engine: Any, name: str, game: str, players: int, *, decision_ms: int, bank_ms: int,
     max_strikes: int, reference: Sequence[str],
 ) -> int:
-    """Create ladder `name` and put a built-in bot per `reference` strategy on it
-    (``reference-<strategy>``, made once and shared by the ladders of the game)."""
+    """Create ladder `name` of the game's kind (`ladder_kind`) and put a built-in bot per
+    `reference` strategy on it (``reference-<strategy>``, made once and shared by the ladders
+    of the game). On a campaign ladder those bots are seats a campaign may name
+    (``bot:reference-<game>-<strategy>``)."""
     import sqlalchemy as sa
 
     from ladder.bots import add_bot_version, register_bot
     from ladder.ladders import create_ladder, join_ladder
-    from ladder.scenarios import coop_games
     from ladder.schema import bots
     from workers.bot_commands import builtin_command
 
-    kind = "coop" if game in coop_games() else "ffa"
     ladder_id: int = create_ladder(
         engine, name, game, players, decision_ms=decision_ms, bank_ms=bank_ms,
-        max_strikes=max_strikes, kind=kind,
+        max_strikes=max_strikes, kind=ladder_kind(game),
     )
     for strategy in reference:
         bot_name = f"reference-{game}-{strategy}"
@@ -578,6 +604,11 @@ def register(sub: Commands) -> None:
                                help="per-seat time bank (default 30000)")
     create_ladder.add_argument("--max-strikes", type=int, default=3,
                                help="strikes that forfeit a seat (default 3)")
+    create_ladder.add_argument(
+        "--kind", choices=("ffa", "coop", "campaign"),
+        help="how it rates (default: the game's kind: coop for a cooperative game, campaign for "
+             "a campaign game such as clank_legacy, else ffa); only the game's kind is accepted",
+    )
     create_ladder.add_argument(
         "--reference-bots", action="store_true",
         help="put the game's built-in reference bots on it (opponents from the first match)",

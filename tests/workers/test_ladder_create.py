@@ -1,0 +1,129 @@
+"""`arena ladder create`: a ladder of the game's own kind, read from its spec (a campaign game's
+ladders are campaign ladders, a cooperative game's coop ladders), and campaigns started on a
+campaign ladder with `arena campaign run --ladder ID` are rated on it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from ladder.db import create_engine, upgrade
+from ladder.errors import InvalidInput
+from ladder.ladders import create_ladder
+from ladder.schema import bots, ladder_entries, ladders
+from referee.games import all_specs
+from workers.main import main
+
+
+def _arena(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _kinds(db: str) -> dict[str, tuple[str, str, int]]:
+    engine = create_engine(db)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(sa.select(ladders.c.name, ladders.c.kind, ladders.c.game, ladders.c.players))
+            return {r.name: (r.kind, r.game, r.players) for r in rows}
+    finally:
+        engine.dispose()
+
+
+def test_each_game_gets_a_ladder_of_its_own_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = f"sqlite:///{tmp_path}/k.db"
+    upgrade(db)
+    for spec in all_specs():
+        code, out, err = _arena(
+            capsys, "ladder", "create", f"{spec.name}-l", "--game", spec.name,
+            "--players", str(max(2, spec.min_players)), "--db", db,
+        )  # fmt: skip
+        assert code == 0, err
+        want = "coop" if spec.cooperative else "campaign" if spec.campaign else "ffa"
+        assert f"kind {want}" in out
+        assert _kinds(db)[f"{spec.name}-l"][0] == want
+        assert ("arena campaign run --ladder" in out) == spec.campaign
+    assert _kinds(db)["clank_legacy-l"][0] == "campaign"
+
+
+def test_create_ladder_reads_the_campaign_flag(tmp_path: Path) -> None:
+    """The ladder layer itself: a campaign game has campaign ladders only, another game none."""
+    db = f"sqlite:///{tmp_path}/f.db"
+    upgrade(db)
+    engine = create_engine(db)
+    try:
+        for spec in all_specs():
+            players = max(2, spec.min_players)
+            if spec.campaign:
+                create_ladder(engine, f"{spec.name}-c", spec.name, players, decision_ms=1, bank_ms=0,
+                              max_strikes=0, kind="campaign")  # fmt: skip
+                with pytest.raises(InvalidInput, match=f"{spec.name} is played in campaigns, .* 'campaign'"):
+                    create_ladder(engine, f"{spec.name}-f", spec.name, players, decision_ms=1, bank_ms=0,
+                                  max_strikes=0)  # fmt: skip
+            else:
+                with pytest.raises(InvalidInput, match="campaign ladders are for clank_legacy, not"):
+                    create_ladder(engine, f"{spec.name}-c", spec.name, players, decision_ms=1, bank_ms=0,
+                                  max_strikes=0, kind="campaign")  # fmt: skip
+    finally:
+        engine.dispose()
+
+
+def test_a_wrong_kind_or_game_is_one_line(tmp_path: Path) -> None:
+    """Through the `arena` process: status 1, one `error:` line naming the fix, nothing created."""
+    db = f"sqlite:///{tmp_path}/e.db"
+    upgrade(db)
+    for argv, words in (
+        (["--game", "clank_legacy", "--players", "4", "--kind", "ffa"], "give --kind campaign"),
+        (["--game", "clank", "--kind", "campaign"], "clank's ladders are kind 'ffa'"),
+        (["--game", "nosuch"], "unknown game 'nosuch'"),
+        (["--game", "clank_legacy", "--players", "5"], "players"),
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "referee.cli", "ladder", "create", "x", *argv, "--db", db],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+        assert words in proc.stderr and "Traceback" not in proc.stderr
+    assert _kinds(db) == {}
+
+
+def test_a_campaign_started_on_the_created_ladder_is_rated_there(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The documented path: create the campaign ladder with its reference bots, then `arena
+    campaign run --ladder ID` seats them (bot:NAME) and the finished campaign is rated there."""
+    db = f"sqlite:///{tmp_path}/c.db"
+    upgrade(db)
+    code, out, err = _arena(
+        capsys, "ladder", "create", "legacy-2p", "--game", "clank_legacy", "--players", "2",
+        "--reference-bots", "--db", db,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "start campaigns on it with: arena campaign run --ladder 1 --players 2" in out
+    code, out, err = _arena(
+        capsys, "campaign", "run", "--ladder", "1", "--players", "2", "--games", "2", "--seed", "3",
+        "--bots", "bot:reference-clank_legacy-greedy,bot:reference-clank_legacy-random", "--db", db, "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["status"] == "finished"
+    engine = create_engine(db)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(bots.c.name, ladder_entries.c.games)
+                .join(bots, bots.c.id == ladder_entries.c.bot_id)
+                .where(ladder_entries.c.ladder_id == 1)
+            ).all()
+    finally:
+        engine.dispose()
+    assert sorted((r.name, r.games) for r in rows) == [
+        ("reference-clank_legacy-greedy", 1),
+        ("reference-clank_legacy-random", 1),
+    ]
