@@ -46,21 +46,23 @@ function unwrapObservation(observation) {
   return observation[which];
 }
 
-// A legal action as {kind, args: [number|string], text, clank, alien, typed}. `clank` / `alien` is
-// the typed action of that game (null when the referee sent none), with exactly one field set,
-// named like `kind`: action.clank.move.tunnel_index. `typed` is that inner object directly
+// A legal action as {kind, args: [number|string], text, clank, alien, clank_legacy, typed}. `clank` /
+// `alien` / `clank_legacy` is the typed action of that game (null when the referee sent none, or
+// another game's), with exactly one field set, named like `kind`: action.clank.move.tunnel_index. `typed` is that inner object directly
 // (action.typed.tunnel_index for a Clank! move). PROTOCOL.md lists every kind and field.
 function decodeAction(action) {
   const game = action.typed; // the name of the LegalAction.typed oneof field that is set
   const clank = game === 'clank' ? action.clank : null;
   const alien = game === 'alien' ? action.alien : null;
-  const outer = clank || alien;
+  const clankLegacy = game === 'clank_legacy' ? action.clank_legacy : null;
+  const outer = game ? action[game] : null;
   return {
     kind: action.kind,
     args: action.args.map((a) => (a.value === 'int_value' ? Number(a.int_value) : a.string_value)),
     text: action.text,
     clank,
     alien,
+    clank_legacy: clankLegacy,
     typed: outer && outer.action ? outer[outer.action] : null,
   };
 }

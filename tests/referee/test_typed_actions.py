@@ -21,6 +21,7 @@ from referee.games import all_specs, game_class, game_spec
 from referee.games.alien.content import default_content as alien_content
 from referee.games.alien.engine import AlienGame
 from referee.games.clank.engine import ClankGame
+from referee.games.clank_legacy.engine import ClankLegacyGame
 from referee.replay import verify
 from referee.server.codecs import encode_actions
 
@@ -30,7 +31,7 @@ PROTOCOL_MD = REPO / "referee" / "server" / "PROTOCOL.md"
 #: the games with typed actions: every registered game whose spec names an action codec
 TYPED_GAMES = [spec.name for spec in all_specs() if spec.action_codec is not None]
 #: the section titles of each game's tables in PROTOCOL.md (a game with typed actions needs them)
-TITLES = {"clank": "Clank!", "alien": "Alien"}
+TITLES = {"clank": "Clank!", "alien": "Alien", "clank_legacy": "Clank! Legacy"}
 GAMES_PER_GAME = 50
 
 
@@ -60,6 +61,21 @@ def _expected_info(game: Game, seat: int, action: Action) -> dict[str, Any]:
             if kind == "move":
                 info["damage"] = tunnel.monsters - int(args[1])
             return info
+        return {}
+    if isinstance(game, ClankLegacyGame):
+        ls = game.s
+        if kind in ("fight", "acquire"):
+            return {"card": ls.row[int(args[0])]}
+        where = ls.players[seat].space
+        if kind in ("move", "teleport"):
+            path = game.board.paths[int(args[0])]
+            info = {"to_space": path.b if path.a == where else path.a}
+            if kind == "move":
+                info["damage"] = path.monsters - int(args[1])
+            return info
+        if kind == "coach":
+            spaces = game.board.spaces
+            return {"gold": spaces[where].coach + spaces[str(args[0])].coach}
         return {}
     assert isinstance(game, AlienGame)
     s2 = game.s
@@ -141,6 +157,10 @@ def _random_games(name: str) -> Seen:
                 p = game.s.players[d.seat]
                 assert p.status == "knocked_out" or p.room == chosen.typed.to_room, chosen.text
                 seen.moves_followed += 1
+            if isinstance(game, ClankLegacyGame) and chosen.kind in ("move", "teleport", "coach"):
+                p2 = game.s.players[d.seat]
+                assert p2.status == "knocked_out" or p2.space == chosen.typed.to_space, chosen.text
+                seen.moves_followed += 1
     return seen
 
 
@@ -180,7 +200,7 @@ def test_every_legal_action_is_typed_and_round_trips(name: str) -> None:
     # the games reached every action kind the proto has, so every encoder branch was checked
     assert seen.action_kinds == set(_kinds_of(_typed(name))) == set(ARG_FIELDS[name])
     assert seen.actions > 10_000 and seen.info_checked > 1_000
-    if name == "clank":
+    if name in ("clank", "clank_legacy"):
         assert seen.moves_followed > 1_000
 
 
@@ -261,6 +281,10 @@ def test_bots_reading_only_typed_fields_play_to_the_end(name: str, tmp_path: Pat
             p = game.s.players[d.seat]
             assert p.status == "knocked_out" or p.room == to_room
             followed += 1
+        if isinstance(game, ClankLegacyGame) and kind == "move":
+            p2 = game.s.players[d.seat]
+            assert p2.status == "knocked_out" or p2.space == to_room
+            followed += 1
     assert logged == {0: [], 1: []}
-    if name == "clank":
+    if name in ("clank", "clank_legacy"):
         assert followed > 10
