@@ -4,7 +4,8 @@ Format (documented in `referee/REPLAY.md`). In memory a replay is the *expanded*
 header (engine and content versions, config, seed, seats, ...), one dict per step (decision id,
 seat, index, the action's kind/args/text, an optional bot note and times, or a forfeit) and the
 result. The recorder hashes the game state only at checkpoints (every :data:`CHECKPOINT_EVERY`
-steps, at each forfeit and after the last step): hashing is most of a step's cost.
+steps, at each forfeit and after the last step): hashing is most of a step's cost. The local
+runner's `IndexRecorder` keeps only references per step and builds the same document on demand.
 
 On disk (`dumps`/`encode`) a replay is format 2: the header, the chosen action indexes as one
 integer array, the sparse extras (notes, default-action reasons, forfeits, times) and a chain
