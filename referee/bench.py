@@ -7,11 +7,13 @@
   Uno, and Clank! 4p with the replay's document and file bytes built too (`rlcard` comes with
   the `bench` extra: `pip install -e '.[bench]'`, `make install`);
 - games/s and decisions/s of random play: Clank! at 2 and 4 players, Alien at 1, 2 and 4
-  (engine + observe, as the runner does, without replay digests; and with them);
+  (engine + observe, as the runner does, without replay digests; and with them), Clank! Legacy
+  at 2 and 4 (game 1 of a new campaign) beside Clank! in the same run;
 - the cost of observe(), of legal-action generation, of copy(), of digest();
 - peak memory of the process;
 - replays: stored bytes per decision, format 1 vs 2, and recorder cost (`referee.replay_bench`);
-- greedy vs random win rate over 200 two-player games with seats swapped.
+- greedy vs random win rate over 200 two-player games with seats swapped; Clank! Legacy greedy's
+  escape rate over 200 four-player games (greedy, random, greedy, random, seats rotated).
 
 Run `python -m referee.bench [--quick] [--json]`.
 """
@@ -228,6 +230,19 @@ def _greedy_vs_random(games: int) -> dict[str, float]:
     return {"games": played, "greedy_win_rate": wins / played, "greedy_escape_rate": escapes / played}
 
 
+def _legacy_greedy_4p(games: int) -> dict[str, float]:
+    """Clank! Legacy, 4 seats, two greedy and two random (rotated by one seat per game): how
+    often a greedy seat escapes and wins."""
+    escapes = wins = 0
+    for i in range(games):
+        lineup = ["greedy", "random"] * 2 if i % 2 == 0 else ["random", "greedy"] * 2
+        g = play_local("clank_legacy", lineup, 60_000 + i)
+        seats = [s for s, bot in enumerate(lineup) if bot == "greedy"]
+        escapes += sum(g.result.outcomes[s] == "escaped" for s in seats)
+        wins += any(g.result.places[s] == 1 for s in seats)
+    return {"games": games, "greedy_escape_rate": escapes / (2 * games), "greedy_win_rate": wins / games}
+
+
 def main() -> None:
     """Print the figures."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -239,6 +254,8 @@ def main() -> None:
     for players in (2, 4):
         figures[f"clank_random_{players}p"] = _random_play("clank", players, n)
         figures[f"clank_random_{players}p_with_replay"] = _with_replay("clank", players, max(2, n // 4))
+    for players in (2, 4):
+        figures[f"clank_legacy_random_{players}p"] = _random_play("clank_legacy", players, n)
     for players in (1, 2, 4):
         figures[f"alien_random_{players}p"] = _random_play("alien", players, n)
         figures[f"alien_random_{players}p_with_replay"] = _with_replay("alien", players, max(2, n // 4))
@@ -247,6 +264,7 @@ def main() -> None:
         figures[f"replay_{label}"] = row
     figures["clank_micro_4p"] = _micro(_midgame_states("clank", 4, 20), 20 if not args.quick else 3)
     figures["clank_greedy_vs_random_2p"] = _greedy_vs_random(40 if args.quick else 200)
+    figures["clank_legacy_greedy_4p"] = _legacy_greedy_4p(40 if args.quick else 200)
     # sanity: a greedy bot instance is reusable
     make_bot("clank", "greedy", 0)
     figures["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
