@@ -9,6 +9,12 @@ campaign state after it is re-derived from the recorded replay (re-simulated thr
 checked against the digest the engine put in the result) and written with the game's scores in
 one idempotent transaction, so a game is counted once however often it is retried or resumed.
 Game seeds derive from the campaign seed and the index (``ladder.campaigns.game_seed``).
+
+A game whose match failed (its executor raised: a built-in bot crashed, a seat could not be
+started) fails the campaign. ``resume ID`` then plays that game again exactly once
+(:func:`retry_failed_game`): a new match with the failed one's seed, seats and config (the same
+campaign state), the failed match kept beside it on the campaign's ladder. If the retry fails too,
+the campaign stays failed and every later ``resume`` says so in one line without playing.
 """
 
 from __future__ import annotations
@@ -27,7 +33,14 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
-__all__ = ["CampaignFailed", "campaign_report", "play_campaign", "register", "state_after_match"]
+__all__ = [
+    "CampaignFailed",
+    "campaign_report",
+    "play_campaign",
+    "register",
+    "retry_failed_game",
+    "state_after_match",
+]
 
 #: how long one game may take before the campaign gives up waiting for it
 DEFAULT_GAME_TIMEOUT_S: Final = 1800.0
@@ -35,6 +48,98 @@ DEFAULT_GAME_TIMEOUT_S: Final = 1800.0
 
 class CampaignFailed(RuntimeError):
     """A game of the campaign failed or never finished: the campaign cannot go on."""
+
+
+#: how often ``arena campaign resume`` plays a failed game again
+GAME_RETRIES: Final = 1
+
+
+def _attempts(conn: sa.Connection, ladder_id: int, seed: int) -> list[Any]:
+    """The matches that played (or tried) a campaign game: those on the campaign's own ladder
+    with the game's seed (game seeds of one campaign differ: ``ladder.campaigns.game_seed``),
+    oldest first."""
+    from ladder.schema import matches
+
+    return list(
+        conn.execute(
+            sa.select(matches.c.id, matches.c.status, matches.c.error)
+            .where(matches.c.ladder_id == ladder_id, matches.c.seed == seed)
+            .order_by(matches.c.id)
+        )
+    )
+
+
+def retry_failed_game(engine: Engine, campaign_id: int, *, now: datetime | None = None) -> int | None:
+    """Queue the failed game of failed campaign `campaign_id` once more; the new match's id.
+
+    The new match copies the failed one's seed, seats and config (so the campaign state before
+    the game, whose digest it checks), and the campaign is running again. None when there is
+    nothing to retry (the campaign did not fail). Raises CampaignFailed when the game was
+    retried already (:data:`GAME_RETRIES`) or the campaign failed for another reason.
+    """
+    from ladder.db import write_transaction
+    from ladder.errors import NotFound
+    from ladder.schema import campaign_games, campaigns, matches
+    from referee.core.game import json_digest
+
+    now = now or datetime.now(UTC)
+    with write_transaction(engine) as conn:
+        row: Any = conn.execute(
+            sa.select(campaigns).where(campaigns.c.id == campaign_id).with_for_update()
+        ).one_or_none()
+        if row is None:
+            raise NotFound(f"no campaign {campaign_id}")
+        if row.status != "failed":
+            return None
+        index = int(row.next_index)
+        game: Any = conn.execute(
+            sa.select(campaign_games.c.match_id, campaign_games.c.seed).where(
+                campaign_games.c.campaign_id == campaign_id, campaign_games.c.game_index == index
+            )
+        ).one_or_none()
+        failed: Any = None
+        if game is not None:
+            failed = conn.execute(sa.select(matches).where(matches.c.id == game.match_id)).one()
+        if failed is None or failed.status != "failed":
+            raise CampaignFailed(f"campaign {campaign_id} failed ({row.error}); no failed game to retry")
+        tries = _attempts(conn, int(row.ladder_id), int(game.seed))
+        if len(tries) > GAME_RETRIES:
+            raise CampaignFailed(
+                f"campaign {campaign_id}: game {index} failed again when retried (match {failed.id}: "
+                f"{failed.error}); a failed game is retried once, the campaign stays failed"
+            )
+        if json_digest((failed.config or {}).get("campaign")) != row.state_digest:
+            raise CampaignFailed(
+                f"campaign {campaign_id}: game {index}'s match does not carry the campaign state"
+            )
+        retry_id: int = conn.execute(
+            sa.insert(matches)
+            .values(
+                ladder_id=failed.ladder_id,
+                status="queued",
+                seed=failed.seed,
+                seats=failed.seats,
+                config=failed.config,
+                attempts=0,
+                created_at=now,
+            )
+            .returning(matches.c.id)
+        ).scalar_one()
+        conn.execute(
+            sa.update(campaign_games)
+            .where(
+                campaign_games.c.campaign_id == campaign_id,
+                campaign_games.c.game_index == index,
+                campaign_games.c.match_id == failed.id,
+            )
+            .values(match_id=retry_id)
+        )
+        conn.execute(
+            sa.update(campaigns)
+            .where(campaigns.c.id == campaign_id)
+            .values(status="running", error=None, updated_at=now)
+        )
+    return retry_id
 
 
 def state_after_match(engine: Engine, match_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -126,12 +231,17 @@ def play_campaign(
     *,
     timeout: float = DEFAULT_GAME_TIMEOUT_S,
     on_game: Callable[[dict[str, Any]], None] | None = None,
+    retry_failed: bool = False,
 ) -> None:
     """Play campaign `campaign_id` from its next game to its end (resuming a half-played game:
     a match already done is not played again), rating it once if it has a campaign ladder.
-    `on_game` gets each newly recorded game's report row. Raises CampaignFailed."""
+    `on_game` gets each newly recorded game's report row. `retry_failed`: a failed campaign's
+    failed game is played again first, once (:func:`retry_failed_game`). Raises
+    CampaignFailed."""
     from ladder.campaigns import mark_campaign_failed, rate_campaign, record_game, schedule_game
 
+    if retry_failed:
+        retry_failed_game(engine, campaign_id)
     while True:
         game = schedule_game(engine, campaign_id)
         if game is None:
@@ -140,14 +250,26 @@ def play_campaign(
         if status is None:
             status = _wait(engine, game.match_id, dispatcher, timeout)
         if status == "failed":
-            from ladder.schema import matches
+            from ladder.schema import campaigns, matches
 
             with engine.connect() as conn:
                 error = conn.execute(
                     sa.select(matches.c.error).where(matches.c.id == game.match_id)
                 ).scalar_one()
+                ladder_id = conn.execute(
+                    sa.select(campaigns.c.ladder_id).where(campaigns.c.id == campaign_id)
+                ).scalar_one()
+                retried = len(_attempts(conn, int(ladder_id), game.seed)) > GAME_RETRIES
             mark_campaign_failed(engine, campaign_id, f"game {game.index} (match {game.match_id}): {error}")
-            raise CampaignFailed(f"game {game.index} (match {game.match_id}) failed: {error}")
+            if retried:
+                raise CampaignFailed(
+                    f"game {game.index} failed again when retried (match {game.match_id}: {error}); "
+                    "a failed game is retried once, the campaign stays failed"
+                )
+            raise CampaignFailed(
+                f"game {game.index} (match {game.match_id}) failed: {error}; "
+                f"`arena campaign resume {campaign_id}` plays it again, once"
+            )
         after, result = state_after_match(engine, game.match_id)
         record_game(
             engine,
@@ -326,10 +448,10 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 
     db_url = database_url(args.db)
     upgrade(db_url)
-    return _play(args, db_url, args.id)
+    return _play(args, db_url, args.id, retry_failed=True)
 
 
-def _play(args: argparse.Namespace, db_url: str, campaign_id: int) -> int:
+def _play(args: argparse.Namespace, db_url: str, campaign_id: int, *, retry_failed: bool = False) -> int:
     from workers.match_execution import engine_for
 
     engine = engine_for(db_url)
@@ -342,7 +464,10 @@ def _play(args: argparse.Namespace, db_url: str, campaign_id: int) -> int:
     failed = None
     with _dispatcher(db_url, args.workers) as dispatcher:
         try:
-            play_campaign(engine, campaign_id, dispatcher, timeout=args.timeout, on_game=shown)
+            play_campaign(
+                engine, campaign_id, dispatcher, timeout=args.timeout, on_game=shown,
+                retry_failed=retry_failed,
+            )  # fmt: skip
         except CampaignFailed as exc:
             failed = exc
     final = campaign_report(engine, campaign_id)
@@ -412,7 +537,10 @@ def register(sub: Any) -> None:
     run.add_argument("--max-strikes", type=int, default=3, help="missed deadlines before a forfeit")
     _common(run)
     run.set_defaults(func=_guard(_cmd_run))
-    resume = csub.add_parser("resume", help="continue a stored campaign after an interruption")
+    resume = csub.add_parser(
+        "resume",
+        help="continue a stored campaign after an interruption (a failed game is played again, once)",
+    )
     resume.add_argument("id", type=int, help="the campaign's id (printed by run)")
     _common(resume)
     resume.set_defaults(func=_guard(_cmd_resume))
