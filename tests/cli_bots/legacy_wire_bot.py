@@ -1,6 +1,7 @@
 """A test bot for Clank! Legacy over the wire: it stops (exit code 3) unless every observation is
-a typed `ClankLegacyObservation` for its own seat and every legal action carries its typed
-`LegalAction.clank_legacy` of the same kind; it plays a seeded random action. One line per
+a typed `ClankLegacyObservation` for its own seat, every legal action carries its typed
+`LegalAction.clank_legacy` of the same kind, and GameStart's static content holds the board side
+in play (every move's `to_space` is one of its spaces); it plays a seeded random action. One line per
 decision, for the test to read:
 
   asked <decision_id> <kind> phase <phase> campaign_game <n> hand <hand size>
@@ -47,10 +48,17 @@ class LegacyWireBot(Bot):
             _fail(f"not a typed Clank! Legacy observation: {type(observation).__name__}")
         if observation.seat != self.seat or not observation.HasField("campaign"):
             _fail(f"observation of seat {observation.seat} without a campaign state")
+        content = self.content  # GameStart's static content: both board sides
+        if content is None or content["game"] != "clank_legacy":
+            _fail("no Clank! Legacy static content in GameStart")
+            return 0
+        spaces = content["boards"][observation.board]["spaces"] if observation.board else {}
         for action in legal_actions:
             typed = action.clank_legacy
             if typed is None or typed.WhichOneof("action") != action.kind:
                 _fail(f"untyped or mistyped legal action: {action.text!r}")
+            if action.kind == "move" and typed is not None and typed.move.to_space not in spaces:
+                _fail(f"a move to a space the static content lacks: {action.text!r}")
         print(
             "asked",
             request.decision_id,

@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from referee.games.spec import GameSpec
 
-__all__ = ["SPEC"]
+if TYPE_CHECKING:
+    from referee.core.game import Game
+
+__all__ = ["SPEC", "static_content"]
+
+
+def static_content(game: Game) -> dict[str, Any]:
+    """The content objects as they are: both board sides (the Prologue picks one, possibly after
+    a group vote, so it may not be known at GameStart), every card, token and Book passage a
+    campaign can use. No campaign state: that is in the config and the observation."""
+    from referee.games.clank_legacy.engine import ClankLegacyGame
+    from referee.games.static_content import plain_data
+
+    assert isinstance(game, ClankLegacyGame)
+    data: dict[str, Any] = plain_data(game.content)
+    return data
+
 
 SPEC = GameSpec(
     name="clank_legacy",
@@ -16,6 +34,7 @@ SPEC = GameSpec(
     passive_kinds=("end_turn", "skip"),
     observation_codec="referee.server.codecs.clank_legacy:encode_observation",
     action_codec="referee.server.codecs.clank_legacy:encode_action",
+    static_content="referee.games.clank_legacy.spec:static_content",
     bots={"greedy": "referee.games.clank_legacy.bots:LegacyGreedyBot"},
     reference_bots=("random", "greedy"),
     outcome_columns=(
