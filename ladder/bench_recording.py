@@ -12,7 +12,7 @@ Celery processes, so that is the production shape):
 The rounds alternate (arena, raw, arena, raw, ...) so drift on this shared machine hits both.
 The ratio is arena tx/s over raw tx/s; the goal (issue 14) is at least 0.5.
 
-    python -m ladder.bench_recording [--writers 8] [--matches 400] [--rounds 3] [--bots 32]
+    python -m ladder.bench_recording [--writers 8] [--matches 400] [--rounds 5] [--bots 32]
 
 PostgreSQL comes from ``$ARENA_TEST_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``);
 the benchmark creates a database of its own and drops it afterwards.
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--writers", type=int, default=8, help="writer processes per side")
     parser.add_argument("--matches", type=int, default=400, help="matches recorded per round and side")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per side")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per side")
     parser.add_argument("--bots", type=int, default=32, help="bots on the ladder (lock contention)")
     args = parser.parse_args(argv)
     admin_url = settings.get("ARENA_TEST_POSTGRES") or DEFAULT_ADMIN_URL
