@@ -161,31 +161,33 @@ assert bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["legal_actions"].number
 #: the direct encoders of DecisionRequest's decision_id and seat (`wire.scalar_encoder`)
 _ID = scalar_encoder(bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["decision_id"])
 _SEAT = scalar_encoder(bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["seat"])
-#: kept encodings per match; past this a cache starts over (bounded memory)
-PARTS_LIMIT = 256
+#: decision kinds and prompts kept encoded (for every match); past this the cache starts over
+PROMPTS_LIMIT = 1024
+_prompts: dict[tuple[str, str], bytes] = {}
 
 
 class RequestParts:
     """The encoded fields a match's decision requests repeat: a decision kind and prompt
-    (fields 3-4), and the context with the clock (fields 7-12: the same while the active seat,
-    the bank and the strikes stay the same, which is every decision of a bot that answers in
-    time). A group choice in progress is encoded every time."""
+    (fields 3-4, kept for every match), and per seat the context with the clock of its last
+    request (fields 7-12: the same while the active seat, the bank and the strikes stay the
+    same, which is every decision of a bot that answers in time). A group choice in progress is
+    encoded every time."""
 
-    __slots__ = ("_prompts", "_tails")
+    __slots__ = ("_tails",)
 
     def __init__(self) -> None:
-        self._prompts: dict[tuple[str, str], bytes] = {}
-        self._tails: dict[tuple[int, int, int, int, int, int, int | None], bytes] = {}
+        #: seat -> (what its last tail encoded, the encoding)
+        self._tails: dict[int, tuple[tuple[int, int, int, int, int, int | None], bytes]] = {}
 
     def head(self, d: Decision) -> bytes:
         """Fields 1-4 of the request for `d`."""
         key = (d.kind, d.prompt)
-        prompt = self._prompts.get(key)
+        prompt = _prompts.get(key)
         if prompt is None:
             prompt = bot_pb2.DecisionRequest(kind=d.kind, prompt=d.prompt).SerializeToString()
-            if len(self._prompts) >= PARTS_LIMIT:
-                self._prompts.clear()
-            self._prompts[key] = prompt
+            if len(_prompts) >= PROMPTS_LIMIT:
+                _prompts.clear()
+            _prompts[key] = prompt
         assert _ID is not None and _SEAT is not None
         ids = _ID(d.id), _SEAT(d.seat)
         if ids[0] is None or ids[1] is None:  # out of range: protobuf rules on it
@@ -204,19 +206,17 @@ class RequestParts:
         """Fields 7-12 of the request for `d`."""
         active = obs.get("current", d.seat)
         cacheable = "group" not in obs and type(active) is int
-        key = (active, d.seat, time.decision_ms, time.cpu_decision_ms, bank_ms, strikes, cpu_bank_ms)
+        key = (active, time.decision_ms, time.cpu_decision_ms, bank_ms, strikes, cpu_bank_ms)
         if cacheable:
-            found = self._tails.get(key)
-            if found is not None:
-                return found
+            last = self._tails.get(d.seat)
+            if last is not None and last[0] == key:
+                return last[1]
         tail = bot_pb2.DecisionRequest(
             context=_context(obs, d), deadline_ms=time.decision_ms, time_bank_ms=bank_ms, strikes=strikes
         )
         encoded = _clock(tail, time, cpu_bank_ms).SerializeToString()
         if cacheable:
-            if len(self._tails) >= PARTS_LIMIT:
-                self._tails.clear()
-            self._tails[key] = encoded
+            self._tails[d.seat] = (key, encoded)
         return encoded
 
 

@@ -127,11 +127,20 @@ def observation_table(game: str) -> ObservationTable | None:
     return table if isinstance(table, ObservationTable) else None
 
 
+#: game name -> its ActionCache, shared by every match of the game in this process
+_action_caches: dict[str, ActionCache] = {}
+
+
 def action_cache(game: str) -> ActionCache:
-    """A match's cache of encoded legal actions (`wire.ActionCache`), typed as `encode_actions`
-    types them; a typed encoding that fails is logged once per action kind and sent untyped.
-    The game's action codec module may define `action_context(action, obs)`: what the typed
-    message reads from the observation; with it, typed encodings are reused too."""
+    """The cache of encoded legal actions of `game` (`wire.ActionCache`), shared by its matches
+    in this process (an encoding depends only on the action and what its typed message reads
+    from the observation, never on the match): typed as `encode_actions` types them; a typed
+    encoding that fails is logged once per action kind and sent untyped. The game's action
+    codec module may define `action_context(action, obs)`: what the typed message reads from
+    the observation; with it, typed encodings are reused too."""
+    found = _action_caches.get(game)
+    if found is not None:
+        return found
     spec = _spec(game)
     typed = action_codec_for(game)
     context = None
@@ -145,4 +154,5 @@ def action_cache(game: str) -> ActionCache:
             log.exception("typed action codec of %s failed on %r; args only", game, action.text)
 
     number = common_pb2.LegalAction.DESCRIPTOR.fields_by_name[game].number if typed is not None else 0
-    return ActionCache(typed, number, context, failed)
+    cache = _action_caches[game] = ActionCache(typed, number, context, failed)
+    return cache

@@ -312,12 +312,13 @@ ActionEncoder = Callable[[Action, Mapping[str, Any]], Message]
 #: what a game's typed action depends on besides the action (its `action_context`)
 ActionContext = Callable[[Action, Mapping[str, Any]], Hashable]
 
-#: encoded legal actions kept per match; past this the cache starts over (bounded memory)
-ACTION_CACHE_LIMIT = 512
+#: encoded legal actions kept (per game, for every match of it); past this the cache starts
+#: over (bounded memory)
+ACTION_CACHE_LIMIT = 4096
 
 
 class ActionCache:
-    """Encoded `LegalAction` records (field 6 of DecisionRequest) of one match, by action and,
+    """Encoded `LegalAction` records (field 6 of DecisionRequest) of one game, by action and,
     when the game's typed message reads the observation, by what it reads there
     (`context(action, obs)`): an action offered again is not encoded again. Without a
     `context` function only the untyped part is kept and the typed part is encoded each time.
