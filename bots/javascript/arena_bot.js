@@ -38,7 +38,8 @@ function loadProtocol() {
   return grpc.loadPackageDefinition(definition).arena.v1;
 }
 
-// The per-game observation inside an Observation ({clank: {...}} -> the clank object).
+// The per-game observation inside an Observation: the field of its `game` oneof that is set,
+// named after the game ({clank_legacy: {...}} -> the clank_legacy object), or JSON parsed.
 function unwrapObservation(observation) {
   const which = observation.game;
   if (!which) return {};
@@ -46,25 +47,45 @@ function unwrapObservation(observation) {
   return observation[which];
 }
 
-// A legal action as {kind, args: [number|string], text, clank, alien, clank_legacy, typed}. `clank` /
-// `alien` / `clank_legacy` is the typed action of that game (null when the referee sent none, or
-// another game's), with exactly one field set, named like `kind`: action.clank.move.tunnel_index. `typed` is that inner object directly
-// (action.typed.tunnel_index for a Clank! move). PROTOCOL.md lists every kind and field.
-function decodeAction(action) {
-  const game = action.typed; // the name of the LegalAction.typed oneof field that is set
-  const clank = game === 'clank' ? action.clank : null;
-  const alien = game === 'alien' ? action.alien : null;
-  const clankLegacy = game === 'clank_legacy' ? action.clank_legacy : null;
+// The games the wire carries typed actions for: the fields of LegalAction's `typed` oneof, each
+// named after its game ('clank', 'alien', 'clank_legacy', ...). Read from the loaded .proto files,
+// never listed here, so a new game's proto is picked up by itself. proto-loader's descriptors do
+// not say which fields belong to a oneof, so each message field of LegalAction is encoded alone
+// and decoded again: a field of the oneof comes back named in `typed`. Computed once.
+let typedGames = null;
+function gameNames(v1 = loadProtocol()) {
+  if (typedGames === null) {
+    const codec = v1.BotService.service.Play; // RefereeMessage <-> bytes, with this kit's options
+    const names = [];
+    for (const field of v1.LegalAction.type.field) {
+      if (field.type !== 'TYPE_MESSAGE' || field.label === 'LABEL_REPEATED') continue;
+      const probe = { decision: { legal_actions: [{ [field.name]: {} }] } };
+      const back = codec.responseDeserialize(codec.responseSerialize(probe));
+      if (back.decision.legal_actions[0].typed === field.name) names.push(field.name);
+    }
+    typedGames = Object.freeze(names);
+  }
+  return typedGames;
+}
+
+// A legal action as {kind, args: [number|string], text, game, <one key per game>, typed}.
+// `game` names the game of its typed action (null when the referee sent none); under that
+// game's key (action.clank, action.alien, action.clank_legacy, ...) is the typed action, with
+// exactly one field set, named like `kind`: action.clank.move.tunnel_index; every other game's
+// key is null. `typed` is that inner object directly (action.typed.tunnel_index for a Clank!
+// move). PROTOCOL.md lists every kind and field.
+function decodeAction(action, games = gameNames()) {
+  const game = action.typed || null; // the name of the LegalAction.typed oneof field that is set
   const outer = game ? action[game] : null;
-  return {
+  const decoded = {
     kind: action.kind,
     args: action.args.map((a) => (a.value === 'int_value' ? Number(a.int_value) : a.string_value)),
     text: action.text,
-    clank,
-    alien,
-    clank_legacy: clankLegacy,
-    typed: outer && outer.action ? outer[outer.action] : null,
+    game,
   };
+  for (const name of games) decoded[name] = name === game ? outer : null;
+  decoded.typed = outer && outer.action ? outer[outer.action] : null;
+  return decoded;
 }
 
 // The game's static content from a GameStart (PROTOCOL.md, "Static content"): content_json
@@ -122,6 +143,7 @@ function parseArgs(argv) {
 // `tls`: {tls: true, ca: 'ca.pem'} for a referee serving TLS (default plaintext).
 function play(bot, referee, token, tls = null) {
   const v1 = loadProtocol();
+  const games = gameNames(v1);
   let creds;
   try {
     creds = credentials(tls);
@@ -139,7 +161,7 @@ function play(bot, referee, token, tls = null) {
     // the decision asked and not yet settled (a rejected answer leaves it open)
     let pending = null;
     const answer = async (request) => {
-      const actions = request.legal_actions.map(decodeAction);
+      const actions = request.legal_actions.map((a) => decodeAction(a, games));
       const index = await bot.act(unwrapObservation(request.observation), actions, request);
       const note = typeof bot.note === 'string' ? bot.note.slice(0, 256) : '';
       call.write({ answer: { decision_id: request.decision_id, index, note } });
@@ -217,4 +239,7 @@ function run(bot, argv = process.argv.slice(2)) {
   );
 }
 
-module.exports = { PROTOCOL, CHANNEL_OPTIONS, loadProtocol, unwrapObservation, decodeAction, gameContent, credentials, tlsFromEnv, play, run };
+module.exports = {
+  PROTOCOL, CHANNEL_OPTIONS, loadProtocol, gameNames, unwrapObservation, decodeAction, gameContent, credentials,
+  tlsFromEnv, play, run,
+};
