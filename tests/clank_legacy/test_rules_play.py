@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import pytest
+
 from referee.games.clank_legacy.campaign import new_campaign
 from referee.games.clank_legacy.content import BoardPath, default_content
 from referee.games.clank_legacy.engine import ClankLegacyGame
@@ -163,8 +165,9 @@ def test_town_market_7_gold_one_of_each_type() -> None:
     assert not actions(game, "buy_item")
 
 
-def test_reward_spaces_pay_on_first_entry() -> None:
-    """Reward spaces (gold, healing...): entering pays the reward, the first time only."""
+def test_reward_spaces_pay_on_every_entry() -> None:
+    """Reward spaces (gold, healing...): the seed gives the reward "when you enter them", so
+    every entry pays, leaving and coming back included (`rules.reward_trigger` every_entry)."""
     game = new_game()
     board = game.board
     mill = space_where(board, lambda s: [e.op for e in s.reward] == ["gold"])
@@ -176,13 +179,36 @@ def test_reward_spaces_pay_on_first_entry() -> None:
     place(game, start)
     set_hand(game, [])
     p = player(game)
-    set_pool(game, boots=2)
+    set_pool(game, boots=3)
     act(game, "move", i, 0)
     assert p.gold == mill.reward[0].n
     act(game, "move", i, 0)
-    set_pool(game, boots=1)
+    assert p.gold == mill.reward[0].n  # leaving pays nothing
     act(game, "move", i, 0)
-    assert p.gold == mill.reward[0].n
+    assert p.gold == 2 * mill.reward[0].n
+
+
+def test_reward_trigger_first_entry_is_honoured_when_pinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reward spaces and Waypoints: the engine reads `rules.reward_trigger` /
+    `rules.waypoint_trigger`; content pinning `first_entry_per_player` pays once per game."""
+    from referee.games.clank_legacy import engine
+
+    content = default_content()
+    rules = dict(content.rules, reward_trigger="first_entry_per_player")
+    monkeypatch.setattr(engine, "default_content", lambda: replace(content, rules=rules))
+    game = new_game()
+    board = game.board
+    mill = space_where(board, lambda s: [e.op for e in s.reward] == ["gold"])
+    i = path_where(
+        board, lambda p: mill.id in (p.a, p.b) and p.boots == 1 and not p.monsters and not p.one_way
+    )
+    path = board.paths[i]
+    place(game, path.a if path.b == mill.id else path.b)
+    set_hand(game, [])
+    set_pool(game, boots=3)
+    for _ in range(3):
+        act(game, "move", i, 0)
+    assert player(game).gold == mill.reward[0].n
 
 
 def test_waypoint_resolves_its_passage() -> None:
@@ -200,6 +226,24 @@ def test_waypoint_resolves_its_passage() -> None:
     set_pool(game, boots=3)
     act(game, "move", i, 0)
     assert "relic_retrieval" in game.s.contracts and player(game).gold == 1
+
+
+def test_waypoint_passage_resolves_on_every_entry() -> None:
+    """Waypoints "trigger a Passage in the Book of Secrets when entered" (seed): entering again
+    resolves the passage again (Waypoint 5: +1 gold each time; its Contract is granted once)."""
+    game = _side_b()
+    board = game.board
+    rock = space_where(board, lambda s: s.waypoint == 5)
+    # Gull Rock's neighbours are Forests (they exhaust): go in and out by teleport
+    i = path_where(board, lambda p: rock.id in (p.a, p.b) and not p.one_way)
+    path = board.paths[i]
+    place(game, path.a if path.b == rock.id else path.b)
+    set_hand(game, [])
+    set_pool(game, teleports=3)
+    for _ in range(3):
+        act(game, "teleport", i)
+    assert player(game).gold == 2
+    assert game.s.contracts.count("relic_retrieval") == 1
 
 
 def test_waypoint_choice_is_the_entering_players_and_facts_persist() -> None:

@@ -58,7 +58,7 @@ from referee.games.clank_legacy.state import (
 
 __all__ = ["ClankLegacyGame", "describe_effects"]
 
-ENGINE_VERSION = "clank_legacy-1"
+ENGINE_VERSION = "clank_legacy-2"
 #: engine safeguard (not a printed rule): from this round on, the dragon attacks at the end of
 #: every turn, so a game whose players never take from the Adventure Row still ends.
 ROUND_LIMIT = 40
@@ -804,12 +804,16 @@ class ClankLegacyGame(ClankCore, Game):
         if space_id == board.hq and p.artifacts:
             self._escape(seat)
             return
-        if space_id not in p.visited:
+        # The seed: rewards are gained and Waypoints trigger "when you enter" a space, so by
+        # default every entry counts; rules.json may restrict either to the first entry.
+        rules = self.content.rules
+        first = space_id not in p.visited
+        if first:
             p.visited.append(space_id)
-            if space.reward:
-                self._resolve(seat, space.reward)
-            if space.waypoint:
-                self._resolve(seat, self.content.passages[space.waypoint].effects)
+        if space.reward and (first or rules["reward_trigger"] == "every_entry"):
+            self._resolve(seat, space.reward)
+        if space.waypoint and (first or rules["waypoint_trigger"] == "every_entry"):
+            self._resolve(seat, self.content.passages[space.waypoint].effects)
 
     def _escape(self, seat: int) -> None:
         """Arriving at HQ with an artifact: off the clock, figure and Clank! cubes removed, a Mug;

@@ -62,7 +62,7 @@ class LegacyPlayer:
     forfeited: bool = False
     #: may take one token (artifact, major secret, mystic fruit) on the space just entered
     may_take: bool = False
-    #: spaces entered this game (reward spaces and Waypoints trigger on the first entry)
+    #: spaces entered this game (read when rules.json limits a trigger to the first entry)
     visited: list[str] = field(default_factory=list)
     #: turns begun this game (`first_turn` abilities resolve on the first)
     turns: int = 0
