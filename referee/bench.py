@@ -32,8 +32,9 @@ from typing import Any
 
 from referee.bots import make_bot
 from referee.core.game import Game
-from referee.games import game_class
+from referee.games import all_specs, game_class
 from referee.replay import dumps
+from referee.replay_bench import bench_player_counts
 from referee.replay_bench import figures as replay_figures
 from referee.runner import play_local
 
@@ -146,10 +147,10 @@ def engine_vs_uno(games: int, rounds: int = 3) -> dict[str, Any]:
     uno = _uno_unit()
     if uno is not None:
         plays["uno"] = uno
-    for name, counts in (("clank", (2, 4)), ("alien", (1, 2, 4))):
-        for players in counts:
-            plays[f"{name}_{players}p_bare"] = functools.partial(_bare, name, players)
-            plays[f"{name}_{players}p_recorded"] = functools.partial(_recorded, name, players)
+    for spec in all_specs():
+        for players in bench_player_counts(spec):
+            plays[f"{spec.name}_{players}p_bare"] = functools.partial(_bare, spec.name, players)
+            plays[f"{spec.name}_{players}p_recorded"] = functools.partial(_recorded, spec.name, players)
     # what a stored replay costs on top: the expanded document and the file (not the goal)
     plays["clank_4p_replay_file"] = functools.partial(_recorded_file, "clank", 4)
     rates = _cpu_rates(plays, range(7000, 7000 + games), rounds)
@@ -251,15 +252,13 @@ def main() -> None:
     args = parser.parse_args()
     n = 5 if args.quick else 40
     figures: dict[str, Any] = {"engine_vs_uno": engine_vs_uno(3 if args.quick else 8)}
-    for players in (2, 4):
-        figures[f"clank_random_{players}p"] = _random_play("clank", players, n)
-        figures[f"clank_random_{players}p_with_replay"] = _with_replay("clank", players, max(2, n // 4))
-    for players in (2, 4):
-        figures[f"clank_legacy_random_{players}p"] = _random_play("clank_legacy", players, n)
-    for players in (1, 2, 4):
-        figures[f"alien_random_{players}p"] = _random_play("alien", players, n)
-        figures[f"alien_random_{players}p_with_replay"] = _with_replay("alien", players, max(2, n // 4))
-        figures[f"alien_coop_{players}p_with_replay"] = _with_replay("alien", players, max(2, n // 4), "coop")
+    for spec in all_specs():  # every registered game; a cooperative one also with its own bots
+        for players in bench_player_counts(spec):
+            name, recorded = spec.name, max(2, n // 4)
+            figures[f"{name}_random_{players}p"] = _random_play(name, players, n)
+            figures[f"{name}_random_{players}p_with_replay"] = _with_replay(name, players, recorded)
+            for bot in spec.bots if spec.cooperative else ():
+                figures[f"{name}_{bot}_{players}p_with_replay"] = _with_replay(name, players, recorded, bot)
     for label, row in replay_figures(4 if args.quick else 20).items():
         figures[f"replay_{label}"] = row
     figures["clank_micro_4p"] = _micro(_midgame_states("clank", 4, 20), 20 if not args.quick else 3)

@@ -19,18 +19,32 @@ from typing import Any
 
 from referee.bots import make_bot
 from referee.core.game import canonical_json
-from referee.games import game_class
+from referee.games import all_specs, game_class
+from referee.games.spec import GameSpec
 from referee.replay import dumps
 from referee.runner import play_local
 
-__all__ = ["figures", "format1_bytes", "format1_document", "main"]
+__all__ = ["bench_player_counts", "figures", "format1_bytes", "format1_document", "lineups", "main"]
 
-#: (label, game, bots per seat): the games the figures are taken on
-LINEUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("clank_4p", "clank", ("random", "greedy", "random", "greedy")),
-    ("alien_2p", "alien", ("coop", "coop")),
-    ("alien_4p", "alien", ("coop", "coop", "coop", "coop")),
-)
+
+
+def bench_player_counts(spec: GameSpec) -> tuple[int, ...]:
+    """The table sizes the benches measure a game at: its smallest, 2 and its largest, those
+    its spec allows (Clank!: 2, 4; Alien: 1, 2, 4)."""
+    wanted = {spec.min_players, 2, spec.max_players}
+    return tuple(sorted(n for n in wanted if spec.min_players <= n <= spec.max_players))
+
+
+def lineups() -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """(label, game, bots per seat): the games the figures are taken on. Every registered game
+    at 2 seats and at its largest table, its reference bots taking the seats in turn (Clank!:
+    random, greedy, random, greedy; Alien: its coop bot in every seat)."""
+    out = []
+    for spec in all_specs():
+        for players in sorted({n for n in (2, spec.max_players) if spec.min_players <= n}):
+            bots = tuple(spec.reference_bots[seat % len(spec.reference_bots)] for seat in range(players))
+            out.append((f"{spec.name}_{players}p", spec.name, bots))
+    return tuple(out)
 
 
 def format1_bytes(replay: dict[str, Any]) -> int:
@@ -89,7 +103,7 @@ def _rates(plays: dict[str, Callable[[int], int]], seeds: range, rounds: int = 3
 def figures(games: int) -> dict[str, dict[str, float]]:
     """Per lineup: bytes/decision (format 1, format 2) and decisions/s (bare, recorded, old)."""
     out: dict[str, dict[str, float]] = {}
-    for label, name, bots in LINEUPS:
+    for label, name, bots in lineups():
         seeds = range(1000, 1000 + games)
         old = new = decisions = 0
         for seed in seeds:
