@@ -236,3 +236,38 @@ def test_same_game_across_processes_whatever_the_hash_seed() -> None:
         runs.append(json.loads(out.stdout))
     assert len(runs[0]) > 2
     assert runs[0] == runs[1] == runs[2]
+
+
+def test_all_cards_played_before_the_turn_ends() -> None:
+    """A turn: play all five cards (in any order) before ending the turn."""
+    game = new_game()
+    set_hand(game, ["burgle", "sidestep"])
+    assert not actions(game, "end_turn")
+    act(game, "play", "sidestep")
+    assert not actions(game, "end_turn")
+    act(game, "play", "burgle")
+    assert actions(game, "end_turn")
+    assert game.s.pool.skill == 1 and game.s.pool.boots == 1
+
+
+def test_acquired_and_defeated_row_cards_wait_for_the_end_of_turn_refill() -> None:
+    """Acquire: an Adventure Row card bought with Skill goes to the discard pile (not playable
+    this turn); Fight: a Row monster beaten with Swords goes to the Adventure discard; neither
+    slot is refilled until the turn ends."""
+    game = new_game()
+    card = next(
+        c for c in CONTENT.adventure if CONTENT.cards[c].kind == "card" and not CONTENT.cards[c].acquire
+    )
+    monster = next(c for c in CONTENT.adventure if CONTENT.cards[c].kind == "monster")
+    game.s.row[0], game.s.row[1] = card, monster
+    set_hand(game, [])
+    set_pool(game, skill=CONTENT.cards[card].cost, swords=CONTENT.cards[monster].cost)
+    p = player(game)
+    act(game, "acquire", 0)
+    act(game, "fight", 1)
+    assert p.discard[-1] == card and card not in p.hand
+    assert game.s.adventure_discard[-1] == monster
+    assert game.s.row[0] is None and game.s.row[1] is None
+    game.s.adventure_deck += [card, card]
+    act(game, "end_turn")
+    assert game.s.row[0] is not None and game.s.row[1] is not None
