@@ -271,3 +271,23 @@ def test_acquired_and_defeated_row_cards_wait_for_the_end_of_turn_refill() -> No
     game.s.adventure_deck += [card, card]
     act(game, "end_turn")
     assert game.s.row[0] is not None and game.s.row[1] is not None
+
+
+def test_fruit_condition_does_not_depend_on_expending_before_or_after() -> None:
+    """Card effects resolve regardless of play order: "if you have a mystic fruit" counts a
+    fruit held expended or not, so expending it before or after playing the card gives the
+    same bonus (a condition that only grows within a turn is the same judged now or at the end)."""
+    skills = []
+    for expend_first in (True, False):
+        game = new_game()
+        p = player(game)
+        p.fruit = 1
+        set_hand(game, ["fruit_forager"])
+        if expend_first:
+            act(game, "expend_fruit")
+            act(game, "play", "fruit_forager")
+        else:
+            act(game, "play", "fruit_forager")
+            act(game, "expend_fruit")
+        skills.append(game.s.pool.skill)
+    assert skills == [3, 3]

@@ -761,7 +761,11 @@ class ClankLegacyGame(ClankCore, Game):
 
     def _game_condition(self, seat: int, e: Effect, source: str) -> bool:
         if e.cond == "has_fruit":
-            return self.s.players[seat].fruit > 0
+            # a fruit is had expended or not: expending it then cannot undo a card's condition,
+            # so the card gives the same whether it is played before or after ("regardless of
+            # play order"); every card condition only grows within a turn
+            p = self.s.players[seat]
+            return p.fruit + p.fruit_expended > 0
         if e.cond in CAMPAIGN_CONDITIONS:
             held = e.arg in self.s.campaign_now["facts"]
             return held == (e.cond == "has_fact")
