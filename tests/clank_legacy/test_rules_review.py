@@ -291,3 +291,25 @@ def test_fruit_condition_does_not_depend_on_expending_before_or_after() -> None:
             act(game, "expend_fruit")
         skills.append(game.s.pool.skill)
     assert skills == [3, 3]
+
+
+def test_companion_and_artifact_conditions_do_not_depend_on_play_order() -> None:
+    """Card effects resolve regardless of play order: Brawling Accountant draws 1 if another
+    companion is in play, whether Loot Clerk (a companion) is played before or after it; Loot
+    Clerk's artifact bonus counts an artifact taken after it was played."""
+    outcomes = []
+    for order in (("brawling_accountant", "loot_clerk"), ("loot_clerk", "brawling_accountant")):
+        game = new_game()
+        p = player(game)
+        set_hand(game, order)
+        p.deck = ["burgle"] * 5
+        for card in order:
+            act(game, "play", card)
+        artifact = space_where(game.board, lambda s: bool(s.artifact))
+        place(game, artifact.id)
+        p.may_take = True
+        game._decision = None
+        gold = p.gold
+        act(game, "take", "artifact")
+        outcomes.append((list(p.hand), p.gold - gold, game.s.turn.deferred))
+    assert outcomes[0] == outcomes[1] == (["burgle"], 2, [])
