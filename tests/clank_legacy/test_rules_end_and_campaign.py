@@ -47,14 +47,15 @@ def test_escape_to_hq_with_an_artifact_takes_a_mug() -> None:
     p.artifacts = [10]
     set_hand(game, ["burgle"])
     set_pool(game, boots=1)
-    before = game.score(0)
+    seat = game.s.current
+    before = game.score(seat)
     act(game, "move", i, 0)
-    assert p.status == "escaped" and p.mug and game.s.clank_area[0] == 0
-    assert game.s.current == 0  # the turn goes on: the card may still be played
+    assert p.status == "escaped" and p.mug and game.s.clank_area[seat] == 0
+    assert game.s.current == seat  # the turn goes on: the card may still be played
     act(game, "play", "burgle")
-    assert game.score(0) == before + 20 + 0  # the Mug (cubes do not count)
+    assert game.score(seat) == before + 20 + 0  # the Mug (cubes do not count)
     act(game, "end_turn")
-    assert game.s.current == 1
+    assert game.s.current == 1 - seat
 
 
 def test_knocked_out_when_health_is_full() -> None:
@@ -67,8 +68,9 @@ def test_knocked_out_when_health_is_full() -> None:
     p.damage = CONTENT.rules["health"] - 1
     set_hand(game, [])
     set_pool(game, boots=1)
+    seat = game.s.current
     act(game, "move", i, 0)
-    assert p.status == "knocked_out" and game.s.current == 1
+    assert p.status == "knocked_out" and game.s.current == 1 - seat
 
 
 def test_knocked_out_scores_zero_without_artifact_or_in_danger_zone() -> None:
@@ -90,15 +92,16 @@ def test_off_the_clock_turn_draws_4_cubes() -> None:
     2 players), dealing damage as usual; they add no Clank! and take none themselves."""
     for players, draw in ((2, 6), (3, 4)):
         game = new_game(players)
-        game.s.players[1].status = "escaped"
+        off = (game.s.current + 1) % players
+        game.s.players[off].status = "escaped"
         set_hand(game, [])
         act(game, "end_turn")
         attack = game.s.last_attack
-        assert attack["reason"] == "off the clock: seat 1" and attack["cubes"] == draw
-        assert game.s.players[1].damage == 0  # its own cubes drawn hurt nobody
-        game.s.current = 1
-        game._add_clank(1, 3)
-        assert game.s.clank_area[1] == 0  # off the clock: no Clank! added
+        assert attack["reason"] == f"off the clock: seat {off}" and attack["cubes"] == draw
+        assert game.s.players[off].damage == 0  # its own cubes drawn hurt nobody
+        game.s.current = off
+        game._add_clank(off, 3)
+        assert game.s.clank_area[off] == 0  # off the clock: no Clank! added
 
 
 def test_bag_empty_after_an_attack_ends_the_game() -> None:
@@ -265,10 +268,11 @@ def test_bag_empty_after_the_end_of_turn_attack_ends_the_game() -> None:
     game.s.bag_black = 1
     game.s.clank_area = [0, 0]
     set_hand(game, [])
+    seat = game.s.current
     act(game, "end_turn")
     assert game.s.end_reason == "bag_empty" and game.s.last_attack["reason"] == "refill"
     assert [p.status for p in game.s.players] == ["knocked_out", "knocked_out"]
-    assert game.s.current == 0
+    assert game.s.current == seat
 
 
 def test_prologue_group_vote_happens_before_setup(monkeypatch: pytest.MonkeyPatch) -> None:

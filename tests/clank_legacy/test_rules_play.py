@@ -410,8 +410,9 @@ def test_contracts_resolve_at_end_of_turn_once() -> None:
     place(game, town.id)
     set_hand(game, [])
     p = player(game)
+    seat = game.s.current
     act(game, "end_turn")
-    assert p.gold == 3 and game.s.contracts == [] and game.s.claimed == {"courier_run": 0}
+    assert p.gold == 3 and game.s.contracts == [] and game.s.claimed == {"courier_run": seat}
 
 
 def test_conditions_judged_at_end_of_play() -> None:
@@ -499,10 +500,11 @@ def test_contract_draw_joins_the_next_hand() -> None:
     game.s.contracts = ["signpost_survey"]
     place(game, space_where(game.board, lambda s: bool(s.waypoint)).id)
     set_hand(game, [])
-    p = player(game, 0)
+    p = player(game)
+    seat = game.s.current
     p.discard = ["burgle"] * 5  # the hand set aside above, so ten cards remain to draw
     act(game, "end_turn")
-    assert len(p.hand) == 5 + 2 and game.s.claimed == {"signpost_survey": 0}
+    assert len(p.hand) == 5 + 2 and game.s.claimed == {"signpost_survey": seat}
 
 
 def test_teleport_ignores_boots_arrows_and_canoe_not_closed_paths() -> None:

@@ -149,10 +149,11 @@ def test_escaped_player_adds_no_clank_for_the_rest_of_the_turn() -> None:
     p.artifacts = [5]
     set_hand(game, ["stumble"])
     set_pool(game, boots=1)
+    seat = game.s.current
     act(game, "move", i, 0)
-    assert p.status == "escaped" and game.s.clank_area[0] == 0 and p.supply == 30
+    assert p.status == "escaped" and game.s.clank_area[seat] == 0 and p.supply == 30
     act(game, "play", "stumble")
-    assert game.s.clank_area[0] == 0 and p.supply == 30
+    assert game.s.clank_area[seat] == 0 and p.supply == 30
     assert not actions(game, "move") and not actions(game, "take")
 
 

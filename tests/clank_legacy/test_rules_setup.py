@@ -71,10 +71,29 @@ def test_24_black_cubes_in_the_bag() -> None:
 
 
 def test_starting_clank_3_2_1_0() -> None:
-    """Setup: 3/2/1/0 starting Clank! in turn order."""
-    game = new_game(4)
-    assert game.s.clank_area == [3, 2, 1, 0]
-    assert [p.supply for p in game.s.players] == [27, 28, 29, 30]
+    """Setup: 3/2/1/0 starting Clank! in turn order from the (random) first player."""
+    for seed in range(8):
+        game = new_game(4, seed=seed)
+        order = [(game.s.first + k) % 4 for k in range(4)]
+        assert [game.s.clank_area[seat] for seat in order] == [3, 2, 1, 0]
+        assert [game.s.players[seat].supply for seat in order] == [27, 28, 29, 30]
+
+
+def test_first_player_is_drawn_at_random_and_starts_every_round() -> None:
+    """Setup: randomly choose a first player (seeded: the same seed, the same one); play goes
+    round the table from them, and a round ends when play comes back to them."""
+    firsts = {new_game(3, seed=seed).s.first for seed in range(30)}
+    assert firsts == {0, 1, 2}
+    assert new_game(3, seed=5).s.first == new_game(3, seed=5).s.first
+    game = next(g for g in (new_game(3, seed=seed) for seed in range(30)) if g.s.first == 2)
+    assert game.s.current == 2 and game.s.round == 1
+    seen = []
+    for _ in range(4):
+        seen.append((game.s.current, game.s.round))
+        player(game).hand = []
+        game._decision = None
+        game.apply(next(a for a in game.decision().actions if a.kind == "end_turn"))  # type: ignore[union-attr]
+    assert seen == [(2, 1), (0, 1), (1, 1), (2, 2)]
 
 
 def test_reserve_cultist_mercenary_explore_tome() -> None:
@@ -140,14 +159,15 @@ def test_franchise_setup_and_first_turn_abilities() -> None:
     game = new_game(2, campaign=state)
     assert [p.gold for p in game.s.players] == [2, 2]
     assert game.s.pool.swords == 2
+    first = game.s.current
     player(game).hand = []
     game._decision = None
     game.apply(next(a for a in game.decision().actions if a.kind == "end_turn"))  # type: ignore[union-attr]
-    assert game.s.current == 1 and game.s.pool.swords == 2
+    assert game.s.current == 1 - first and game.s.pool.swords == 2
     player(game).hand = []
     game._decision = None
     game.apply(next(a for a in game.decision().actions if a.kind == "end_turn"))  # type: ignore[union-attr]
-    assert game.s.current == 0 and game.s.pool.swords == 0
+    assert game.s.current == first and game.s.pool.swords == 0
 
 
 def test_bad_configs_are_refused_in_one_line() -> None:

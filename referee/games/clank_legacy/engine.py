@@ -261,14 +261,18 @@ class ClankLegacyGame(ClankCore, Game):
         s.adventure_deck = deck
         s.row = list(row) + [None] * (rules["row_size"] - len(row))
 
-        # Employees: starting deck (with promotions), figure on HQ, 3/2/1/0 Clank!, draw 5.
+        # A random first player (seed: "Randomly choose a first player"): a campaign keeps its
+        # seats from game to game, so seat order cannot stand in for the draw as in Clank!.
+        s.first = rng.below("first_player", n)
+        # Employees: starting deck (with promotions), figure on HQ, 3/2/1/0 Clank! in turn order
+        # from the first player, draw 5.
         for seat, p in enumerate(s.players):
             p.deck = starting_deck(campaign, seat, content)
             rng.shuffle(stream_deck(seat), p.deck)
             p.space = board.hq
             p.visited = [board.hq]
             p.supply = rules["cubes"]
-            start = rules["starting_clank"][seat]
+            start = rules["starting_clank"][(seat - s.first) % n]
             p.supply -= start
             s.clank_area[seat] += start
         for seat in range(n):
@@ -282,7 +286,7 @@ class ClankLegacyGame(ClankCore, Game):
         s.pool = TurnPool()
         s.stack.clear()
         s.phase = PHASE_PLAY
-        s.current = 0
+        s.current = s.first
         self._begin_turn()
 
     # --- the contract --------------------------------------------------------------------
@@ -1012,7 +1016,7 @@ class ClankLegacyGame(ClankCore, Game):
                 self._end_play("all_off_the_clock")
                 return
             s.current = (s.current + 1) % s.players_n
-            if s.current == 0:
+            if s.current == s.first:
                 s.round += 1
             p = s.players[s.current]
             if p.status == PLAYING:

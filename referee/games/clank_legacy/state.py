@@ -104,6 +104,8 @@ class LegacyState:
     open_paths: list[int] = field(default_factory=list)
     step: int = 0
     round: int = 1
+    #: the first player of every round (drawn at setup), and the seat whose turn it is
+    first: int = 0
     current: int = 0
     pool: TurnPool = field(default_factory=TurnPool)
     turn: TurnLog = field(default_factory=TurnLog)
