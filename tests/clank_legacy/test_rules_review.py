@@ -314,3 +314,21 @@ def test_companion_and_artifact_conditions_do_not_depend_on_play_order() -> None
         act(game, "take", "artifact")
         outcomes.append((list(p.hand), p.gold - gold, game.s.turn.deferred))
     assert outcomes[0] == outcomes[1] == (["burgle"], 2, [])
+
+
+def test_hidden_variant_redraws_streams_not_used_yet() -> None:
+    """Hidden information: the future is hidden too; a variant's dragon bag draws are its own
+    even before the first attack (when the real bag's stream has not started yet)."""
+    game = new_game(2, seed=9)
+    s = game.s
+    assert "dragon_bag" not in s.rng
+    s.bag_black, s.bag_cubes, s.clank_area = 0, [6, 6], [0, 0]
+
+    def draws(g: object) -> list[int]:
+        g._draw_from_bag(6)  # type: ignore[attr-defined]
+        return list(g.s.bag_cubes)  # type: ignore[attr-defined]
+
+    real = draws(game.copy())
+    variants = [draws(game.hidden_variant(0, k)) for k in range(6)]
+    assert any(v != real for v in variants)
+    assert game.hidden_variant(0, 1).observe(0) == game.observe(0)

@@ -167,6 +167,9 @@ def hidden_variant(game: ClankLegacyGame, seat: int, seed: int) -> ClankLegacyGa
         s.major_secrets[r], majors = majors[:n], majors[n:]
     s.bank_major = majors
     s.rng = {name: rng.next64("rng") for name in s.rng}
+    # a stream not used yet (the dragon bag before the first attack...) starts from the game's
+    # seed: the variant gets its own, so no future draw is the real game's
+    s.seed = seed
     v._decision = None
     return v
 
