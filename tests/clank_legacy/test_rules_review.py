@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from referee.games.clank_legacy.content import default_content
@@ -179,7 +180,7 @@ def test_hidden_pieces_never_change_an_observation() -> None:
     base = game.observe(0)
     s = game.s
     other = s.players[1]
-    hidden_edits = [
+    hidden_edits: list[Callable[[], object]] = [
         lambda: other.hand.reverse(),
         lambda: other.hand.__setitem__(0, "mysterious_tome"),
         lambda: other.deck.reverse(),
