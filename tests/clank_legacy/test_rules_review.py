@@ -333,3 +333,22 @@ def test_hidden_variant_redraws_streams_not_used_yet() -> None:
     variants = [draws(game.hidden_variant(0, k)) for k in range(6)]
     assert any(v != real for v in variants)
     assert game.hidden_variant(0, 1).observe(0) == game.observe(0)
+
+
+def test_artifact_taken_any_time_on_its_space_rewards_only_on_entry() -> None:
+    """Take an Artifact: "if you're on a space with an Artifact token" (no entry needed: a figure
+    that stayed there since last turn may take it); a major secret or mystic fruit is a reward
+    of entering (one take per entry)."""
+    game = new_game()
+    artifact = space_where(game.board, lambda s: bool(s.artifact))
+    place(game, artifact.id)  # standing there, not entered this turn
+    set_hand(game, [])
+    assert not player(game).may_take
+    act(game, "take", "artifact")
+    assert player(game).artifacts == [artifact.artifact]
+    orchard = space_where(game.board, lambda s: s.mystic_fruit)
+    place(game, orchard.id)
+    assert not can(game, "take", "mystic_fruit")
+    player(game).may_take = True
+    game._decision = None
+    assert can(game, "take", "mystic_fruit")

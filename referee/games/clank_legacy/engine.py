@@ -512,9 +512,8 @@ class ClankLegacyGame(ClankCore, Game):
                     out.append(Action("patron", (patron_id,), f"court {patron.name} ({patron.cost} skill)"))
         if p.status == PLAYING:
             self._movement_actions(p, cache, out)
-            if p.may_take:
-                for token in self._takeable_tokens(p):
-                    out.append(Action("take", (token,), f"take the {token.replace('_', ' ')} here"))
+            for token in self._takeable_tokens(p):
+                out.append(Action("take", (token,), f"take the {token.replace('_', ' ')} here"))
             if p.gold >= rules["market_price"] and self.board.spaces[p.space].town:
                 for item, left in s.market.items():
                     if left > 0 and item not in p.items:
@@ -571,8 +570,12 @@ class ClankLegacyGame(ClankCore, Game):
         s, space = self.s, p.space
         tokens = []
         carry = self.content.rules["artifacts_carried"] + sum(self.content.market[i].carry for i in p.items)
+        # seed: "If you're on a space with an Artifact token, you can pick it up" (any time on
+        # it); major secrets and fruit are rewards "when you enter", so one take per entry
         if space in s.artifacts and len(p.artifacts) < carry:
             tokens.append("artifact")
+        if not p.may_take:
+            return tokens
         if s.major_secrets.get(space):
             tokens.append("major_secret")
         if space in s.fruit_spaces:
