@@ -11,7 +11,8 @@ from .scenario import new_game, play_out
 
 
 def test_greedy_escapes_in_most_four_player_games() -> None:
-    """Four greedy bots: most seats escape (measured 86.2% over 200 games with every-entry rewards and a random first player), every game ends."""
+    """Four greedy bots: most seats escape (measured 86.2% over 200 games, with every-entry
+    rewards and a random first player), every game ends."""
     bot = LegacyGreedyBot()
     escaped = seats = 0
     for seed in range(30):
