@@ -148,7 +148,8 @@ def _state_json() -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        (lambda d: d.update(version=2), "version: 2 is not supported"),
+        (lambda d: d.update(version=3), "version: 3 is not supported"),
+        (lambda d: d["reports"][0].pop("next_prologue"), "missing field 'next_prologue'"),
         (lambda d: d.pop("version"), "missing field 'version'"),
         (lambda d: d.update(colour="red"), "unknown field 'colour'"),
         (lambda d: d.update(players=5), "players: 5 is outside 2..4"),
@@ -301,7 +302,8 @@ def test_close_game_needs_the_epilogue_and_the_right_game() -> None:
     with pytest.raises(ValueError, match="seats do not match"):
         close_game(s, replace(report, scores=(1, 2, 3)))
     after = close_game(s, report)
-    assert (after.game_index, after.reports, after.checkmarks) == (2, (report,), (0, 1))
+    named = replace(report, next_prologue=102)  # the report names the next game's Prologue
+    assert (after.game_index, after.reports, after.checkmarks) == (2, (named,), (0, 1))
 
 
 def test_reviews_give_one_checkmark_per_seat_and_promote_at_three(content: LegacyContent) -> None:
@@ -410,3 +412,23 @@ def test_report_round_trip_and_refusals() -> None:
     both = r.to_json() | {"escaped": [1], "knocked_out": [1]}
     with pytest.raises(ValueError, match="both escape and be knocked out"):
         MissionReport.from_json(both)
+
+
+def test_each_mission_report_names_the_next_prologue_and_v1_upgrades() -> None:
+    """The campaign: each game's Prologue is named by the Mission Report of the game before
+    (0 after the last game); a version 1 state (reports without the field) is read as version 2
+    with the same names, and anything else keeps the same JSON."""
+    state = list(_play(4, GROVE))[-1]
+    reports = state.reports
+    assert state.over and reports[-1].next_prologue == 0
+    assert [r.next_prologue for r in reports[:-1]] == [r.prologue for r in reports[1:]]
+    data = state.to_json()
+    old = json.loads(json.dumps(data))
+    old["version"] = 1
+    for r in old["reports"]:
+        del r["next_prologue"]
+    assert CampaignState.from_json(old) == state
+    mid = list(_play(4, GROVE, games=3))[-1]
+    old = mid.to_json() | {"version": 1}
+    old["reports"] = [{k: v for k, v in r.items() if k != "next_prologue"} for r in old["reports"]]
+    assert CampaignState.from_json(old).reports[-1].next_prologue == mid.next_prologue != 0

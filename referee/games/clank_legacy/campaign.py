@@ -66,8 +66,9 @@ __all__ = [
     "starting_deck",
 ]
 
-#: bumped whenever the JSON shape of a CampaignState changes; from_json refuses other versions
-CAMPAIGN_STATE_VERSION = 1
+#: bumped whenever the JSON shape of a CampaignState changes; from_json reads this version and
+#: upgrades version 1 (whose reports did not name the next prologue), refusing any other
+CAMPAIGN_STATE_VERSION = 2
 
 #: the ops `apply_permanent` resolves: the Book's permanent ops plus the epilogue's two endings
 PERMANENT_OPS = frozenset(
@@ -154,7 +155,9 @@ class MissionReport:
     prologue chose, `seed` the game's seed, `scores` one per seat, `escaped`/`knocked_out` seat
     lists, `mvp` the seat with the highest score (ties broken as the engine ranks), `choices` the
     group choices made in its prologue and epilogue (option indices, in order) and
-    `state_before` the digest of the campaign state the game started from.
+    `state_before` the digest of the campaign state the game started from, and `next_prologue`
+    the Prologue it names for the next game (the Epilogue's `next_game`; 0 when the campaign
+    ended). `close_game` fills `next_prologue` from the state after the Epilogue.
     """
 
     game_index: int
@@ -168,6 +171,7 @@ class MissionReport:
     choices: tuple[int, ...]
     state_before: str
     board: str = ""
+    next_prologue: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The report as JSON data (part of the campaign state's canonical JSON)."""
@@ -183,6 +187,7 @@ class MissionReport:
             "mvp": self.mvp,
             "choices": list(self.choices),
             "state_before": self.state_before,
+            "next_prologue": self.next_prologue,
         }
 
     @classmethod
@@ -219,6 +224,7 @@ class MissionReport:
             ),
             state_before=state_before,
             board=board,
+            next_prologue=_int(d["next_prologue"], "report.next_prologue", 0),
         )
 
 
@@ -235,6 +241,7 @@ _REPORT_KEYS = frozenset(
         "mvp",
         "choices",
         "state_before",
+        "next_prologue",
     }
 )
 
@@ -295,6 +302,8 @@ class CampaignState:
         """Read a stored state strictly (it comes from files, configs and the database): an
         unknown or missing field, another version, a wrong type, or a name the content does not
         know is a ValueError naming the field."""
+        if isinstance(data, dict) and data.get("version") == 1:
+            data = _upgrade_v1(data)
         if isinstance(data, dict) and "version" in data and data["version"] != CAMPAIGN_STATE_VERSION:
             raise _fail(
                 "version", f"{data['version']!r} is not supported (this build reads {CAMPAIGN_STATE_VERSION})"
@@ -404,6 +413,23 @@ _STATE_KEYS = frozenset(
         "over",
     }
 )
+
+
+def _upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """A version 1 state as version 2: each Mission Report names the next game's prologue (the
+    next report's prologue; the state's `next_prologue` for the last, 0 once the campaign is
+    over). Shapes are left to the strict reader that follows."""
+    reports = data.get("reports")
+    if not isinstance(reports, list) or not all(isinstance(r, dict) for r in reports):
+        return data | {"version": CAMPAIGN_STATE_VERSION}
+    upgraded = []
+    for i, r in enumerate(reports):
+        if i + 1 < len(reports):
+            nxt = reports[i + 1].get("prologue", 0)
+        else:
+            nxt = 0 if data.get("over") is True else data.get("next_prologue", 0)
+        upgraded.append(dict(r) if "next_prologue" in r else r | {"next_prologue": nxt})
+    return data | {"version": CAMPAIGN_STATE_VERSION, "reports": upgraded}
 
 
 def _name(value: Any, what: str) -> str:
@@ -636,6 +662,9 @@ def close_game(
             upgrade = _promotion_for(c, promotions, seat)
             if upgrade is not None:
                 promotions[seat].append(upgrade)
+    # the Mission Report names the next game's Prologue (checklist: "each game's Prologue named
+    # by the Mission Report of the game before")
+    report = replace(report, next_prologue=0 if state.over else state.next_prologue)
     return replace(
         state,
         reports=(*state.reports, report),

@@ -282,7 +282,7 @@ class ClankLegacyNames(_message.Message):
     def __init__(self, names: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ClankLegacyReport(_message.Message):
-    __slots__ = ("game_index", "prologue", "epilogue", "board", "seed", "scores", "escaped", "knocked_out", "mvp", "choices", "state_before")
+    __slots__ = ("game_index", "prologue", "epilogue", "board", "seed", "scores", "escaped", "knocked_out", "mvp", "choices", "state_before", "next_prologue")
     GAME_INDEX_FIELD_NUMBER: _ClassVar[int]
     PROLOGUE_FIELD_NUMBER: _ClassVar[int]
     EPILOGUE_FIELD_NUMBER: _ClassVar[int]
@@ -294,6 +294,7 @@ class ClankLegacyReport(_message.Message):
     MVP_FIELD_NUMBER: _ClassVar[int]
     CHOICES_FIELD_NUMBER: _ClassVar[int]
     STATE_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PROLOGUE_FIELD_NUMBER: _ClassVar[int]
     game_index: int
     prologue: int
     epilogue: int
@@ -305,7 +306,8 @@ class ClankLegacyReport(_message.Message):
     mvp: int
     choices: _containers.RepeatedScalarFieldContainer[int]
     state_before: str
-    def __init__(self, game_index: _Optional[int] = ..., prologue: _Optional[int] = ..., epilogue: _Optional[int] = ..., board: _Optional[str] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., escaped: _Optional[_Iterable[int]] = ..., knocked_out: _Optional[_Iterable[int]] = ..., mvp: _Optional[int] = ..., choices: _Optional[_Iterable[int]] = ..., state_before: _Optional[str] = ...) -> None: ...
+    next_prologue: int
+    def __init__(self, game_index: _Optional[int] = ..., prologue: _Optional[int] = ..., epilogue: _Optional[int] = ..., board: _Optional[str] = ..., seed: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., escaped: _Optional[_Iterable[int]] = ..., knocked_out: _Optional[_Iterable[int]] = ..., mvp: _Optional[int] = ..., choices: _Optional[_Iterable[int]] = ..., state_before: _Optional[str] = ..., next_prologue: _Optional[int] = ...) -> None: ...
 
 class ClankLegacyAction(_message.Message):
     __slots__ = ("play", "fight", "acquire", "buy_reserve", "fight_cultist", "patron", "move", "coach", "teleport", "take", "buy_item", "expend_fruit", "drink", "end_turn", "trash", "skip", "discard", "choose", "vote")
