@@ -36,6 +36,7 @@ import functools
 import importlib
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -57,9 +58,12 @@ __all__ = [
     "check_metrics",
     "check_pods",
     "check_ports",
+    "check_processes",
     "check_sandbox",
     "check_secrets",
     "main",
+    "quantity",
+    "referee_layout",
     "run_tool",
     "tool_checks",
 ]
@@ -177,6 +181,30 @@ def _pod_spec(doc: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+_QUANTITY = re.compile(r"^([0-9.]+)(m|k|Ki|M|Mi|G|Gi|T|Ti)?$")
+_UNITS = {None: 1.0, "m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12,
+          "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
+
+
+def quantity(value: object) -> float | None:
+    """A Kubernetes quantity (``500m``, ``"2"``, ``1Gi``) as a number; None if it is not one."""
+    m = _QUANTITY.match(str(value).strip())
+    return float(m.group(1)) * _UNITS[m.group(2)] if m else None
+
+
+def _resource_field(pod: dict[str, Any], container: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    """The value Kubernetes gives an env variable from ``resourceFieldRef``: the container's
+    request or limit divided by the divisor, rounded up (None if it can't be told)."""
+    name = ref.get("containerName") or container.get("name")
+    target = next((c for c in pod.get("containers", []) if c.get("name") == name), None)
+    part, _, what = str(ref.get("resource", "")).partition(".")
+    value = quantity(((target or {}).get("resources") or {}).get(part, {}).get(what))
+    divisor = quantity(ref.get("divisor", "1"))
+    if value is None or not divisor:
+        return None
+    return str(math.ceil(value / divisor - 1e-9))
+
+
 def _is_arena_image(image: str) -> bool:
     return image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0] == "arena"
 
@@ -220,7 +248,11 @@ def arena_containers(deploy: Path) -> list[Container]:
                     env[e["name"]] = str(e["value"])
                 else:
                     cm = (e.get("valueFrom") or {}).get("configMapKeyRef")
-                    env[e["name"]] = maps.get(cm["name"], {}).get(cm["key"]) if cm else None
+                    field_ref = (e.get("valueFrom") or {}).get("resourceFieldRef")
+                    if field_ref:
+                        env[e["name"]] = _resource_field(pod, c, field_ref)
+                    else:
+                        env[e["name"]] = maps.get(cm["name"], {}).get(cm["key"]) if cm else None
             out.append(Container(
                 where=f"k8s/{path.name} {doc['kind']} {doc['metadata']['name']} container {c['name']}",
                 argv=[str(a) for a in (c.get("command") or [])[1:]] + [str(a) for a in c.get("args") or []],
@@ -371,6 +403,123 @@ def _sandbox_fields() -> set[str]:
     return {prefix + f.name.upper() for f in dataclasses.fields(limits.SandboxLimits)}
 
 
+@dataclass(frozen=True)
+class RefereeLayout:
+    """Where `arena serve referee [--processes N]` listens (referee/server/PROCESSES.md)."""
+
+    processes: int
+    #: --port: the one referee's port, or with N > 1 the port every process shares (remote bots)
+    shared: int
+    #: each process's own port, where matches are created (ARENA_REFEREE_ADDR lists these):
+    #: PORT with one process, PORT+1+i with N
+    own: tuple[int, ...]
+    #: each process's metrics port, METRICS+i (none without --metrics-port)
+    metrics: tuple[int, ...]
+
+
+def referee_layout(c: Container) -> RefereeLayout | None:
+    """The ports of a `serve referee` container as the code lays them out, from the arguments
+    its parser accepts (None for other commands, or arguments it refuses: check_commands says
+    so). ``tests/deploy`` starts a real `--processes` referee to show this is the code's rule."""
+    if c.path != ("serve", "referee"):
+        return None
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            args = _parser().parse_args(c.expanded_argv())
+    except SystemExit:
+        return None
+    n, port, metrics = int(args.processes), int(args.port), int(args.metrics_port or 0)
+    own = (port,) if n == 1 else tuple(port + 1 + i for i in range(n))
+    return RefereeLayout(n, port, own, tuple(metrics + i for i in range(n)) if metrics else ())
+
+
+def _addresses(value: str) -> list[tuple[str, int | None]]:
+    out: list[tuple[str, int | None]] = []
+    for addr in filter(None, (a.strip() for a in value.split(","))):
+        host, _, port = addr.rpartition(":")
+        out.append((host, int(port) if port.isdigit() else None))
+    return out
+
+
+def _service_targets(deploy: Path, host: str, pod_labels: dict[str, str],
+                     container: Container) -> dict[int, int] | None:
+    """Service `host` (a name in the cluster): its port -> the referee container port it reaches;
+    None if no Service of that name selects the referee's pod."""
+    for _, doc in _k8s_docs(deploy):
+        if doc.get("kind") != "Service" or doc["metadata"]["name"] != host.split(".", 1)[0]:
+            continue
+        selector = doc["spec"].get("selector") or {}
+        if not selector or not selector.items() <= pod_labels.items():
+            continue
+        out: dict[int, int] = {}
+        for port in doc["spec"].get("ports") or []:
+            target = port.get("targetPort", port["port"])
+            number = container.ports.get(target) if isinstance(target, str) else int(target)
+            if number is not None:
+                out[int(port["port"])] = number
+        return out
+    return None
+
+
+def check_processes(deploy: Path = DEPLOY) -> list[str]:
+    """`serve referee --processes N` and what depends on it agree: ARENA_REFEREE_ADDR lists
+    every process's own port and nothing else (workers place a match on the process holding its
+    remote bots; a process left out holds bots no match is ever placed with, the shared port
+    reaches a random process), through the compose service or a Kubernetes Service that reaches
+    those ports; the pod requests a core per process."""
+    problems: list[str] = []
+    containers = arena_containers(deploy)
+    for referee in containers:
+        layout = referee_layout(referee)
+        if layout is None:
+            continue
+        in_compose = referee.where.startswith("docker-compose")
+        if in_compose:
+            service = referee.where.rsplit(" ", 1)[-1]
+            reach: dict[str, dict[int, int] | None] = {service: {p: p for p in (layout.shared, *layout.own)}}
+        else:
+            cpu = quantity(((referee.spec.get("resources") or {}).get("requests") or {}).get("cpu"))
+            if cpu is None or cpu < layout.processes:
+                problems.append(f"{referee.where}: --processes {layout.processes} on a CPU request of "
+                                f"{cpu} cores: each process uses a core (deploy/SCALING.md)")
+            labels = next((d["spec"]["template"]["metadata"].get("labels") or {}
+                           for _, d in _k8s_docs(deploy)
+                           if _pod_spec(d) == referee.pod), {})
+            reach = {}
+        # every Arena process of the same file that is told where the referee is
+        seen: dict[str, list[str]] = {}
+        for c in containers:
+            value = c.env.get("ARENA_REFEREE_ADDR")
+            if value is not None and c.where.startswith("docker-compose") == in_compose:
+                seen.setdefault(value, []).append(c.where.split(" ", 1)[1])
+        for value, users in seen.items():
+            where = f"{referee.where.split(' ', 1)[0]} {', '.join(users)}: ARENA_REFEREE_ADDR {value}"
+            reached: list[int] = []
+            for host, port in _addresses(value):
+                if host not in reach and not in_compose:
+                    reach[host] = _service_targets(deploy, host, labels, referee)
+                targets = reach.get(host)
+                if targets is None:
+                    what = "service" if in_compose else "Service selecting its pod"
+                    problems.append(f"{where}: {host} is not the referee's {what}")
+                    continue
+                number = targets.get(port) if port is not None else None
+                if number is None:
+                    problems.append(f"{where}: {host}:{port} reaches no port of the referee")
+                elif number == layout.shared and layout.processes > 1:
+                    problems.append(f"{where}: {host}:{port} is the port every process shares, which "
+                                    "reaches one of them at random: list the own ports "
+                                    f"{list(layout.own)} (referee/server/PROCESSES.md)")
+                else:
+                    reached.append(number)
+            missing = sorted(set(layout.own) - set(reached))
+            if missing and reached:
+                problems.append(f"{where}: does not reach the referee process(es) on {missing} "
+                                f"(--processes {layout.processes}): remote bots held there would never "
+                                "be placed in a match")
+    return problems
+
+
 def check_env(deploy: Path = DEPLOY) -> list[str]:
     """Every variable an Arena process is given is read: an ``ARENA_*`` name declared in
     ``referee.settings`` or a sandbox limit (``ARENA_SANDBOX_<FIELD>``), any other named in the
@@ -429,12 +578,16 @@ def check_ports(deploy: Path = DEPLOY) -> list[str]:
     defaults = _defaults()
     scraped = _scrape_targets(deploy)
     compose_exporters: set[tuple[str, int]] = set()
+    port_name_jobs = _port_name_jobs(deploy)
     for c in arena_containers(deploy):
         listening: set[int] = set()
         for flag in ("--port", "--metrics-port"):
             value = c.option(flag)
             if value is not None:
                 listening.add(int(value))
+        layout = referee_layout(c)
+        if layout is not None:  # --processes N: every process's own and metrics ports
+            listening = {layout.shared, *layout.own, *layout.metrics}
         if c.path in SERVERS:
             given = c.option("--port")
             if given is None or int(given) != defaults[c.path]:
@@ -447,16 +600,22 @@ def check_ports(deploy: Path = DEPLOY) -> list[str]:
         metrics_port = c.option(metrics_flag) if metrics_flag else None
         if metrics_flag and metrics_port is None:
             problems.append(f"{c.where}: exports metrics but gets no {metrics_flag}: nothing can scrape it")
+        # one metrics port per process: `--processes N --metrics-port M` serves M .. M+N-1
+        metrics_ports = [int(metrics_port)] if metrics_port is not None else []
+        if layout is not None and layout.metrics:
+            metrics_ports = list(layout.metrics)
         if c.where.startswith("docker-compose"):
             service = c.where.rsplit(" ", 1)[-1]
-            if metrics_port is not None:
-                compose_exporters.add((service, int(metrics_port)))
-                if (service, int(metrics_port)) not in scraped:
-                    problems.append(f"{c.where}: metrics on :{metrics_port}, but prometheus.yml does not "
-                                    f"scrape {service}:{metrics_port}")
+            for number in metrics_ports:
+                compose_exporters.add((service, number))
+                if (service, number) not in scraped:
+                    problems.append(f"{c.where}: metrics on :{number}, but prometheus.yml does not "
+                                    f"scrape {service}:{number}")
             continue
         # Kubernetes: the scrape annotations, the probes' ports
-        if metrics_port is not None:
+        if len(metrics_ports) > 1:
+            problems += _check_port_named_metrics(c, metrics_ports, port_name_jobs)
+        elif metrics_port is not None:
             ann = c.annotations
             if ann.get("prometheus.io/scrape") != "true" or ann.get("prometheus.io/port") != metrics_port:
                 problems.append(f"{c.where}: metrics on :{metrics_port}, but its pod's prometheus.io "
@@ -481,6 +640,48 @@ def check_ports(deploy: Path = DEPLOY) -> list[str]:
         problems.append(f"prometheus.yml scrapes {target[0]}:{target[1]}, which no compose service exports")
     problems += _check_services(deploy)
     return problems
+
+
+def _check_port_named_metrics(c: Container, metrics_ports: list[int], jobs: list[str]) -> list[str]:
+    """Several metrics ports in one pod (`serve referee --processes N`): an annotation can name
+    one port, so each is a container port ``metrics-<i>``, scraped by a pod-discovery job that
+    keeps targets by port name (one target per declared port, at that port)."""
+    problems: list[str] = []
+    ann = c.annotations
+    if ann.get("prometheus.io/scrape") != "true" or "prometheus.io/port" in ann:
+        problems.append(f"{c.where}: metrics on {metrics_ports}, one port per process: its pod needs "
+                        f"prometheus.io/scrape \"true\" and no prometheus.io/port (one target), has {ann}")
+    for i, number in enumerate(metrics_ports):
+        name = f"metrics-{i}"
+        if c.ports.get(name) != number:
+            problems.append(f"{c.where}: process {i} serves metrics on :{number}, but its container "
+                            f"port {name} is {c.ports.get(name)}: Prometheus would not find it")
+        elif not any(re.fullmatch(regex, name) for regex in jobs):
+            problems.append(f"{c.where}: no job of k8s/prometheus.yml keeps the container port {name} "
+                            f"(jobs keeping pod targets by port name: {jobs})")
+    return problems
+
+
+def _port_name_jobs(deploy: Path) -> list[str]:
+    """The regexes of k8s/prometheus.yml's pod-discovery jobs that keep targets by container
+    port name and leave each target at its own port (a job rewriting ``__address__`` would
+    make every port of a pod one target)."""
+    path = deploy / "k8s" / "prometheus.yml"
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8") as f:
+        config = yaml.safe_load(f) or {}
+    out: list[str] = []
+    for job in config.get("scrape_configs") or []:
+        if not any(sd.get("role") == "pod" for sd in job.get("kubernetes_sd_configs") or []):
+            continue
+        relabels = job.get("relabel_configs") or []
+        if any(r.get("target_label") == "__address__" for r in relabels):
+            continue
+        out += [str(r.get("regex", "(.*)")) for r in relabels
+                if r.get("action") == "keep"
+                and r.get("source_labels") == ["__meta_kubernetes_pod_container_port_name"]]
+    return out
 
 
 def _int(value: str | None) -> int | None:
@@ -728,7 +929,8 @@ def check_sandbox(deploy: Path = DEPLOY) -> list[str]:
     return problems
 
 
-CHECKS = (check_commands, check_env, check_ports, check_metrics, check_secrets, check_pods, check_sandbox)
+CHECKS = (check_commands, check_env, check_ports, check_processes, check_metrics, check_secrets, check_pods,
+          check_sandbox)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
