@@ -108,13 +108,15 @@ def test_bag_empty_after_an_attack_ends_the_game() -> None:
     """Dragon attack: if the bag is empty after an attack, the game ends at once and everyone
     still playing is knocked out."""
     game = new_game(3)
+    seat = game.s.current
+    off, other = (seat + 1) % 3, (seat + 2) % 3
     game.s.bag_black = 2
-    game.s.players[1].status = "escaped"
+    game.s.players[off].status = "escaped"
     game.s.clank_area = [0, 0, 0]
     set_hand(game, [])
-    act(game, "end_turn")
+    act(game, "end_turn")  # `off`'s turn draws the last 2 cubes
     assert game.s.end_reason == "bag_empty"
-    assert game.s.players[0].status == "knocked_out" and game.s.players[2].status == "knocked_out"
+    assert game.s.players[seat].status == "knocked_out" and game.s.players[other].status == "knocked_out"
     assert game.s.phase in ("epilogue", "over")
 
 
@@ -247,13 +249,15 @@ def test_forfeit_knocks_out_on_the_clock_and_keeps_earned_points_off_it() -> Non
     """Forfeit (referee ruling): an employee on the clock is knocked out and scores 0, its turn
     ends; one already escaped keeps what it earned."""
     game = new_game(3)
-    game.forfeit(0)
-    assert game.s.players[0].status == "knocked_out" and game.s.players[0].forfeited
-    assert game.s.current == 1 and game.score(0) == 0
-    p = player(game, 2)
+    seat = game.s.current
+    game.forfeit(seat)
+    assert game.s.players[seat].status == "knocked_out" and game.s.players[seat].forfeited
+    assert game.s.current == (seat + 1) % 3 and game.score(seat) == 0
+    escaped = (seat + 2) % 3
+    p = player(game, escaped)
     p.status, p.mug, p.gold = "escaped", True, 5
-    game.forfeit(2)
-    assert not p.forfeited and game.score(2) == 25
+    game.forfeit(escaped)
+    assert not p.forfeited and game.score(escaped) == 25
 
 
 def test_bag_empty_after_the_end_of_turn_attack_ends_the_game() -> None:

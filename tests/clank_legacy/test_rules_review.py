@@ -116,26 +116,29 @@ def test_off_the_clock_cubes_drawn_deal_no_damage_others_do() -> None:
     leave the game; a player still on the clock takes 1 damage per cube of theirs drawn."""
     game = new_game(3)
     s = game.s
-    s.players[1].status = "escaped"
+    off, other = (s.current + 1) % 3, (s.current + 2) % 3  # seats after the one playing
+    s.players[off].status = "escaped"
     s.clank_area = [0, 0, 0]
     s.bag_black = 0
-    s.bag_cubes = [0, 4, 0]
+    s.bag_cubes = [4 if seat == off else 0 for seat in range(3)]
     set_hand(game, [])
-    act(game, "end_turn")  # seat 1's turn is its draw of 4: all four are its own cubes
-    assert s.last_attack["reason"] == "off the clock: seat 1" and s.last_attack["drawn"] == 4
-    assert s.players[1].damage == 0 and s.bag_cubes[1] == 0
+    act(game, "end_turn")  # the next turn is `off`'s draw of 4: all four are its own cubes
+    assert s.last_attack["reason"] == f"off the clock: seat {off}" and s.last_attack["drawn"] == 4
+    assert s.players[off].damage == 0 and s.bag_cubes[off] == 0
     assert s.end_reason == "bag_empty"  # and the bag is empty after that attack: game over
 
     game = new_game(3)
     s = game.s
-    s.players[1].status = "escaped"
+    off, other = (s.current + 1) % 3, (s.current + 2) % 3
+    s.players[off].status = "escaped"
     s.clank_area = [0, 0, 0]
     s.bag_black = 10
-    s.bag_cubes = [0, 0, 4]
+    s.bag_cubes = [4 if seat == other else 0 for seat in range(3)]
     set_hand(game, [])
-    before = s.players[2].damage
+    before = s.players[other].damage
     act(game, "end_turn")
-    assert s.players[2].damage - before == s.last_attack["damage"][2] == 4 - s.bag_cubes[2]
+    assert s.last_attack["reason"] == f"off the clock: seat {off}"
+    assert s.players[other].damage - before == s.last_attack["damage"][other] == 4 - s.bag_cubes[other]
 
 
 def test_escaped_player_adds_no_clank_for_the_rest_of_the_turn() -> None:
@@ -161,7 +164,8 @@ def test_escaped_player_adds_no_clank_for_the_rest_of_the_turn() -> None:
 def test_clank_all_event_skips_players_off_the_clock() -> None:
     """Off the clock: they add no Clank!, even from an Event that makes everyone add Clank!."""
     game = new_game(3)
-    game.s.players[2].status = "knocked_out"
+    out = (game.s.current + 2) % 3
+    game.s.players[out].status = "knocked_out"
     game.s.row[0] = None
     plain = next(c for c in CONTENT.adventure if CONTENT.cards[c].kind == "card")
     game.s.adventure_deck += [plain, "wyrm_tremor"]
@@ -169,7 +173,7 @@ def test_clank_all_event_skips_players_off_the_clock() -> None:
     set_hand(game, [])
     supplies = [p.supply for p in game.s.players]
     act(game, "end_turn")
-    assert game.s.players[2].supply == supplies[2]
+    assert game.s.players[out].supply == supplies[out]
 
 
 def test_hidden_pieces_never_change_an_observation() -> None:
