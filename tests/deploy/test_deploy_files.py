@@ -7,7 +7,16 @@ kubernetes-validate and check-jsonschema (dev dependencies). A missing tool fail
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
 import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,14 +25,20 @@ import pytest
 from deploy.checks import (
     CHECKS,
     DEPLOY,
+    REPO,
+    Container,
+    arena_containers,
     check_commands,
     check_env,
     check_metrics,
     check_pods,
     check_ports,
+    check_processes,
     check_sandbox,
     check_secrets,
     main,
+    quantity,
+    referee_layout,
     run_tool,
     tool_checks,
 )
@@ -76,10 +91,19 @@ def test_the_deployment_files_agree_with_the_code(check: Callable[[Path], list[s
     assert check(DEPLOY) == []
 
 
+def test_the_referee_runs_a_process_per_core_in_both() -> None:
+    # --processes N > 1 in compose and Kubernetes (k8s: N is the CPU request), so the checks of
+    # the own ports, ARENA_REFEREE_ADDR and the per-process scrape targets are exercised
+    layouts = {c.where.split()[0]: referee_layout(c) for c in arena_containers(DEPLOY)
+               if c.path == ("serve", "referee")}
+    assert set(layouts) == {"docker-compose.yml", "k8s/20-referee.yaml"}
+    for where, layout in layouts.items():
+        assert layout is not None and layout.processes > 1, where
+        assert layout.own == tuple(range(50052, 50052 + layout.processes)), where
+
+
 def test_every_arena_process_is_deployed_in_both() -> None:
     # the checks above look at what is there: this says what must be there
-    from deploy.checks import arena_containers
-
     paths = {(c.where.split()[0].split("/")[0], c.path) for c in arena_containers(DEPLOY)}
     for where in ("docker-compose.yml", "k8s"):
         for path in (("db", "upgrade"), ("serve", "api"), ("serve", "referee"), ("worker",), ("beat",)):
@@ -142,6 +166,31 @@ def test_a_tool_refuses_a_broken_file(
          '"serve", "api", "--host", "0.0.0.0", "--port", "8443"', "the code's default is 8000"),
         (check_ports, "k8s/50-beat.yaml", 'prometheus.io/port: "9810"', 'prometheus.io/port: "9100"',
          "metrics on :9810, but its pod's prometheus.io annotations"),
+        # --processes N: ARENA_REFEREE_ADDR lists every process's own port, and only those
+        (check_processes, "docker-compose.yml", "ARENA_REFEREE_ADDR: referee:50052,referee:50053",
+         "ARENA_REFEREE_ADDR: referee:50052", "does not reach the referee process(es) on [50053]"),
+        (check_processes, "k8s/01-config.yaml", "ARENA_REFEREE_ADDR: referee:50052,referee:50053",
+         "ARENA_REFEREE_ADDR: referee:50051", "the port every process shares"),
+        (check_processes, "k8s/20-referee.yaml", 'requests: {cpu: "2", memory: 512Mi}',
+         'requests: {cpu: "3", memory: 512Mi}', "does not reach the referee process(es) on [50054]"),
+        (check_processes, "k8s/20-referee.yaml",
+         "    - {name: referee-1, port: 50053, targetPort: referee-1}\n", "",
+         "referee:50053 reaches no port of the referee"),
+        (check_processes, "k8s/01-config.yaml", "ARENA_REFEREE_ADDR: referee:50052,referee:50053",
+         "ARENA_REFEREE_ADDR: referee-public:50052,referee-public:50053",
+         "reaches no port of the referee"),
+        (check_processes, "k8s/20-referee.yaml", '"--processes", "$(REFEREE_PROCESSES)"',
+         '"--processes", "4"', "--processes 4 on a CPU request of 2.0 cores"),
+        # ... and Prometheus scrapes each process's metrics port
+        (check_ports, "prometheus.yml", '["referee:9809", "referee:9810"]', '["referee:9809"]',
+         "does not scrape referee:9810"),
+        (check_ports, "k8s/20-referee.yaml", "{name: metrics-1, containerPort: 9810}",
+         "{name: metrics-1, containerPort: 9811}", "process 1 serves metrics on :9810"),
+        (check_ports, "k8s/prometheus.yml", "regex: 'metrics-(\\d+)'\n        action: keep",
+         "regex: 'metric-(\\d+)'\n        action: keep", "keeps the container port metrics-0"),
+        (check_ports, "k8s/20-referee.yaml", '        prometheus.io/scrape: "true"\n',
+         '        prometheus.io/scrape: "true"\n        prometheus.io/port: "9809"\n',
+         "and no prometheus.io/port"),
         (check_metrics, "alerts.yml", "sum(increase(arena_matches_requeued_total[15m]))",
          "sum(increase(arena_matches_requeued[15m]))", "arena_matches_requeued is not exported"),
         (check_metrics, "alerts.yml", "max by (ladder) (arena_queue_depth)",
@@ -191,3 +240,79 @@ def test_make_deploy_check_fails_on_a_broken_copy(
     out = capsys.readouterr().out
     assert "FAIL check sandbox" in out and "deploy-check: 1 failed" in out
     assert "ok   kubernetes-validate --strict k8s/*.yaml" in out  # still schema-valid: only the check knows
+
+
+# --- the referee's layout is the code's ----------------------------------------------------
+
+
+def test_quantity_reads_kubernetes_cpu_and_memory() -> None:
+    assert quantity("500m") == 0.5 and quantity('2') == 2 and quantity(2) == 2
+    assert quantity("512Mi") == 512 * 2**20 and quantity("two") is None
+
+
+def _free_block(n: int) -> int:
+    """A port P with P .. P+n-1 free on 127.0.0.1 now."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base: int = probe.getsockname()[1]
+        if base + n > 65535:
+            continue
+        try:
+            with contextlib.ExitStack() as stack:
+                for port in range(base, base + n):
+                    s = stack.enter_context(socket.socket())
+                    s.bind(("127.0.0.1", port))
+            return base
+        except OSError:
+            continue
+    raise AssertionError("no block of free ports")
+
+
+def _read_until(proc: subprocess.Popen[str], prefix: str, timeout: float) -> tuple[str, list[str]]:
+    assert proc.stdout is not None
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
+        if not ready:
+            continue
+        line = proc.stdout.readline()
+        if not line:
+            break
+        seen.append(line)
+        if line.startswith(prefix):
+            return line, seen
+    raise AssertionError(f"no {prefix!r} line: {''.join(seen)[-2000:]}")
+
+
+def test_referee_layout_is_where_a_real_processes_group_listens() -> None:
+    # deploy/checks.py computes the own ports (PORT+1+i) and metrics ports (METRICS+i) the
+    # deployment files must agree with; this starts the real `--processes 2` and compares
+    port, metrics = _free_block(3), _free_block(2)
+    argv = ["serve", "referee", "--port", str(port), "--processes", "2", "--metrics-port", str(metrics),
+            "--insecure"]
+    layout = referee_layout(Container(where="test", argv=argv))
+    assert layout is not None
+    proc = subprocess.Popen([sys.executable, "-m", "referee.cli", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, cwd=REPO, start_new_session=True)
+    try:
+        line, _ = _read_until(proc, "referee listening on ", 90)
+        # the first line is ARENA_REFEREE_ADDR's form: the own ports, in order
+        assert line.split("referee listening on ", 1)[1].strip() == ",".join(
+            f"127.0.0.1:{p}" for p in layout.own)
+        for number in layout.metrics:  # every process serves its metrics where Prometheus looks
+            with urllib.request.urlopen(f"http://127.0.0.1:{number}/metrics", timeout=5) as resp:
+                assert b"arena_referee_" in resp.read()
+        with socket.create_connection(("127.0.0.1", layout.shared), timeout=5):
+            pass  # the shared port, where remote bots connect
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    assert proc.returncode == 0
