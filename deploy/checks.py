@@ -21,7 +21,9 @@ What no tool knows, checked against the code (each ``check_*`` returns its probl
 each): every command is a real ``arena`` subcommand that accepts its arguments
 (:func:`check_commands`), every variable set is read by the code (:func:`check_env`), ports
 agree with each other and with the code's defaults and every metrics port is scraped
-(:func:`check_ports`), the alert rules and the dashboard use metrics and labels the code exports
+(:func:`check_ports`), `serve referee --processes N` agrees with ``ARENA_REFEREE_ADDR`` (every
+process's own port, as :func:`referee_layout` computes them) and with its CPU request
+(:func:`check_processes`), the alert rules and the dashboard use metrics and labels the code exports
 (:func:`check_metrics`), no secret is written in a manifest (:func:`check_secrets`), every
 long-running container has probes and resources (:func:`check_pods`), and the workers get what
 the sandbox needs (:func:`check_sandbox`).
