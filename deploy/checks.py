@@ -63,6 +63,7 @@ __all__ = [
     "check_processes",
     "check_sandbox",
     "check_secrets",
+    "k8s_scrapes",
     "main",
     "quantity",
     "referee_layout",
@@ -614,7 +615,19 @@ def check_ports(deploy: Path = DEPLOY) -> list[str]:
                     problems.append(f"{c.where}: metrics on :{number}, but prometheus.yml does not "
                                     f"scrape {service}:{number}")
             continue
-        # Kubernetes: the scrape annotations, the probes' ports
+        # Kubernetes: where k8s/prometheus.yml's jobs scrape the pod, the annotations, the probes
+        doc = next(d for _, d in _k8s_docs(deploy) if _pod_spec(d) == c.pod)
+        scrapes = k8s_scrapes(deploy, doc)
+        want_scheme = "https" if c.option("--tls-cert") is not None and c.path == ("serve", "api") else "http"
+        for number in metrics_ports:
+            jobs = [(job, scheme) for job, scheme, port in scrapes if port == number]
+            if [scheme for _, scheme in jobs] != [want_scheme]:
+                problems.append(f"{c.where}: metrics on :{number} ({want_scheme}), but k8s/prometheus.yml's "
+                                f"jobs scrape it {len(jobs)} time(s) {jobs}")
+        for job, _scheme, port in scrapes:
+            if port not in metrics_ports:
+                problems.append(f"{c.where}: k8s/prometheus.yml job {job} scrapes its port {port}, "
+                                "which serves no metrics")
         if len(metrics_ports) > 1:
             problems += _check_port_named_metrics(c, metrics_ports, port_name_jobs)
         elif metrics_port is not None:
@@ -683,6 +696,99 @@ def _port_name_jobs(deploy: Path) -> list[str]:
         out += [str(r.get("regex", "(.*)")) for r in relabels
                 if r.get("action") == "keep"
                 and r.get("source_labels") == ["__meta_kubernetes_pod_container_port_name"]]
+    return out
+
+
+#: the address pod discovery gives the pod in `_pod_sd_targets` (any will do: one pod at a time)
+_POD_IP = "10.0.0.7"
+
+
+def _sanitize(name: str) -> str:
+    return re.sub(r"[^a-zA-Z0-9_]", "_", name)
+
+
+def _pod_sd_targets(doc: dict[str, Any], pod: dict[str, Any]) -> list[dict[str, str]]:
+    """What Prometheus' ``role: pod`` discovery gives for one pod of `doc`: a target per declared
+    container port at the pod's address and that port, and one without a port per container
+    that declares none, each with the pod's ``__meta_kubernetes_pod_*`` labels."""
+    meta = (doc.get("spec", {}).get("template", {}) or {}).get("metadata") or {}
+    base = {"__meta_kubernetes_namespace": str(doc["metadata"].get("namespace", "")),
+            "__meta_kubernetes_pod_name": f"{doc['metadata']['name']}-0"}
+    for key, value in (meta.get("annotations") or {}).items():
+        base[f"__meta_kubernetes_pod_annotation_{_sanitize(key)}"] = str(value)
+        base[f"__meta_kubernetes_pod_annotationpresent_{_sanitize(key)}"] = "true"
+    for key, value in (meta.get("labels") or {}).items():
+        base[f"__meta_kubernetes_pod_label_{_sanitize(key)}"] = str(value)
+        base[f"__meta_kubernetes_pod_labelpresent_{_sanitize(key)}"] = "true"
+    out: list[dict[str, str]] = []
+    for c in pod.get("containers", []):
+        here = {**base, "__meta_kubernetes_pod_container_name": str(c.get("name", ""))}
+        if not c.get("ports"):
+            out.append({**here, "__address__": _POD_IP})
+        for port in c.get("ports") or []:
+            out.append({**here, "__address__": f"{_POD_IP}:{port['containerPort']}",
+                        "__meta_kubernetes_pod_container_port_name": str(port.get("name", "")),
+                        "__meta_kubernetes_pod_container_port_number": str(port["containerPort"])})
+    return out
+
+
+def _expand(replacement: str, m: re.Match[str]) -> str:
+    """A relabelling replacement with ``$1`` / ``${1}`` / ``$name`` filled from `m`."""
+
+    def group(ref: re.Match[str]) -> str:
+        key = ref.group(1)
+        return m.group(int(key) if key.isdigit() else key) or ""
+
+    return re.sub(r"\$\{?(\w+)\}?", group, replacement)
+
+
+def _relabel(labels: dict[str, str], configs: list[dict[str, Any]]) -> dict[str, str] | None:
+    """Prometheus' relabelling (the keep, drop and replace actions; regexes anchored, ``$1``
+    and ``${name}`` in replacements, an empty result removes the label): the target's labels,
+    or None if it is dropped."""
+    labels = dict(labels)
+    for r in configs:
+        action = r.get("action", "replace")
+        value = str(r.get("separator", ";")).join(labels.get(s, "") for s in r.get("source_labels") or [])
+        m = re.match(f"^(?:{r.get('regex', '(.*)')})$", value)
+        if (action == "keep" and not m) or (action == "drop" and m):
+            return None
+        if action == "replace" and m:
+            result = _expand(str(r.get("replacement", "$1")), m)
+            if result:
+                labels[r["target_label"]] = result
+            else:
+                labels.pop(r["target_label"], None)
+        elif action not in ("keep", "drop", "replace"):
+            raise ValueError(f"relabel action {action} is not simulated here")
+    return labels
+
+
+def k8s_scrapes(deploy: Path, doc: dict[str, Any]) -> list[tuple[str, str, int | None]]:
+    """The targets k8s/prometheus.yml's pod-discovery jobs make of `doc`'s pod, as (job,
+    scheme, port), once each (Prometheus drops targets that relabel to the same labels)."""
+    pod = _pod_spec(doc)
+    path = deploy / "k8s" / "prometheus.yml"
+    if pod is None or not path.exists():
+        return []
+    with path.open(encoding="utf-8") as f:
+        config = yaml.safe_load(f) or {}
+    out: list[tuple[str, str, int | None]] = []
+    for job in config.get("scrape_configs") or []:
+        if not any(sd.get("role") == "pod" for sd in job.get("kubernetes_sd_configs") or []):
+            continue
+        seen: set[tuple[tuple[str, str], ...]] = set()
+        for target in _pod_sd_targets(doc, pod):
+            labels = _relabel(target, job.get("relabel_configs") or [])
+            if labels is None:
+                continue
+            kept = tuple(sorted((k, v) for k, v in labels.items() if not k.startswith("__meta_")))
+            if kept in seen:
+                continue
+            seen.add(kept)
+            _, _, port = labels["__address__"].rpartition(":")
+            out.append((str(job.get("job_name")), str(job.get("scheme", "http")),
+                        int(port) if port.isdigit() else None))
     return out
 
 

@@ -188,6 +188,16 @@ def test_a_tool_refuses_a_broken_file(
          "{name: metrics-1, containerPort: 9811}", "process 1 serves metrics on :9810"),
         (check_ports, "k8s/prometheus.yml", "regex: 'metrics-(\\d+)'\n        action: keep",
          "regex: 'metric-(\\d+)'\n        action: keep", "keeps the container port metrics-0"),
+        # pod discovery and relabelling, simulated: the referee's processes once each, no more
+        (check_ports, "k8s/prometheus.yml",
+         "      - source_labels: [__meta_kubernetes_pod_annotation_prometheus_io_port]\n"
+         "        regex: '\\d+'\n        action: keep\n", "",
+         "job arena-pods scrapes its port 50051, which serves no metrics"),
+        (check_ports, "k8s/prometheus.yml", "regex: 'metrics-(\\d+)'\n        action: keep",
+         "regex: '.*'\n        action: keep", "job arena-pod-ports scrapes its port 50053, which serves no"),
+        (check_ports, "k8s/20-referee.yaml", "{name: metrics-1, containerPort: 9810}",
+         "{name: metrics1, containerPort: 9810}", "metrics on :9810 (http), but k8s/prometheus.yml's jobs "
+         "scrape it 0 time(s)"),
         (check_ports, "k8s/20-referee.yaml", '        prometheus.io/scrape: "true"\n',
          '        prometheus.io/scrape: "true"\n        prometheus.io/port: "9809"\n',
          "and no prometheus.io/port"),
