@@ -152,14 +152,7 @@ async def rerun(
             if not play_on:
                 # end the session as soon as step K is applied, in the session's own loop (the
                 # event stream reaches us later, when the next question may already be out)
-                emit = session._emit
-
-                def emit_then_stop(**event: Any) -> None:
-                    emit(**event)
-                    if "action" in event or "forfeit" in event:
-                        session.cancel("rerun: step answered")
-
-                session._emit = emit_then_stop  # type: ignore[method-assign]
+                session.on_step = lambda: session.cancel("rerun: step answered")
 
             status, data, _events = await follow_match(admin, auth, created.match_id)
         new = loads(data)

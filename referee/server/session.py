@@ -244,6 +244,9 @@ class MatchSession:
         self.bot_present: Callable[[int], bool] = lambda _bot_id: False
         #: set by cancel(): the match ends between two actions with ended_by "cancelled: ..."
         self.cancel_reason = ""
+        #: called in the session's loop right after each recorded step (an action applied or a
+        #: seat forfeited): `arena replay rerun --step` ends the match there
+        self.on_step: Callable[[], None] | None = None
         self._codec_warned = False
 
     @property
@@ -528,6 +531,8 @@ class MatchSession:
                 d.id, d.seat, outcome.index, action.text, outcome.millis, outcome.reason, outcome.cpu_millis
             )
             self._changed_now()
+            if self.on_step is not None:
+                self.on_step()
             if outcome.reason in (TIMEOUT, CPU_TIME):
                 forfeit = rulings.strikes_forfeit(seat.strikes, self.time.max_strikes)
                 if forfeit is not None:
@@ -742,6 +747,8 @@ class MatchSession:
             self.game.forfeit(seat.seat)
             self.recorder.forfeit(seat.seat, reason)
         self._emit(forfeit=admin_pb2.SeatForfeited(seat=seat.seat, reason=reason))
+        if self.on_step is not None:
+            self.on_step()
         if seat.connected:
             notice = rulings.Notice(rulings.NoticeKind.FORFEIT, None, forfeit.code, f"forfeited: {reason}")
             self._tell(seat, notice)
