@@ -26,7 +26,8 @@ import json
 import re
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
@@ -41,6 +42,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_DEPTH",
     "MAX_INFLATED_BYTES",
+    "CompactRecorder",
     "IndexRecorder",
     "ReplayError",
     "ReplayRecorder",
@@ -171,7 +173,7 @@ class ReplayRecorder:
 
 
 def _document(
-    recorder: ReplayRecorder | IndexRecorder,
+    recorder: ReplayRecorder | IndexRecorder | CompactRecorder,
     steps: list[dict[str, Any]],
     result: dict[str, Any] | None,
     ended_by: str,
@@ -269,6 +271,207 @@ class IndexRecorder:
         return document
 
 
+class CompactRecorder:
+    """The referee's recorder: everything `ReplayRecorder` records (notes, times, default-action
+    reasons, forfeits) kept as format 2 keeps it, in columns of a few bytes per step (the index,
+    the wall and CPU milliseconds, the reason's number) and sparse tables for the rare rest.
+    A match's memory does not grow by a step dict per decision (about 400 B each).
+
+    `finish` takes the last digest and the result; `encode` / `dumps` then write the same bytes
+    as `encode` / `dumps` of `ReplayRecorder.finish`'s document with the same `header` keys, at
+    no step dict kept (the expanded document is `loads(dumps())`: it re-simulates). The
+    decision ids, seats and actions are not kept: format 2 re-derives them from the indexes.
+    """
+
+    __slots__ = (
+        "_cpu",
+        "_digests",
+        "_extra",
+        "_forfeits",
+        "_header",
+        "_indexes",
+        "_ms",
+        "_notes",
+        "_reason",
+        "_reasons",
+        "config",
+        "game",
+        "initial_digest",
+        "seats",
+        "seed",
+        "started",
+    )
+
+    #: a missing time in the `_ms` / `_cpu` columns
+    _NONE: Final = -(2**63)
+
+    def __init__(
+        self,
+        game: Game,
+        seed: int,
+        config: Mapping[str, Any],
+        seats: Sequence[Mapping[str, Any]],
+        *,
+        started: float | None = None,
+    ) -> None:
+        self.game = game
+        self.seed = seed
+        self.config = config
+        self.seats = seats
+        #: Unix time the game started (informational; now, unless given)
+        self.started = time.time() if started is None else started
+        self.initial_digest = game.digest()
+        #: per step: the chosen index, -1 for a forfeit
+        self._indexes = array("i")
+        self._ms = array("q")
+        #: created at the first step with a CPU time (most seats are not measured)
+        self._cpu: array[int] | None = None
+        #: per step: the number of its reason in `_reasons` ("" is 0)
+        self._reason = array("H")
+        self._reasons: list[str] = [""]
+        #: sparse, by step number (1-based)
+        self._notes: dict[int, str] = {}
+        self._forfeits: dict[int, int] = {}
+        self._digests: dict[int, str] = {}
+        self._extra: dict[int, dict[str, Any]] = {}
+        self._header: dict[str, Any] | None = None
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+    def _step(self, index: int, millis: int | None, cpu_millis: int | None, reason: str) -> int:
+        """Append a step's columns; its number (1-based)."""
+        self._indexes.append(index)
+        self._ms.append(self._NONE if millis is None else millis)
+        n = len(self._indexes)
+        if cpu_millis is not None and self._cpu is None:
+            self._cpu = array("q", [self._NONE]) * (n - 1)
+        if self._cpu is not None:
+            self._cpu.append(self._NONE if cpu_millis is None else cpu_millis)
+        try:
+            code = self._reasons.index(reason)
+        except ValueError:
+            code = len(self._reasons)
+            self._reasons.append(reason)
+        self._reason.append(code)
+        return n
+
+    def action(
+        self,
+        decision_id: int,
+        seat: int,
+        index: int,
+        action: Action,
+        *,
+        note: str = "",
+        millis: int | None = None,
+        reason: str = "",
+        cpu_millis: int | None = None,
+    ) -> None:
+        """Record an applied action (call after game.apply), as `ReplayRecorder.action`."""
+        del decision_id, seat, action  # re-derived from the index by re-simulation
+        if index < 0:
+            raise ValueError(f"action index {index} is negative")
+        n = self._step(index, millis, cpu_millis, reason)
+        if note:
+            self._notes[n] = note[:NOTE_LIMIT]
+        if n % CHECKPOINT_EVERY == 0:
+            self._digests[n] = self.game.digest()
+
+    def forfeit(self, seat: int, reason: str) -> None:
+        """Record a forfeit (call after game.forfeit)."""
+        n = self._step(-1, None, None, reason)
+        self._forfeits[n] = seat
+        self._digests[n] = self.game.digest()
+
+    def record(self, step: Mapping[str, Any]) -> None:
+        """Record a step given as an expanded replay's step (a past match's, already applied to
+        the game: `arena replay rerun`). Its digest, if it has one, is kept as recorded."""
+        if "forfeit" in step:
+            n = self._step(-1, step.get("ms"), step.get("cpu_ms"), step["reason"])
+            self._forfeits[n] = step["forfeit"]
+        else:
+            n = self._step(step["index"], step.get("ms"), step.get("cpu_ms"), step.get("reason", ""))
+            if "note" in step:
+                self._notes[n] = step["note"]
+        if "digest" in step:
+            self._digests[n] = step["digest"]
+        others = {k: v for k, v in step.items() if k not in _STEP_KEYS}
+        if others:
+            self._extra.setdefault(n, {}).update(copy.deepcopy(others))
+
+    @property
+    def steps(self) -> _Appender:
+        """Something with `append(step)`: `record` (for callers of `ReplayRecorder.steps`)."""
+        return _Appender(self)
+
+    def finish(self, ended_by: str = "game_over", **header: Any) -> None:
+        """Take the last digest and the result now, with the header's extra keys (a copy: the
+        replay is what they are now). Then `encode` / `dumps` write it (any thread)."""
+        n = len(self._indexes)
+        if n and n not in self._digests:
+            self._digests[n] = self.game.digest()
+        result = self.game.result().to_json() if self.game.is_over() else None
+        doc = _document(self, [], result, ended_by, self.started)
+        doc.update(header)
+        doc = copy.deepcopy(doc)
+        _check_header(doc)
+        self._header = doc
+
+    def _steps(self) -> Iterator[dict[str, Any]]:
+        """Each step as format 2 sees it (built one at a time)."""
+        cpu = self._cpu
+        none = self._NONE
+        for i, index in enumerate(self._indexes):
+            n = i + 1
+            step: dict[str, Any]
+            reason = self._reasons[self._reason[i]]
+            extra = self._extra.get(n)
+            if index < 0:
+                step = {"forfeit": self._forfeits[n], "reason": reason}
+            else:
+                step = {"index": index}
+                if n in self._notes:
+                    step["note"] = self._notes[n]
+                if reason:
+                    step["reason"] = reason
+            if self._ms[i] != none:
+                step["ms"] = self._ms[i]
+            if cpu is not None and cpu[i] != none:
+                step["cpu_ms"] = cpu[i]
+            if extra is not None:
+                step.update(extra)
+            if n in self._digests:
+                step["digest"] = self._digests[n]
+            yield step
+
+    def encode(self) -> bytes:
+        """The format 2 bytes (uncompressed), as `encode` gives them; after `finish`."""
+        if self._header is None:
+            raise RuntimeError("CompactRecorder.encode before finish")
+        return _write(self._header, self._steps(), len(self._indexes))
+
+    def dumps(self) -> bytes:
+        """The replay file's bytes, as `dumps` gives them; after `finish`."""
+        return gzip.compress(self.encode(), compresslevel=9, mtime=0)
+
+
+class _Appender:
+    """`CompactRecorder.steps`: appending records a step."""
+
+    __slots__ = ("_recorder",)
+
+    def __init__(self, recorder: CompactRecorder) -> None:
+        self._recorder = recorder
+
+    def append(self, step: Mapping[str, Any]) -> None:
+        """Record `step` (`CompactRecorder.record`)."""
+        self._recorder.record(step)
+
+    def __len__(self) -> int:
+        return len(self._recorder)
+
+
 # --- the digest chain (format 2) ----------------------------------------------------------
 
 
@@ -311,6 +514,13 @@ def encode(replay: Mapping[str, Any]) -> bytes:
     forfeits and the last step (which must carry one: the recorder's `finish` sees to it)."""
     doc = load_document(replay)  # the strict reader: only a sound document is written
     steps: list[Mapping[str, Any]] = doc["steps"]
+    return _write(doc, steps, len(steps))
+
+
+def _write(doc: Mapping[str, Any], steps: Iterable[Mapping[str, Any]], count: int) -> bytes:
+    """Format 2 bytes of a checked header (`doc`, its "steps" ignored) and its `count` steps,
+    each an expanded step or the part of one format 2 keeps (no decision, seat or action):
+    `encode` gives the document's steps, `CompactRecorder` builds them one at a time."""
     clashing = sorted(set(doc) & _BODY_KEYS)
     if clashing:
         raise ReplayError(f"replay: {clashing[0]}: a header key may not be named like a format 2 field")
@@ -327,9 +537,9 @@ def encode(replay: Mapping[str, Any]) -> bytes:
     checkpoints: list[list[Any]] = []
     chain = header = _header_digest(doc)
     block: list[dict[str, Any]] = []
-    if steps and "digest" not in steps[-1]:
-        raise ReplayError(f"replay: steps[{len(steps) - 1}].digest: missing (the last step needs one)")
     for n, step in enumerate(steps, start=1):
+        if n == count and "digest" not in step:
+            raise ReplayError(f"replay: steps[{count - 1}].digest: missing (the last step needs one)")
         if "forfeit" in step:
             actions.append(None)
             forfeits.append([n, step["forfeit"], step["reason"]])
@@ -345,7 +555,7 @@ def encode(replay: Mapping[str, Any]) -> bytes:
         if others:
             extra.append([n, others])
         block.append(_record(step))
-        if "digest" in step and (n % CHECKPOINT_EVERY == 0 or "forfeit" in step or n == len(steps)):
+        if "digest" in step and (n % CHECKPOINT_EVERY == 0 or "forfeit" in step or n == count):
             chain = _link(chain, n, step["digest"], block)
             checkpoints.append([n, chain])
             block = []
@@ -358,7 +568,7 @@ def encode(replay: Mapping[str, Any]) -> bytes:
             out[key] = values
     out["checkpoints"] = checkpoints
     out["header_digest"] = header
-    out["final_digest"] = _final_digest(chain, len(steps), doc)
+    out["final_digest"] = _final_digest(chain, len(actions), doc)
     return canonical_json(out).encode()
 
 

@@ -34,7 +34,7 @@ import grpc
 
 from referee.core.game import Decision, Game, Result
 from referee.games import game_class
-from referee.replay import NOTE_LIMIT, ReplayRecorder, dumps
+from referee.replay import NOTE_LIMIT, CompactRecorder
 from referee.server import messages, metrics, rulings
 from referee.server.codecs import action_cache, codec_for, encode_json, observation_table
 from referee.server.codecs.wire import json_observation
@@ -219,7 +219,8 @@ class MatchSession:
                     outbox=Outbox(limits.max_outbox),
                 )
             )
-        self.recorder = ReplayRecorder(self.game, spec.seed, config, [s.record for s in self.seats])
+        # columns of a few bytes per step, not a dict per step (the replay's bytes are the same)
+        self.recorder = CompactRecorder(self.game, spec.seed, config, [s.record for s in self.seats])
         self.state = State.WAITING
         self.decisions = 0
         self.ended_by = ""
@@ -236,7 +237,6 @@ class MatchSession:
         self._decision_seconds = metrics.DECISION_SECONDS.labels(game=spec.game)
         self._decision_cpu_seconds = metrics.DECISION_CPU_SECONDS.labels(game=spec.game)
         self._all_connected = asyncio.Event()
-        self._wake = asyncio.Event()
         self.done = asyncio.Event()
         #: set by a launcher that reports its bot processes' exits (crash vs disconnect)
         self.processes_watched = False
@@ -316,7 +316,6 @@ class MatchSession:
         if seat.pending is None:
             seat.lose(Forfeit(ForfeitKind.DISCONNECTED, reason))
         seat.inbox.put_nowait(LOST)
-        self._wake.set()
 
     def process_exited(self, seat_index: int, code: int) -> None:
         """The launcher saw the bot's process end (a crash if it ends before the match)."""
@@ -396,7 +395,6 @@ class MatchSession:
         while not seat.inbox.empty():  # its unread answers go (they are not ruled on)
             seat.inbox.get_nowait()
         seat.inbox.put_nowait(LOST)
-        self._wake.set()
         if all(s.used or s.pending for s in self.seats):
             self._all_connected.set()
 
@@ -759,13 +757,11 @@ class MatchSession:
         game = self.game
         self.result = game.result() if game.is_over() else None
         self.recorder.seats = [s.record for s in self.seats]
-        doc = self.recorder.finish(self.ended_by)
-        doc["match_id"] = self.match_id
-        doc["time_control"] = self.time.to_json()
+        self.recorder.finish(self.ended_by, match_id=self.match_id, time_control=self.time.to_json())
         result_msg = result_to_proto(self.result) if self.result is not None else None
         # compressing a long replay takes a while: off the event loop. It is ready before any
         # bot hears the game is over, so a bot's exit can be followed by GetReplay at once.
-        self.replay_bytes = await asyncio.to_thread(dumps, doc)
+        self.replay_bytes = await asyncio.to_thread(self.recorder.dumps)
         self.state = State.FINISHED
         for seat in self.seats:
             if seat.connected and not seat.forfeited:
