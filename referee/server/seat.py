@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterator, Set
+from collections.abc import Callable, Iterator, Set
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -48,7 +48,8 @@ Outgoing = bot_pb2.RefereeMessage | bytes | Close
 class Outbox:
     """What is waiting to be written to one stream: at most `limit` messages (a `Close` always
     fits). `abort` drops them and ends the stream at once, even while a write is stuck because
-    the bot does not read (the writer races every write against it)."""
+    the bot does not read (the writer races every write against it). The stream's writer either
+    `attach`es (an idle writer is handed each item inside `put`) or awaits `get`."""
 
     def __init__(self, limit: int | None = None) -> None:
         self.limit = ServerLimits().max_outbox if limit is None else limit
@@ -57,6 +58,10 @@ class Outbox:
         self._aborted: asyncio.Future[None] | None = None
         #: set by `abort`: the status the stream ends with
         self.abort_close: Close | None = None
+        #: the stream's writer (`attach`): handed the next item directly when it is idle
+        self._sink: Callable[[Outgoing], None] | None = None
+        #: the sink holds an item (a write in flight): what comes now is queued
+        self._writing = False
 
     def __len__(self) -> int:
         return len(self._items)
@@ -66,11 +71,38 @@ class Outbox:
         After `abort` everything is dropped (the stream is ending)."""
         if self.abort_close is not None:
             return True
+        if self._sink is not None and not self._writing:
+            # an idle writer starts the write now, inside this call: no task to wake, no
+            # event-loop turn between building a request and handing it to gRPC
+            self._writing = True
+            self._sink(item)
+            return True
         if len(self._items) >= self.limit and not isinstance(item, Close):
             return False
         self._items.append(item)
         self._ready.set()
         return True
+
+    def attach(self, sink: Callable[[Outgoing], None]) -> None:
+        """Hand every item to `sink` from now on, one at a time: `sink` takes an item and calls
+        `written` once it is done with it (a write finished), which gives it the next one."""
+        self._sink = sink
+        if self._items and not self._writing and self.abort_close is None:
+            self._writing = True
+            sink(self._items.popleft())
+
+    def written(self) -> Outgoing | None:
+        """The attached sink is done with its item: the next one (it stays busy), or None
+        (it is idle: the next `put` goes straight to it)."""
+        if self._items and self.abort_close is None:
+            return self._items.popleft()
+        self._writing = False
+        return None
+
+    def detach(self) -> None:
+        """No sink any more (the stream's writer ended): items are queued for `get`."""
+        self._sink = None
+        self._writing = False
 
     def abort(self, close: Close) -> None:
         """Drop what is queued and end the stream with `close` now."""

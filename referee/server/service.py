@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, NoReturn
 
 import grpc
@@ -29,6 +29,7 @@ from referee.server.auth import FailedAuthLimiter, peer_address, same_token
 from referee.server.config import MatchSpec, TimeControl
 from referee.server.lobby import AlreadyConnected, RemoteBot
 from referee.server.referee import MatchLimitReached, Referee, SpecError, parse_config
+from referee.server.seat import Outgoing
 from referee.server.session import Close, MatchSession, Outbox, SeatState, State
 from referee.wire import ADMIN_SERVICE, BOT_SERVICE, LOBBY_METADATA, PROTOCOL
 from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
@@ -59,6 +60,97 @@ def _too_large(raw: object, limit: int) -> str | None:
     return None
 
 
+class _Writer:
+    """Writes an outbox's items to a stream one at a time, driven by the outbox (`attach`): an
+    idle writer starts the next write inside `Outbox.put`, on the caller's stack, so a request
+    reaches gRPC without waking a writer task; a write that has to wait for gRPC resumes from
+    the completion's callback, as a task would. `result` is done with the Close that ends the
+    stream, or with the exception of a write that failed (a broken stream)."""
+
+    def __init__(
+        self,
+        context: grpc.aio.ServicerContext[Any, Any],
+        outbox: Outbox,
+        on_close: Callable[[Close], bool],
+    ) -> None:
+        self.context = context
+        self.outbox = outbox
+        self.on_close = on_close
+        self.result: asyncio.Future[Close] = asyncio.get_running_loop().create_future()
+        self._write: Coroutine[Any, Any, None] | None = None  # the write in flight
+        self._waiting: asyncio.Future[Any] | None = None  # what that write waits for
+
+    def offer(self, item: Outgoing | None) -> None:
+        """Take `item` (the outbox's sink): write it, or end the stream on a Close."""
+        while item is not None:
+            if isinstance(item, Close):
+                if item is self.outbox.abort_close or self.on_close(item):
+                    if not self.result.done():
+                        self.result.set_result(item)
+                    return  # the outbox stays busy: nothing more is written
+                item = self.outbox.written()
+                continue
+            if self.result.done():
+                return
+            try:
+                self._write = self.context.write(item)
+            except Exception as exc:  # a stream that cannot take a write is broken
+                self._fail(exc)
+                return
+            self._step(None)
+            return
+
+    def _step(self, error: BaseException | None) -> None:
+        write = self._write
+        assert write is not None
+        try:
+            yielded = write.send(None) if error is None else write.throw(error)
+        except StopIteration:
+            self._write = None
+            self.offer(self.outbox.written())
+            return
+        except BaseException as exc:  # the write failed, or was given up (`cancel`)
+            self._write = None
+            self._fail(exc)
+            return
+        if asyncio.isfuture(yielded) and getattr(yielded, "_asyncio_future_blocking", False):
+            yielded._asyncio_future_blocking = False  # the awaiting side's handshake, as a Task does
+            self._waiting = yielded
+            yielded.add_done_callback(self._wakeup)
+        elif yielded is None:  # a bare yield: go on at the next turn
+            asyncio.get_running_loop().call_soon(self._step, None)
+        else:
+            self._step(RuntimeError(f"a gRPC write yielded {yielded!r}"))
+
+    def _wakeup(self, waited: asyncio.Future[Any]) -> None:
+        self._waiting = None
+        if self._write is None:
+            return
+        try:
+            waited.result()
+        except BaseException as exc:  # handed to the write, as a Task does
+            self._step(exc)
+        else:
+            self._step(None)
+
+    def _fail(self, exc: BaseException) -> None:
+        if self.result.done():
+            return  # given up already (`cancel`)
+        if isinstance(exc, asyncio.CancelledError):  # gRPC gave the write up: the stream is gone
+            exc = ConnectionError("the write was cancelled")
+        self.result.set_exception(exc)
+
+    def cancel(self) -> None:
+        """Give up the write in flight (a stuck write: the bot does not read its stream)."""
+        if self._waiting is not None:
+            self._waiting.cancel()  # its callback throws CancelledError into the write
+        elif self._write is not None:
+            self._write.close()
+            self._write = None
+        if not self.result.done():
+            self.result.cancel()
+
+
 async def _pump(
     context: grpc.aio.ServicerContext[Any, Any],
     outbox: Outbox,
@@ -68,27 +160,19 @@ async def _pump(
     outbox's abort), and return that Close. An abort ends it even while a write is stuck
     because the bot does not read its stream: the write is given up. Raises if a write fails
     (a broken stream)."""
-
-    async def write_all() -> Close:
-        while True:
-            item = await outbox.get()
-            if isinstance(item, Close):
-                if item is outbox.abort_close or on_close(item):
-                    return item
-                continue
-            await context.write(item)
-
-    writer = asyncio.create_task(write_all())
+    writer = _Writer(context, outbox, on_close)
+    outbox.attach(writer.offer)
     try:
-        await asyncio.wait((writer, outbox.aborted()), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait((writer.result, outbox.aborted()), return_when=asyncio.FIRST_COMPLETED)
     finally:
-        if not writer.done():  # aborted (or this call is cancelled): give the writes up
+        outbox.detach()
+        done = writer.result.done() and not writer.result.cancelled()
+        if not done:  # aborted (or this call is cancelled): give the writes up
             writer.cancel()
-            await asyncio.wait((writer,))
-    if writer.cancelled():
+    if not done:
         assert outbox.abort_close is not None
         return outbox.abort_close
-    return writer.result()
+    return writer.result.result()
 
 
 def bearer_token(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
