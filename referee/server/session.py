@@ -172,6 +172,40 @@ class _Answered:
 class MatchSession:
     """A match in progress (or finished) inside one referee process."""
 
+    # a referee holds hundreds of these: no per-instance dict (and a misspelt attribute fails)
+    __slots__ = (
+        "_actions",
+        "_all_connected",
+        "_changed",
+        "_codec_warned",
+        "_decision_cpu_seconds",
+        "_decision_seconds",
+        "_events",
+        "_observations",
+        "_parts",
+        "_started_at",
+        "_watchers",
+        "bot_present",
+        "cancel_reason",
+        "config",
+        "decisions",
+        "done",
+        "encode",
+        "ended_by",
+        "game",
+        "limits",
+        "match_id",
+        "on_step",
+        "processes_watched",
+        "recorder",
+        "replay_bytes",
+        "result",
+        "seats",
+        "spec",
+        "state",
+        "time",
+    )
+
     def __init__(self, spec: MatchSpec, limits: ServerLimits) -> None:
         cls: type[Game] = game_class(spec.game)  # KeyError: unknown game
         players = len(spec.seat_names)
@@ -229,7 +263,8 @@ class MatchSession:
         #: WatchMatch's events; an action is kept as its fields and built when watched (most
         #: matches are never watched: no message per decision, and less memory per match)
         self._events = _EventLog()
-        self._changed = asyncio.Event()
+        #: what WatchMatch streams wait on; made by the first one (most matches are never watched)
+        self._changed: asyncio.Event | None = None
         #: WatchMatch streams reading now: an event wakes them only if there are any
         self._watchers = 0
         # the per-decision metrics, bound to this game's label once (labels() is a dict lookup
@@ -261,9 +296,9 @@ class MatchSession:
         self._changed_now()
 
     def _changed_now(self) -> None:
-        if self._watchers:
+        if self._watchers and self._changed is not None:
             self._changed.set()
-            self._changed = asyncio.Event()
+            self._changed = None  # the next watcher to wait makes a new one
 
     @property
     def events(self) -> list[admin_pb2.MatchEvent]:
@@ -277,6 +312,8 @@ class MatchSession:
         try:
             while True:
                 changed = self._changed
+                if changed is None:
+                    changed = self._changed = asyncio.Event()
                 while sent < len(self._events):
                     yield self._events[sent]
                     sent += 1
@@ -762,6 +799,13 @@ class MatchSession:
         # compressing a long replay takes a while: off the event loop. It is ready before any
         # bot hears the game is over, so a bot's exit can be followed by GetReplay at once.
         self.replay_bytes = await asyncio.to_thread(self.recorder.dumps)
+        # the metrics are counted in the same step as the replay becomes visible, so whoever
+        # fetched the replay reads them counted (the match no longer active, already finished)
+        ended_kind = metrics.short_reason(self.ended_by)
+        metrics.MATCHES_FINISHED.labels(game=self.spec.game, ended_by=ended_kind).inc()
+        if self._started_at is not None:
+            metrics.MATCH_SECONDS.labels(game=self.spec.game).observe(time.monotonic() - self._started_at)
+            metrics.ACTIVE_MATCHES.dec()
         self.state = State.FINISHED
         for seat in self.seats:
             if seat.connected and not seat.forfeited:
@@ -779,11 +823,6 @@ class MatchSession:
         if result_msg is not None:
             ended.result.CopyFrom(result_msg)
         self._emit(ended=ended)
-        ended_kind = metrics.short_reason(self.ended_by)
-        metrics.MATCHES_FINISHED.labels(game=self.spec.game, ended_by=ended_kind).inc()
-        if self._started_at is not None:
-            metrics.MATCH_SECONDS.labels(game=self.spec.game).observe(time.monotonic() - self._started_at)
-            metrics.ACTIVE_MATCHES.dec()
         self.done.set()
         log.info("match %s ended (%s) after %d decisions", self.match_id, self.ended_by, self.decisions)
 

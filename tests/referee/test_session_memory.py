@@ -4,6 +4,7 @@ and the replay it serves is byte for byte what the step-dict recorder (`ReplayRe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import sys
 from pathlib import Path
@@ -25,7 +26,9 @@ from referee.replay import (
 )
 from referee.server import session as session_module
 from referee.server.config import MatchSpec, ServerLimits
+from referee.server.seat import LOST, Inbox
 from referee.server.session import MatchSession
+from referee.wire._proto.arena.v1 import bot_pb2
 from tests.referee.conftest import RANDOM_BOT, TIMEOUT_CLOCK, buggy, play
 
 STARTED = 1_700_000_000.123
@@ -154,14 +157,13 @@ def test_a_step_costs_a_few_bytes() -> None:
     assert old_per_step > 5 * per_step, (old_per_step, per_step)
 
 
-def test_a_session_keeps_no_wake_event_and_records_in_columns() -> None:
+def test_a_session_records_in_columns() -> None:
     async def make() -> MatchSession:
         spec = MatchSpec(game="clank", seat_names=("a", "b"), seed=3)
         return MatchSession(spec, ServerLimits())
 
     session = asyncio.run(make())
     assert isinstance(session.recorder, CompactRecorder)
-    assert not hasattr(session, "_wake")
 
 
 class _Teed(CompactRecorder):
@@ -207,3 +209,42 @@ def test_a_played_match_serves_the_old_recorders_bytes(
     path = tmp_path / "match.replay"
     path.write_bytes(played.launched.replay)
     assert verify_file(path).steps == len(steps)
+
+
+def test_the_inbox_wakes_its_reader_and_keeps_what_a_cancelled_wait_missed() -> None:
+    async def run() -> list[object]:
+        inbox = Inbox()
+        got: list[object] = []
+        reader = asyncio.create_task(inbox.get())
+        await asyncio.sleep(0)
+        inbox.put_nowait(LOST)
+        got.append(await reader)
+        # the answer lands in the same turn as the reader's timer: it stays for the next get
+        reader = asyncio.create_task(inbox.get())
+        await asyncio.sleep(0)
+        answer = bot_pb2.Answer(decision_id=4, index=1)
+        inbox.put_nowait(answer)
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+        got.append(inbox.qsize())
+        got.append(await inbox.get())
+        got.append(inbox.empty())
+        return got
+
+    got = asyncio.run(run())
+    assert got[0] is LOST
+    assert got[1] == 1 and got[2] == bot_pb2.Answer(decision_id=4, index=1) and got[3] is True
+
+
+def test_a_session_holds_no_per_instance_dict_nor_idle_events() -> None:
+    async def make() -> MatchSession:
+        return MatchSession(MatchSpec(game="clank", seat_names=("a", "b"), seed=3), ServerLimits())
+
+    session = asyncio.run(make())
+    assert not hasattr(session, "__dict__")
+    for seat in session.seats:
+        assert not hasattr(seat, "__dict__")
+        assert seat._exited is None  # made only for a launcher that watches the process
+        assert isinstance(seat.inbox, Inbox)
+    assert session._changed is None  # made by the first WatchMatch stream
