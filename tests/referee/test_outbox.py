@@ -151,3 +151,25 @@ async def _a_close_the_owner_keeps_open_goes_on_writing() -> None:
     outbox.put(OK)
     assert await asyncio.wait_for(pump, 5) is OK
     assert context.finished == [b"next game"] and len(seen) == 2
+
+
+def test_a_finished_write_nobody_waits_on_is_settled_by_the_next_put() -> None:
+    asyncio.run(_a_finished_write_nobody_waits_on_is_settled_by_the_next_put())
+
+
+async def _a_finished_write_nobody_waits_on_is_settled_by_the_next_put() -> None:
+    context = FakeContext()
+    outbox = Outbox(limit=8)
+    pump = asyncio.create_task(_pump(context, outbox))  # type: ignore[arg-type]
+    await asyncio.sleep(0)
+    outbox.put(b"1")
+    context.release()  # gRPC is done with it; nothing waits behind it
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert context.finished == []  # not resumed: no event-loop turn spent on it
+    outbox.put(b"2")  # finishes it and starts the next write, both on put's stack
+    assert context.finished == [b"1"] and context.started == [b"1", b"2"] and len(outbox) == 0
+    context.release()
+    outbox.put(OK)
+    assert await asyncio.wait_for(pump, 5) is OK
+    assert context.finished == [b"1", b"2"]
