@@ -5,7 +5,8 @@ header (engine and content versions, config, seed, seats, ...), one dict per ste
 seat, index, the action's kind/args/text, an optional bot note and times, or a forfeit) and the
 result. The recorder hashes the game state only at checkpoints (every :data:`CHECKPOINT_EVERY`
 steps, at each forfeit and after the last step): hashing is most of a step's cost. The local
-runner's `IndexRecorder` keeps only references per step and builds the same document on demand.
+runner's `IndexRecorder` keeps only references per step and builds the same document on demand;
+the referee's `CompactRecorder` keeps a few bytes per step and writes format 2 from them.
 
 On disk (`dumps`/`encode`) a replay is format 2: the header, the chosen action indexes as one
 integer array, the sparse extras (notes, default-action reasons, forfeits, times) and a chain
@@ -293,6 +294,7 @@ class CompactRecorder:
         "_ms",
         "_notes",
         "_reason",
+        "_reason_codes",
         "_reasons",
         "config",
         "game",
@@ -326,9 +328,11 @@ class CompactRecorder:
         self._ms = array("q")
         #: created at the first step with a CPU time (most seats are not measured)
         self._cpu: array[int] | None = None
-        #: per step: the number of its reason in `_reasons` ("" is 0)
-        self._reason = array("H")
+        #: per step: the number of its reason in `_reasons` ("" is 0); a handful of texts in a
+        #: live match, but a past replay's steps (`record`) may each bring their own
+        self._reason = array("I")
         self._reasons: list[str] = [""]
+        self._reason_codes: dict[str, int] = {"": 0}
         #: sparse, by step number (1-based)
         self._notes: dict[int, str] = {}
         self._forfeits: dict[int, int] = {}
@@ -348,10 +352,9 @@ class CompactRecorder:
             self._cpu = array("q", [self._NONE]) * (n - 1)
         if self._cpu is not None:
             self._cpu.append(self._NONE if cpu_millis is None else cpu_millis)
-        try:
-            code = self._reasons.index(reason)
-        except ValueError:
-            code = len(self._reasons)
+        code = self._reason_codes.get(reason)
+        if code is None:
+            code = self._reason_codes[reason] = len(self._reasons)
             self._reasons.append(reason)
         self._reason.append(code)
         return n
