@@ -169,12 +169,14 @@ class Inbox:
         """True if nothing is waiting."""
         return not self._items
 
-    def put_nowait(self, item: bot_pb2.Answer | Lost) -> None:
-        """Queue `item` and wake the reader."""
+    def put_nowait(self, item: bot_pb2.Answer | Lost) -> bool:
+        """Queue `item` and wake the reader; True if it was waiting (it runs at the next turn)."""
         self._items.append(item)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+            return True
+        return False
 
     def get_nowait(self) -> bot_pb2.Answer | Lost:
         """The oldest item (IndexError if there is none)."""

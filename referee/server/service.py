@@ -464,7 +464,12 @@ class BotService:
                 if (too_large := _too_large(message, limit)) is not None:
                     session.fault(seat, too_large)
                     return
-                session.receive(seat, _decode(message))  # None (does not parse): a bad message
+                # None (does not parse): a bad message
+                if session.receive(seat, _decode(message)):
+                    # the loop was waiting for this answer: let it rule, apply and send the next
+                    # request first; asking gRPC for the next message (a call into its core)
+                    # would otherwise sit between the answer and the next request
+                    await asyncio.sleep(0)
         except asyncio.CancelledError:
             raise
         except Exception as exc:

@@ -382,10 +382,12 @@ class MatchSession:
         else:
             seat.record["cpu_metered"] = True
 
-    def receive(self, seat: SeatState, message: bot_pb2.BotMessage | None) -> None:
-        """A message arrived on the seat's stream (None: one that does not parse)."""
+    def receive(self, seat: SeatState, message: bot_pb2.BotMessage | None) -> bool:
+        """A message arrived on the seat's stream (None: one that does not parse). True if it
+        woke the loop waiting for the seat's answer (the stream's reader then lets the loop
+        run before it asks gRPC for the next message: that request is off the answer's path)."""
         if not seat.connected or seat.forfeited or seat.faulted or self.state is State.FINISHED:
-            return  # its stream is ending: nothing more is ruled on (or kept)
+            return False  # its stream is ending: nothing more is ruled on (or kept)
         which = message.WhichOneof("message") if message is not None else None
         if message is not None and which == "answer":
             if seat.inbox.qsize() >= self.limits.max_inbox:
@@ -395,17 +397,17 @@ class MatchSession:
                         ForfeitKind.FLOOD, f"more than {self.limits.max_inbox} answers waiting to be read"
                     ),
                 )
-                return
-            seat.inbox.put_nowait(message.answer)
-            return
+                return False
+            return seat.inbox.put_nowait(message.answer)
         if message is None:
             detail = "a message that does not parse"
         else:
             detail = "a second hello" if which == "hello" else "an empty message"
         seat.incident("bad_message", detail)
         if self._bad_message(seat, detail):
-            return
+            return False
         self._tell(seat, rulings.bad_message_notice(detail))
+        return False
 
     def _bad_message(self, seat: SeatState, detail: str) -> bool:
         """Count a message that was not an answer to the open decision; past the budget the
