@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 
 from referee.core.game import Action
 from referee.games.clank.content import default_content
-from referee.server.codecs.wire import Each, ObservationTable, Volatile
+from referee.server.codecs.wire import Each, Fields, ObservationTable, Volatile
 from referee.wire._proto.arena.v1 import bot_pb2, clank_pb2
 
 __all__ = ["OBSERVATION", "action_context", "encode_action", "encode_effects", "encode_observation"]
@@ -34,10 +34,6 @@ def encode_effects(effects: Sequence[Mapping[str, Any]]) -> list[clank_pb2.Clank
         )
         for e in effects
     ]
-
-
-def _player(p: Mapping[str, Any]) -> clank_pb2.ClankPlayer:
-    return clank_pb2.ClankPlayer(**p)
 
 
 def _you(you: Mapping[str, Any] | None) -> clank_pb2.ClankYou | None:
@@ -71,9 +67,10 @@ OBSERVATION = ObservationTable(
         "current": None,
         "over": None,
         "board": None,
-        "you": _you,
-        "players": Each(_player),
-        "pool": lambda pool: clank_pb2.ClankPool(**pool),
+        # given as dicts of their messages' fields: encoded, and reused, field by field
+        "you": Fields(clank_pb2.ClankYou, _you),
+        "players": Each(Fields(clank_pb2.ClankPlayer)),
+        "pool": Fields(clank_pb2.ClankPool),
         # its options are the engine's own effect lists: encoded every time
         "pending": Volatile(_pending),
         "row": lambda row: [card or "" for card in row],

@@ -4,10 +4,12 @@ Protobuf's encoding of a message is the concatenation of its fields' encodings i
 order (a repeated message field: one length-delimited record per element). So a typed
 observation can be kept per seat as one encoded part per field: from one decision to the next
 most fields are unchanged (a turn changes the pool, one player and a few piles), and only the
-changed ones are encoded again. The same holds for the decision request around it: the
-observation and the legal actions go in as bytes, the few scalar fields are encoded by protobuf
-itself. What a bot receives is the message `messages.decision_request` builds, byte for byte
-(tests/referee/test_wire_bytes.py compares both on every decision of whole games).
+changed ones are encoded again. The same holds one level down for a message given as a dict of
+its own fields (`Fields`: a player whose hand size changed keeps its discard pile's bytes), and
+for the decision request around the observation: the observation and the legal actions go in
+as bytes, the few scalar fields are encoded by protobuf itself. What a bot receives is the
+message `messages.decision_request` builds, byte for byte (tests/referee/test_wire_bytes.py
+compares both on every decision of whole games).
 
 A game's codec describes its observation message with an `ObservationTable`: for every field,
 the observation key of the same name and how its value becomes the field's value.
@@ -17,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, ne
 from typing import Any
 
 from google.protobuf.descriptor import FieldDescriptor
@@ -29,6 +32,7 @@ from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
 __all__ = [
     "ActionCache",
     "Each",
+    "Fields",
     "ObservationCache",
     "ObservationTable",
     "Volatile",
@@ -46,6 +50,8 @@ def varint(n: int) -> bytes:
     """Protobuf's base-128 varint of a non-negative int."""
     if n < 0x80:
         return bytes((n,))
+    if n < 0x4000:  # a length of up to 16 KiB: most message lengths here
+        return bytes(((n & 0x7F) | 0x80, n >> 7))
     out = bytearray()
     while n >= 0x80:
         out.append((n & 0x7F) | 0x80)
@@ -60,11 +66,28 @@ def len_field(number: int, payload: bytes) -> bytes:
 
 
 @dataclass(frozen=True, slots=True)
+class Fields:
+    """A message field whose observation value is a dict of the message's own fields
+    (`message(**value)`): the cache encodes it field by field, and reuses each part while its
+    value is unchanged. `convert` (default `message(**value)`) makes the message otherwise: for
+    the whole message, and for a value that is not a dict with exactly the message's field
+    names (None, a missing or an unknown key), which is then encoded as a whole, as before."""
+
+    message: type[Message]
+    convert: Converter | None = None
+
+    def to_message(self, value: Any) -> Any:
+        """The field's value: what protobuf is given for it."""
+        return self.message(**value) if self.convert is None else self.convert(value)
+
+
+@dataclass(frozen=True, slots=True)
 class Each:
     """A repeated message field: `convert` turns one element into its message; each element is
-    encoded and reused on its own (one player changes, the others' bytes are kept)."""
+    encoded and reused on its own (one player changes, the others' bytes are kept). With a
+    `Fields`, an element that changed is encoded again field by field too."""
 
-    convert: Converter
+    convert: Converter | Fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +149,147 @@ def scalar_encoder(fd: Any) -> Callable[[Any], bytes | None] | None:
     return None
 
 
+#: strings kept encoded by a repeated string field's encoder (card ids: a few hundred); past
+#: this it starts over (bounded memory)
+STRINGS_KEPT = 4096
+
+
+def repeated_encoder(fd: Any) -> Callable[[Any], bytes | None] | None:
+    """A direct encoder of a repeated string field (its records, each string's kept from one
+    call to the next) or of a packed repeated int32/int64 field, given a list: the field's
+    encoding, or None for a value it does not take as it is (as `scalar_encoder`). None if the
+    field is of another kind."""
+    if not fd.is_repeated or fd.message_type is not None:
+        return None
+    number = fd.number
+    if fd.type == FieldDescriptor.TYPE_STRING:
+        records: dict[str, bytes] = {}
+
+        def encode_strs(v: Any) -> bytes | None:
+            if type(v) is not list:
+                return None
+            try:
+                return b"".join(map(records.__getitem__, v))
+            except (KeyError, TypeError):  # a string not seen yet (or not a string at all)
+                pass
+            for s in v:
+                if type(s) is not str:
+                    return None
+                if s not in records:
+                    try:
+                        data = s.encode()
+                    except UnicodeEncodeError:
+                        return None
+                    if len(records) >= STRINGS_KEPT:
+                        records.clear()
+                    records[s] = len_field(number, data)
+            return b"".join(map(records.__getitem__, v))
+
+        return encode_strs
+    if fd.type in _INT_RANGES and fd.is_packed:
+        low, high = _INT_RANGES[fd.type]
+        tag = varint((number << 3) | 2)
+
+        def encode_ints(v: Any) -> bytes | None:
+            if type(v) is not list:
+                return None
+            if not v:
+                return b""
+            if not all(type(x) is int and low <= x < high for x in v):
+                return None
+            packed = b"".join(varint(x if x >= 0 else x + 2**64) for x in v)
+            return tag + varint(len(packed)) + packed
+
+        return encode_ints
+    return None
+
+
+def _getter(keys: Sequence[str]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
+    """The values of `keys` in a dict, as a tuple (KeyError for a missing one)."""
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda d: (d[key],)
+    get: Callable[[Mapping[str, Any]], tuple[Any, ...]] = itemgetter(*keys)
+    return get
+
+
+#: what a `Fields` value's parts were made from: (its values in field-number order, their
+#: encodings)
+_Parts = tuple[tuple[Any, ...], list[bytes]]
+
+
+class _FieldsEncoder:
+    """The field-by-field encoding of a `Fields` field `number`: each field of the message
+    directly (`scalar_encoder`, `repeated_encoder`) or, for the other kinds (maps, messages),
+    by protobuf, in a message of that field alone, embedded as the whole message is (`embed`:
+    a message -> its bytes as they go in the field; protobuf copies a message given to another
+    message's constructor, which may reorder a map's entries)."""
+
+    __slots__ = ("_encoders", "_get", "_indexes", "_n", "_tag")
+
+    def __init__(self, message: type[Message], number: int, embed: Callable[[Message], bytes]) -> None:
+        fds: list[Any] = sorted(message.DESCRIPTOR.fields, key=lambda fd: fd.number)
+        names = [fd.name for fd in fds]
+        self._n = len(names)
+        self._get = _getter(names)
+        self._encoders = tuple(_part_encoder(message, fd, embed) for fd in fds)
+        self._indexes = range(len(fds))
+        self._tag = varint((number << 3) | 2)
+
+    def encode(self, value: Any, kept: _Parts | None) -> tuple[bytes, _Parts] | None:
+        """The field's encoding (a record of it) and its parts, the parts of `kept` reused
+        where their values are equal; None if `value` is not a dict of exactly the message's
+        fields."""
+        if type(value) is not dict or len(value) != self._n:
+            return None
+        try:
+            values = self._get(value)
+        except KeyError:  # as many keys, not the same ones
+            return None
+        encoders = self._encoders
+        if kept is None:
+            parts = [encode(v) for encode, v in zip(encoders, values, strict=True)]
+        else:
+            parts = kept[1].copy()
+            for j in compress(self._indexes, map(ne, values, kept[0])):
+                parts[j] = encoders[j](values[j])
+        payload = b"".join(parts)
+        return self._tag + varint(len(payload)) + payload, (values, parts)
+
+
+def _part_encoder(
+    message: type[Message], fd: Any, embed: Callable[[Message], bytes]
+) -> Callable[[Any], bytes]:
+    """One field of `message` -> its encoding in it."""
+    name = fd.name
+
+    def whole(v: Any) -> bytes:
+        return embed(message(**{name: v}))
+
+    direct = scalar_encoder(fd) or repeated_encoder(fd)
+    if direct is None:
+        return whole
+
+    def encode(v: Any) -> bytes:
+        encoded = direct(v)
+        return whole(v) if encoded is None else encoded
+
+    return encode
+
+
+def _unframe(encoded: bytes, tag: bytes) -> bytes:
+    """The payload of a length-delimited field's encoding that starts with `tag`."""
+    i = len(tag)
+    while encoded[i] & 0x80:  # the length's varint
+        i += 1
+    return encoded[i + 1 :]
+
+
+def _serialized(message: Message) -> bytes:
+    encoded: bytes = message.SerializeToString()
+    return encoded
+
+
 @dataclass(frozen=True, slots=True)
 class _Field:
     key: str
@@ -133,32 +297,25 @@ class _Field:
     convert: Converter | None
     each: bool
     volatile: bool
-    #: the direct encoder of a plain scalar field (`scalar_encoder`)
-    scalar: Callable[[Any], bytes | None] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """Fields encoded together: one `Each` or `Volatile` field, or consecutive plain fields
-    whose values are read at once (`get`) and compared as one tuple."""
-
-    fields: tuple[_Field, ...]
-    get: Callable[[Mapping[str, Any]], tuple[Any, ...]]
-    plain: bool
+    #: the direct encoder of a plain field's converted value (`scalar_encoder`,
+    #: `repeated_encoder`)
+    direct: Callable[[Any], bytes | None] | None = None
+    #: the field-by-field encoder of a `Fields` field (or of an `Each` field's elements)
+    fields: _FieldsEncoder | None = None
 
 
 class ObservationTable:
     """How a game's observation dict becomes its typed message (`message`, carried in the
     `Observation` oneof field `oneof`): `fields` gives, for every field of the message, the
     converter of the observation value with the same key (None: the value as it is; `Each`;
-    `Volatile`). `strict`: an observation key the message lacks is a KeyError (the referee then
-    sends JSON) instead of being left out."""
+    `Fields`; `Volatile`). `strict`: an observation key the message lacks is a KeyError (the
+    referee then sends JSON) instead of being left out."""
 
     def __init__(
         self,
         message: type[Message],
         oneof: str,
-        fields: Mapping[str, Converter | Each | Volatile | None],
+        fields: Mapping[str, Converter | Each | Fields | Volatile | None],
         *,
         strict: bool = False,
     ) -> None:
@@ -177,22 +334,38 @@ class ObservationTable:
         for key, spec in fields.items():
             fd = descriptor.fields_by_name[key]
             if isinstance(spec, Each):
-                table.append(_Field(key, fd.number, spec.convert, True, False))
+                if isinstance(spec.convert, Fields):
+                    # an element's record is its message's bytes (`element`)
+                    nested = _FieldsEncoder(spec.convert.message, fd.number, _serialized)
+                    table.append(_Field(key, fd.number, spec.convert.to_message, True, False, None, nested))
+                else:
+                    table.append(_Field(key, fd.number, spec.convert, True, False))
+            elif isinstance(spec, Fields):
+                nested = _FieldsEncoder(spec.message, fd.number, self._embedder(key, fd.number))
+                table.append(_Field(key, fd.number, spec.to_message, False, False, None, nested))
             elif isinstance(spec, Volatile):
                 table.append(_Field(key, fd.number, spec.convert, False, True))
             else:
-                scalar = scalar_encoder(fd) if spec is None else None
-                table.append(_Field(key, fd.number, spec, False, False, scalar))
+                direct = scalar_encoder(fd) or repeated_encoder(fd)
+                table.append(_Field(key, fd.number, spec, False, False, direct))
         # encoded in field-number order, as protobuf encodes a whole message
         self.fields: tuple[_Field, ...] = tuple(sorted(table, key=lambda f: f.number))
-        runs: list[list[_Field]] = []
-        for f in self.fields:
-            plain = not (f.each or f.volatile)
-            if plain and runs and not (runs[-1][-1].each or runs[-1][-1].volatile):
-                runs[-1].append(f)
-            else:
-                runs.append([f])
-        self.runs: tuple[_Run, ...] = tuple(_run(r) for r in runs)
+        #: all the fields' values of an observation, in field-number order
+        self.get = _getter([f.key for f in self.fields])
+        self.indexes = range(len(self.fields))
+        #: the fields visited at every decision rather than when their value changed:
+        #: `Volatile` ones, and `Each` ones (compared element by element there)
+        self.always = tuple(j for j, f in enumerate(self.fields) if f.volatile or f.each)
+        self.tag = varint((self.oneof_number << 3) | 2)
+
+    def _embedder(self, key: str, number: int) -> Callable[[Message], bytes]:
+        """A message -> its bytes in field `key` (as `encode_field` encodes it)."""
+        outer, tag = self.message, varint((number << 3) | 2)
+
+        def embed(inner: Message) -> bytes:
+            return _unframe(outer(**{key: inner}).SerializeToString(), tag)
+
+        return embed
 
     def _check(self, obs: Mapping[str, Any]) -> None:
         if self.strict and not self.keys.issuperset(obs):
@@ -215,11 +388,11 @@ class ObservationTable:
 
     def encode_field(self, f: _Field, value: Any) -> bytes:
         """One field's encoding (b"" for a default value, as in the whole message)."""
-        if f.scalar is not None:
-            encoded = f.scalar(value)
+        converted = value if f.convert is None else self._value(f, value)
+        if f.direct is not None:
+            encoded = f.direct(converted)
             if encoded is not None:
                 return encoded
-        converted = self._value(f, value)
         if converted is None:  # an unset field (a message or an optional scalar)
             return b""
         return self.message(**{f.key: converted}).SerializeToString()
@@ -234,17 +407,29 @@ class ObservationTable:
         return ObservationCache(self)
 
 
+#: kept in place of the value of a field in `ObservationTable.always`: unequal to everything
+#: (`!=` falls back to identity), so the field is visited every time (and no engine object kept)
+_ALWAYS = object()
+
+#: what an `Each` field's elements were made from: per element (its value, its record, its
+#: parts if it was encoded field by field)
+_Elements = list[tuple[Any, bytes, _Parts | None]]
+
+
 class ObservationCache:
     """One seat's last observation, field by field, with each field's encoding (`Observation`
     bytes out). The values kept are the observation's own (the engine builds a new dict and new
     containers for every observation); a `Volatile` field is encoded every time."""
 
-    __slots__ = ("_last", "_table")
+    __slots__ = ("_kept", "_parts", "_table", "_values")
 
     def __init__(self, table: ObservationTable) -> None:
         self._table = table
-        #: per run of fields (`ObservationTable.runs`): what was encoded last, and how
-        self._last: list[Any] = [None] * len(table.runs)
+        #: the last observation's values in field-number order (None: nothing encoded yet)
+        self._values: Sequence[Any] | None = None
+        #: per field, its encoding, and what was kept to encode it again (`_Parts`, `_Elements`)
+        self._parts: list[bytes] = []
+        self._kept: list[Any] = []
 
     def encode(self, obs: Mapping[str, Any]) -> bytes:
         """The Observation message's encoding for `obs` (KeyError, ValueError, TypeError as the
@@ -252,54 +437,57 @@ class ObservationCache:
         table = self._table
         if table.strict:
             table._check(obs)
-        last = self._last
-        parts: list[bytes] = []
-        for i, run in enumerate(table.runs):
-            values = run.get(obs)
-            kept = last[i]
-            if run.plain:
-                # kept: (values, their encodings, the run's encoding)
-                if kept is not None and kept[0] == values:
-                    parts.append(kept[2])
+        values = table.get(obs)
+        last = self._values
+        changed: Any
+        if last is None:
+            parts: list[bytes] = [b""] * len(values)
+            kept: list[Any] = [None] * len(values)
+            changed = table.indexes
+        else:
+            # copies, set in place of the kept ones once all went well: an error half way
+            # leaves the cache as it was
+            parts, kept = self._parts.copy(), self._kept.copy()
+            changed = compress(table.indexes, map(ne, values, last))
+        fields = table.fields
+        for j in changed:
+            f = fields[j]
+            value = values[j]
+            if f.each:
+                parts[j], kept[j] = self._each(f, value, kept[j])
+                continue
+            if f.fields is not None:
+                found = f.fields.encode(value, kept[j])
+                if found is not None:
+                    parts[j], kept[j] = found
                     continue
-                encodings = [
-                    old if kept is not None and kept[0][j] == v else table.encode_field(f, v)
-                    for j, (f, v, old) in enumerate(
-                        zip(run.fields, values, kept[1] if kept is not None else run.fields, strict=True)
-                    )
-                ]
-                joined = b"".join(encodings)
-                last[i] = (values, encodings, joined)
-                parts.append(joined)
+                kept[j] = None
+            parts[j] = table.encode_field(f, value)
+        compared: Sequence[Any] = values
+        if table.always:
+            compared = list(values)
+            for j in table.always:
+                compared[j] = _ALWAYS
+        self._values, self._parts, self._kept = compared, parts, kept
+        payload = b"".join(parts)
+        return table.tag + varint(len(payload)) + payload
+
+    def _each(self, f: _Field, value: Any, last: _Elements | None) -> tuple[bytes, _Elements]:
+        """An `Each` field's records, the kept ones reused element by element."""
+        elements: _Elements = []
+        known = len(last) if last is not None else 0
+        for j, v in enumerate(value):
+            old = last[j] if last is not None and j < known else None
+            if old is not None and old[0] == v:
+                elements.append(old)
                 continue
-            f = run.fields[0]
-            value = values[0]
-            if f.volatile:
-                parts.append(table.encode_field(f, value))
-                continue
-            # an `Each` field: kept is [(element, its record)], reused element by element
-            elements: list[tuple[Any, bytes]] = []
-            for j, v in enumerate(value):
-                if kept is not None and j < len(kept) and kept[j][0] == v:
-                    elements.append(kept[j])
-                else:
-                    elements.append((v, table.element(f, v)))
-            last[i] = elements
-            parts.extend(e[1] for e in elements)
-        return len_field(table.oneof_number, b"".join(parts))
-
-
-def _run(fields: list[_Field]) -> _Run:
-    plain = not (fields[0].each or fields[0].volatile)
-    if len(fields) == 1:
-        key = fields[0].key
-
-        def get_one(obs: Mapping[str, Any]) -> tuple[Any, ...]:
-            return (obs[key],)
-
-        return _Run(tuple(fields), get_one, plain)
-    get: Callable[[Mapping[str, Any]], tuple[Any, ...]] = itemgetter(*(f.key for f in fields))
-    return _Run(tuple(fields), get, plain)
+            if f.fields is not None:
+                found = f.fields.encode(v, old[2] if old is not None else None)
+                if found is not None:
+                    elements.append((v, found[0], found[1]))
+                    continue
+            elements.append((v, self._table.element(f, v), None))
+        return b"".join([e[1] for e in elements]), elements
 
 
 def json_observation(obs: Mapping[str, Any]) -> bytes:
