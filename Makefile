@@ -66,7 +66,7 @@ js: $(JS_STAMP)  ## install the JavaScript bot kit's packages (npm ci)
 
 test: $(JS_STAMP)
 
-bench-referee: $(STAMP)  ## gRPC referee: decision round trip vs bare echo, concurrent matches
+bench-referee: $(STAMP)  ## gRPC referee: decision round trip and concurrent matches, each vs a bare echo in the same run
 	$(PY) -m referee.server.bench
 
 bench: bench-referee

@@ -21,6 +21,23 @@
    round-robin on its two ports). Goals: >= 250 matches per core, <= 100 us CPU per decision,
    <= 100 KiB per match, N processes scale with cores.
 
+   Same-run reference (speed is a ratio: the machine is shared and noisy). For each level N, right
+   after the first referee level of that size, a fresh bare echo server process runs under load of
+   the same shape: N pairs of echo streams, each stream its own connection (2N, as the N matches'
+   seats), from `--echo-client` processes split as the bots' are. A pair has one message in flight
+   and its two streams take turns, as a match asks one seat at a time; its messages start N / D
+   seconds apart, D the decisions/s the referee just made at that level (about N / (0.05 s + the
+   referee's round trip)), so the echo serves the same rate over the same connection count (with
+   the bots' 50 ms think instead, the faster echo would serve more messages/s). A message is one
+   read (answer-sized) and one write (the round trip's median request size) for the echo server,
+   as a decision is for the referee. The echo's CPU per message (its process CPU over the window
+   / the messages echoed in it) stands beside the referee's CPU per decision as a ratio; the
+   referee's KiB per match beside two bare echo streams (part 1's figure) and beside the echo's
+   own RSS growth per pair at that level. The echo has no per-match set-up: the bench prints how
+   many decisions a match lasts (its bots pick pseudo-random moves; the round trip's matches
+   end, the 50 ms ones rarely inside a window) and how many matches were made and ended inside
+   each window, i.e. how much set-up the CPU figure holds.
+
 On a 2-core machine the bots' processes and the referee share the cores: when the machine has
 no idle time left the figure is bounded by the host, not by the referee; the output says so.
 
@@ -45,7 +62,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
@@ -237,20 +254,28 @@ class _Farm:
     measuring: bool = False
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     decisions: int = 0
+    #: matches made (CreateMatch answered)
+    created: int = 0
+    #: matches played to their end
     finished: int = 0
+    #: the decisions of the finished matches (their mean length: per-match set-up is spread over it)
+    finished_decisions: int = 0
     #: status code (or exception type) -> how many matches ended with it
     failures: Counter[str] = field(default_factory=Counter)
     admins: list[dict[str, Any]] = field(default_factory=list)
     admin_channels: list[grpc.aio.Channel] = field(default_factory=list)
 
-    async def match(self, address_index: int, seed: int) -> None:
+    async def match(self, address_index: int, seed: int) -> int:
+        """Play one match to its end; the number of decisions its bots answered."""
         admin = self.admins[address_index]
         made = await admin["CreateMatch"](
             admin_pb2.CreateMatchRequest(game="clank", seed=seed, seats=[admin_pb2.SeatSpec(name="b")] * 2),
             metadata=bearer(self.admin_token),
             timeout=30,
         )
+        self.created += 1
         last_answer: list[float | None] = [None]
+        answered = [0]
 
         async def seat(token: str) -> None:
             async with grpc.aio.insecure_channel(self.addresses[address_index], options=OWN_CONNECTION) as ch:
@@ -283,16 +308,20 @@ class _Farm:
                     )
                     last_answer[0] = time.perf_counter()
                     self.decisions += 1
+                    answered[0] += 1
                     await call.write(answer)
 
         await asyncio.gather(*(seat(t) for t in made.seat_tokens))
+        return answered[0]
 
     async def _guarded(self, address_index: int, seed: int) -> None:
         """One match; a failure is counted by its status code (never swallowed), then a pause so
         a refusing referee is not hammered."""
         try:
-            await self.match(address_index, seed)
-            self.finished += 1
+            decisions = await self.match(address_index, seed)
+            if not self.stop.is_set():  # a match cut short by the end of the level is not finished
+                self.finished += 1
+                self.finished_decisions += decisions
         except asyncio.CancelledError:
             raise
         except grpc.aio.AioRpcError as exc:
@@ -335,7 +364,9 @@ class _Farm:
 
 async def _round_trip(
     address: str, token: str, echo_address: str, measure_s: float
-) -> tuple[list[float], list[float], list[int]]:
+) -> tuple[list[float], list[float], list[int], tuple[int, int]]:
+    """One round: the referee's gaps, the echo's for the same sizes, the request sizes, and
+    (matches finished, their decisions)."""
     farm = _Farm([address], token, think_s=0.0)
     running = await farm.start(1, 0)
     await asyncio.sleep(0.5)
@@ -344,10 +375,76 @@ async def _round_trip(
     await farm.finish(running)
     sizes = [(request, ANSWER_BYTES) for request in farm.sizes]
     echo_gaps = await _echo_client(echo_address, sizes)
-    return farm.gaps, echo_gaps, farm.sizes
+    return farm.gaps, echo_gaps, farm.sizes, (farm.finished, farm.finished_decisions)
 
 
 # --- 2. capacity: bot-side client processes ---------------------------------------------------
+
+
+@dataclass
+class _EchoPairs:
+    """The capacity reference, in `--echo-client` processes: `pairs` pairs of bare echo streams,
+    each stream on its own connection, shaped like a match of `_Farm`: a pair has one message in
+    flight at a time, its two streams take turns, and a pair's messages start `interval_s` apart
+    (the referee's pace: its decisions/s over the level's matches). Each message is one read and one
+    write for the echo server (answer-sized in, request-sized out), as each decision is for the
+    referee. No set-up between messages: the streams stay open for the whole level."""
+
+    address: str
+    request_bytes: int
+    interval_s: float
+    gaps: list[float] = field(default_factory=list)
+    measuring: bool = False
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    #: echoed messages, the counterpart of `_Farm.decisions`
+    decisions: int = 0
+    #: always 0: the pairs' streams stay open (`_Farm`'s counters, for the same report)
+    created: int = 0
+    finished: int = 0
+    finished_decisions: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+
+    async def pair(self, index: int) -> None:
+        payload = struct.pack("<I", self.request_bytes) + b"a" * max(0, ANSWER_BYTES - 4)
+        channels = [grpc.aio.insecure_channel(self.address, options=OWN_CONNECTION) for _ in range(2)]
+        try:
+            calls: list[Any] = [ch.stream_stream(ECHO_METHOD)() for ch in channels]
+            # spread the pairs' turns over the interval, as matches drift apart
+            await asyncio.sleep((index * 0.618) % 1 * self.interval_s)
+            turn = 0
+            while not self.stop.is_set():
+                call = calls[turn % 2]
+                started = time.perf_counter()
+                await call.write(payload)
+                reply = await call.read()
+                if reply is grpc.aio.EOF:
+                    raise RuntimeError("echo stream ended")
+                if self.measuring:
+                    self.gaps.append(time.perf_counter() - started)
+                self.decisions += 1
+                turn += 1
+                await asyncio.sleep(max(0.0, self.interval_s - (time.perf_counter() - started)))
+        except asyncio.CancelledError:
+            raise
+        except grpc.aio.AioRpcError as exc:
+            if not self.stop.is_set():
+                self.failures[exc.code().name] += 1
+        except Exception as exc:  # counted and printed by kind, like _Farm's
+            if not self.stop.is_set():
+                self.failures[type(exc).__name__] += 1
+        finally:
+            await asyncio.gather(*(ch.close() for ch in channels))
+
+    async def start(self, pairs: int) -> set[asyncio.Task[None]]:
+        """Start `pairs` pairs; returns their tasks (they run until `stop` is set)."""
+        return {asyncio.create_task(self.pair(i)) for i in range(pairs)}
+
+    async def finish(self, running: set[asyncio.Task[None]]) -> None:
+        self.measuring = False
+        self.stop.set()
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
 
 
 async def _client_main(addresses: list[str], matches: int, first_seed: int, think_s: float) -> None:
@@ -356,18 +453,34 @@ async def _client_main(addresses: list[str], matches: int, first_seed: int, thin
     loop = asyncio.get_running_loop()
     token = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
     farm = _Farm(addresses, token, think_s)
-    running = await farm.start(matches, first_seed)
+    await _serve_commands(farm, await farm.start(matches, first_seed))
+
+
+async def _echo_client_main(address: str, pairs: int, request_bytes: int, interval_s: float) -> None:
+    """`--echo-client`: `_client_main`'s protocol (the token line is read and ignored) over
+    `_EchoPairs`."""
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, sys.stdin.readline)
+    load = _EchoPairs(address, request_bytes, interval_s)
+    await _serve_commands(load, await load.start(pairs))
+
+
+async def _serve_commands(farm: _Farm | _EchoPairs, running: set[asyncio.Task[None]]) -> None:
+    """Print `running`, then answer `start` / `stop` on stdin until `stop` (or stdin's end)."""
+    loop = asyncio.get_running_loop()
     print("running", flush=True)
 
     def cpu() -> float:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         return usage.ru_utime + usage.ru_stime
 
+    created0 = finished0 = 0
     while True:
         command = (await loop.run_in_executor(None, sys.stdin.readline)).strip()
         if command == "start":
             farm.gaps.clear()
             farm.measuring = True
+            created0, finished0 = farm.created, farm.finished
             print(f"started {farm.decisions} {cpu():.6f}", flush=True)
         elif command == "stop" or not command:
             farm.measuring = False
@@ -377,6 +490,9 @@ async def _client_main(addresses: list[str], matches: int, first_seed: int, thin
                 "cpu_s": cpu(),
                 "failures": dict(farm.failures),
                 "finished": farm.finished,
+                "finished_decisions": farm.finished_decisions,
+                "window_created": farm.created - created0,
+                "window_finished": farm.finished - finished0,
             }
             print(json.dumps(report), flush=True)
             await farm.finish(running)
@@ -403,10 +519,12 @@ class _Client:
 
 
 def _capacity_level(
-    addresses: list[str], pids: list[int], token: str, matches: int, warmup_s: float, measure_s: float,
-    baseline_rss: int,
+    client_args: Callable[[int, int], list[str]], pids: list[int], token: str, matches: int,
+    warmup_s: float, measure_s: float, baseline_rss: int,
 ) -> dict[str, Any]:
-    """Run one level: `matches` matches over client processes; the figures of its window."""
+    """Run one level: `matches` matches (or echo pairs) over client processes, the i-th started
+    as `python -m referee.server.bench CLIENT_ARGS(i, its share)`; the figures of its window, with
+    `pids` the measured server processes."""
     n_clients = min(MAX_CLIENTS, max(1, math.ceil(matches / MATCHES_PER_CLIENT)))
     shares = [matches // n_clients + (1 if i < matches % n_clients else 0) for i in range(n_clients)]
     clients: list[_Client] = []
@@ -414,10 +532,7 @@ def _capacity_level(
         for i, share in enumerate(shares):
             err = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed with its client below
             proc = subprocess.Popen(
-                [
-                    sys.executable, "-m", "referee.server.bench", "--client", ",".join(addresses),
-                    "--matches", str(share), "--first-seed", str(1 + i * 100_000 + matches * 1000),
-                ],
+                [sys.executable, "-m", "referee.server.bench", *client_args(i, share)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
             )
             client = _Client(proc, err)
@@ -464,9 +579,11 @@ def _capacity_level(
     failures: Counter[str] = Counter()
     for r in reports:
         failures.update(r["failures"])
+    finished = sum(r["finished"] for r in reports)
     return {
         "matches": matches,
         **_ms(gaps),
+        "window_decisions": decisions,
         "decisions_per_s": round(decisions / window, 1),
         "referee_cpu_us_per_decision": round(ref_cpu / decisions * 1e6, 1) if decisions else None,
         "referee_cores": round(ref_cpu / window, 2),
@@ -479,7 +596,15 @@ def _capacity_level(
             max(0.0, (1 - idle_share) * (os.cpu_count() or 1) - (ref_cpu + client_cpu) / window), 2
         ),
         "failures": dict(failures),
-        "matches_finished": sum(r["finished"] for r in reports),
+        "matches_finished": finished,
+        # matches made and ended inside the window: their set-up and end are in its CPU figure
+        "matches_created_in_window": sum(r["window_created"] for r in reports),
+        "matches_finished_in_window": sum(r["window_finished"] for r in reports),
+        # a match's set-up and end (CreateMatch, two connections, GameStart; GameEnd, the replay's
+        # compression) are spread over this many decisions
+        "decisions_per_match": (
+            round(sum(r["finished_decisions"] for r in reports) / finished, 1) if finished else None
+        ),
     }
 
 
@@ -514,8 +639,60 @@ def _referee(processes: int, token: str) -> tuple[Spawned, list[str], list[int]]
     return spawned, addresses, pids
 
 
+@dataclass
+class _EchoReference:
+    """The capacity levels' same-run reference: a bare echo server process (its own, fresh)
+    under `_EchoPairs` load of N pairs (2N connections) for a level of N matches at the rate the
+    referee made, driven from `--echo-client` processes split as the bots' are. Measured once per
+    N, right after the first referee level of that size (the same machine load), and shared by
+    the process counts."""
+
+    server: Spawned
+    baseline_rss: int
+    request_bytes: int
+    warmup_s: float
+    measure_s: float
+    #: the round trip's bare echo memory: two streams, one connection each (KiB)
+    pair_kib: float
+    rows: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    def level(self, pairs: int, token: str, rate: float) -> dict[str, Any]:
+        """The echo's figures under `pairs` pairs sending `rate` messages/s in all (measured now
+        unless a level of that size already was)."""
+        if pairs not in self.rows:
+            interval_ms = pairs / rate * 1000 if rate > 0 else THINK_S * 1000
+            row = _capacity_level(
+                lambda i, share: [
+                    "--echo-client", self.server.found, "--matches", str(share),
+                    "--request-bytes", str(self.request_bytes), "--interval-ms", f"{interval_ms:.3f}",
+                ],
+                [self.server.proc.pid], token, pairs, self.warmup_s, self.measure_s, self.baseline_rss,
+            )
+            self.rows[pairs] = {
+                "pairs": pairs,
+                "connections": 2 * pairs,
+                "interval_ms": round(interval_ms, 2),
+                "n": row["n"],
+                "median_ms": row["median_ms"],
+                "p99_ms": row["p99_ms"],
+                "messages_per_s": row["decisions_per_s"],
+                "cpu_us_per_message": row["referee_cpu_us_per_decision"],
+                "cores": row["referee_cores"],
+                "kib_per_pair": row["kib_per_match"],
+                "client_processes": row["bot_processes"],
+                "machine_idle": row["machine_idle"],
+                "failures": row["failures"],
+            }
+        return self.rows[pairs]
+
+
+def _ratio_or_none(a: float | None, b: float | None) -> float | None:
+    return round(a / b, 2) if a and b else None
+
+
 def _capacity(
-    processes: int, token: str, levels: Sequence[int], warmup_s: float, measure_s: float
+    processes: int, token: str, levels: Sequence[int], warmup_s: float, measure_s: float,
+    echo: _EchoReference,
 ) -> dict[str, Any]:
     referee, addresses, pids = _referee(processes, token)
     rows: list[dict[str, Any]] = []
@@ -525,16 +702,33 @@ def _capacity(
         time.sleep(0.5)
         baseline = sum(rss_bytes(p) for p in pids)
         for n in levels:
-            row = _capacity_level(addresses, pids, token, n, warmup_s, measure_s, baseline)
+
+            def bots(i: int, share: int, n: int = n) -> list[str]:
+                return [
+                    "--client", ",".join(addresses), "--matches", str(share),
+                    "--first-seed", str(1 + i * 100_000 + n * 1000),
+                ]
+
+            row = _capacity_level(bots, pids, token, n, warmup_s, measure_s, baseline)
+            row["echo"] = e = echo.level(n, token, row["decisions_per_s"])
+            row["cpu_vs_echo"] = _ratio_or_none(row["referee_cpu_us_per_decision"], e["cpu_us_per_message"])
+            row["kib_vs_echo_pair"] = _ratio_or_none(row["kib_per_match"], echo.pair_kib)
+            row["kib_vs_echo_level"] = _ratio_or_none(row["kib_per_match"], e["kib_per_pair"])
             rows.append(row)
             failed = sum(row["failures"].values())
             print(
                 f"  {processes} process(es), {n:4d} matches: added p50 {row['median_ms']:.2f} ms, "
                 f"p99 {row['p99_ms']:.2f} ms; {row['decisions_per_s']:.0f} decisions/s; referee "
                 f"{row['referee_cpu_us_per_decision']} us CPU/decision, {row['referee_cores']} cores; "
-                f"{row['kib_per_match']} KiB/match; bots {row['bot_processes']} processes "
+                f"{row['kib_per_match']} KiB/match; matches made/ended in the window "
+                f"{row['matches_created_in_window']}/{row['matches_finished_in_window']}; "
+                f"bots {row['bot_processes']} processes "
                 f"{row['bot_cores']} cores; other processes {row['other_cores']} cores; machine idle "
-                f"{row['machine_idle']:.0%}; failures {row['failures'] or 0}",
+                f"{row['machine_idle']:.0%}; failures {row['failures'] or 0}\n"
+                f"    bare echo, {e['pairs']} pairs: p50 {e['median_ms']:.2f} ms, p99 {e['p99_ms']:.2f} ms; "
+                f"{e['messages_per_s']:.0f} messages/s; {e['cpu_us_per_message']} us CPU/message "
+                f"(referee {row['cpu_vs_echo']}x); {e['kib_per_pair']} KiB/pair; "
+                f"failures {e['failures'] or 0}",
                 file=sys.stderr,
                 flush=True,
             )
@@ -560,11 +754,14 @@ async def _bench_round_trip(token: str, quick: bool) -> dict[str, Any]:
         ref_gaps: list[float] = []
         echo_gaps: list[float] = []
         sizes: list[int] = []
+        finished = finished_decisions = 0
         for _ in range(rounds):  # interleaved: both see the same machine load
-            r, e, s = await _round_trip(addresses[0], token, echo.found, 2.0 if quick else 4.0)
+            r, e, s, (f, d) = await _round_trip(addresses[0], token, echo.found, 2.0 if quick else 4.0)
             ref_gaps += r
             echo_gaps += e
             sizes += s
+            finished += f
+            finished_decisions += d
         streams = 50 if quick else 200
         echo_kib = await _echo_memory(echo.found, echo.proc.pid, streams) / 1024
     except Exception:
@@ -581,6 +778,10 @@ async def _bench_round_trip(token: str, quick: bool) -> dict[str, Any]:
         "rounds": rounds,
         "echo_kib_per_stream": round(echo_kib, 1),
         "echo_streams": streams,
+        # the bots of this bench pick pseudo-random moves; their matches here end, unlike (most of)
+        # the capacity levels' 50 ms ones inside a window
+        "matches_finished": finished,
+        "decisions_per_match": round(finished_decisions / finished, 1) if finished else None,
     }
 
 
@@ -589,15 +790,29 @@ def run(quick: bool, levels: Sequence[int], processes: Sequence[int]) -> dict[st
     token = secrets.token_urlsafe(24)
     report: dict[str, Any] = {
         "cpus": os.cpu_count(),
+        "think_ms": THINK_S * 1000,
         "setup": (
             f"referee: `arena serve referee --processes N` (its own processes); bots: client "
             f"processes of <= {MATCHES_PER_CLIENT} matches each (<= {MAX_CLIENTS}), every seat its "
-            f"own connection, {THINK_S * 1000:.0f} ms think time; echo: a bare grpc.aio server process"
+            f"own connection, {THINK_S * 1000:.0f} ms think time; echo: a bare grpc.aio server process "
+            f"(capacity: N pairs of streams, 2N connections, each pair one message in flight, paced "
+            f"to the referee's decisions/s, from client processes split as the bots')"
         ),
     }
-    report["round_trip"] = asyncio.run(_bench_round_trip(token, quick))
+    rt = report["round_trip"] = asyncio.run(_bench_round_trip(token, quick))
     warmup_s, measure_s = (1.0, 1.5) if quick else (2.0, 5.0)
-    report["capacity"] = [_capacity(n, token, levels, warmup_s, measure_s) for n in processes]
+    server = spawn(["-m", "referee.server.bench", "--echo-server"], r"listening on (\S+)")
+    try:
+        time.sleep(0.5)
+        echo = _EchoReference(
+            server, rss_bytes(server.proc.pid), int(rt["request_bytes_median"]) or 64,
+            *((0.5, 1.5) if quick else (1.0, 3.0)), pair_kib=2 * rt["echo_kib_per_stream"],
+        )
+        report["capacity"] = [
+            _capacity(n, token, levels, warmup_s, measure_s, echo) for n in processes
+        ]
+    finally:
+        server.stop()
     return report
 
 
@@ -609,6 +824,7 @@ def render(report: dict[str, Any]) -> list[str]:
     """The report in words, each figure beside its goal."""
     rt = report["round_trip"]
     ref, echo = rt["referee"], rt["bare_echo"]
+    think_ms = report["think_ms"]
     lines = [
         f"set-up ({report['cpus']} CPUs): {report['setup']}",
         "referee decision round trip (bot answers at once; answer sent -> next request received), "
@@ -618,6 +834,8 @@ def render(report: dict[str, Any]) -> list[str]:
         f"  bare grpc.aio echo:  p50 {echo['median_ms']:.3f} ms  p99 {echo['p99_ms']:.3f} ms  (same sizes)",
         f"  ratio: p50 {_ratio(ref['median_ms'], echo['median_ms'])}, "
         f"p99 {_ratio(ref['p99_ms'], echo['p99_ms'])}  (goal <= {GOAL_ECHO_RATIO}x)",
+        f"  a match of these bots (pseudo-random moves) lasts {_whole(rt['decisions_per_match'])} decisions "
+        f"on average ({rt['matches_finished']} finished here)",
     ]
     best_by_processes: dict[int, int] = {}
     for cap in report["capacity"]:
@@ -625,16 +843,28 @@ def render(report: dict[str, Any]) -> list[str]:
         best = cap["max_matches_p99_within_5ms"]
         best_by_processes[n] = best
         lines.append(
-            f"capacity, {n} referee process(es), 2-seat Clank! matches of {THINK_S * 1000:.0f} ms bots:"
+            f"capacity, {n} referee process(es), 2-seat Clank! matches of {think_ms:.0f} ms bots "
+            "(beside each: the bare echo, N pairs of streams, 2N connections, at the referee's rate):"
         )
         for row in cap["levels"]:
+            e = row["echo"]
+            each = row["decisions_per_match"]
             lines.append(
                 f"  {row['matches']:4d} matches: added p99 {row['p99_ms']:.2f} ms "
                 f"(p50 {row['median_ms']:.2f}); "
-                f"{row['decisions_per_s']:.0f} decisions/s; failures {row['failures'] or 'none'}; "
+                f"{row['decisions_per_s']:.0f} decisions/s; matches made/ended in the window "
+                f"{row['matches_created_in_window']}/{row['matches_finished_in_window']}"
+                + (f" ({each:.0f} decisions per finished match)" if each else "")
+                + f"; failures {row['failures'] or 'none'}; "
                 f"referee {row['referee_cores']} cores, bots ({row['bot_processes']} processes) "
                 f"{row['bot_cores']}, other processes {row['other_cores']}; "
                 f"machine idle {row['machine_idle']:.0%}"
+            )
+            lines.append(
+                f"        bare echo: added p99 {e['p99_ms']:.2f} ms (p50 {e['median_ms']:.2f}); "
+                f"{e['messages_per_s']:.0f} messages/s over {e['connections']} connections; "
+                f"{_whole(e['cpu_us_per_message'])} us CPU/message ({e['cores']} cores); "
+                f"{e['kib_per_pair']} KiB/pair; failures {e['failures'] or 'none'}"
             )
         lines.append(
             f"  largest count with <= {ADDED_P99_MS:.0f} ms added at p99: {best} "
@@ -644,19 +874,45 @@ def render(report: dict[str, Any]) -> list[str]:
         fitting = [r for r in cap["levels"] if r["matches"] <= max(best, cap["levels"][0]["matches"])]
         row = fitting[-1] if fitting else cap["levels"][-1]
         cpu = row["referee_cpu_us_per_decision"] or 0.0
+        e = row["echo"]
         echo_pair = 2 * rt["echo_kib_per_stream"]
+        # the echo is paced to the first process count's level of this size: another count's
+        # referee may have made another rate
+        same_rate = e["messages_per_s"] and abs(row["decisions_per_s"] / e["messages_per_s"] - 1) <= 0.1
         lines.append(
-            f"  at {row['matches']} matches: referee CPU {cpu:.0f} us/decision (goal <= {GOAL_CPU_US:.0f}: "
-            f"{cpu / GOAL_CPU_US:.2f}x of it); memory {row['kib_per_match']:.0f} KiB/match (goal <= "
-            f"{GOAL_KIB_PER_MATCH:.0f}: {row['kib_per_match'] / GOAL_KIB_PER_MATCH:.2f}x; two bare echo "
-            f"streams, one connection each: {echo_pair:.0f} KiB)"
+            f"  at {row['matches']} matches: referee CPU per decision = {cpu:.0f} us = "
+            f"{_times(row['cpu_vs_echo'])} the bare echo's {_whole(e['cpu_us_per_message'])} us per message "
+            + ("at the same rate" if same_rate else "at another rate (paced to the first process count's)")
+            + f" ({row['decisions_per_s']:.0f} decisions/s vs {e['messages_per_s']:.0f} "
+            f"messages/s, {2 * row['matches']} vs {e['connections']} connections); "
+            f"goal <= {GOAL_CPU_US:.0f}: {cpu / GOAL_CPU_US:.2f}x of it"
         )
-        per_match = row["decisions_per_s"] / row["matches"] if row["matches"] else 0.0
-        if cpu and per_match:
-            ceiling = 1e6 / cpu / per_match
+        lines.append(
+            f"  at {row['matches']} matches: referee memory per match = {row['kib_per_match']:.0f} KiB = "
+            f"{_times(row['kib_vs_echo_pair'])} two bare echo streams' {echo_pair:.0f} KiB (one connection "
+            f"each), {_times(row['kib_vs_echo_level'])} the echo's growth under this level's load "
+            f"({e['kib_per_pair']} KiB/pair); "
+            f"goal <= {GOAL_KIB_PER_MATCH:.0f}: {row['kib_per_match'] / GOAL_KIB_PER_MATCH:.2f}x of it"
+        )
+        made, ended = row["matches_created_in_window"], row["matches_finished_in_window"]
+        in_window = (
+            f"in this window {made} matches were made and {ended} ended, one such event per "
+            f"{row['window_decisions'] / (made + ended):.0f} decisions"
+            if made + ended
+            else "no match was made or ended in this window: its CPU per decision holds none of it"
+        )
+        lines.append(
+            f"  at {row['matches']} matches: {_whole(row['decisions_per_match'])} decisions per finished "
+            f"match ({row['matches_finished']} finished; {_whole(rt['decisions_per_match'])} in the round "
+            "trip): a match's set-up and end (CreateMatch, two new connections, GameStart; GameEnd, "
+            f"the replay's compression) are spread over that many decisions (the echo has none); {in_window}"
+        )
+        rate = row["decisions_per_s"] / row["matches"] if row["matches"] else 0.0
+        if cpu and rate:
+            ceiling = 1e6 / cpu / rate
             lines.append(
                 f"  CPU-bound ceiling: one core at {cpu:.0f} us/decision holds {ceiling:.0f} such matches "
-                f"({per_match:.1f} decisions/s each; {ceiling / GOAL_MATCHES_PER_CORE:.2f}x the goal)"
+                f"({rate:.1f} decisions/s each; {ceiling / GOAL_MATCHES_PER_CORE:.2f}x the goal)"
             )
         if row["machine_idle"] < 0.05:
             lines.append(
@@ -675,7 +931,22 @@ def render(report: dict[str, Any]) -> list[str]:
     failures = sum(sum(r["failures"].values()) for cap in report["capacity"] for r in cap["levels"])
     if failures:
         lines.append(f"FAILURES: {failures} matches failed (see each level's failures by status code)")
+    echo_failures = sum(
+        sum(r["echo"]["failures"].values()) for cap in report["capacity"] for r in cap["levels"]
+    )
+    if echo_failures:
+        lines.append(
+            f"FAILURES: {echo_failures} bare echo pairs failed (the reference is off; see each level)"
+        )
     return lines
+
+
+def _whole(value: float | None) -> str:
+    return f"{value:.0f}" if value else "n/a"
+
+
+def _times(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "n/a x"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -691,6 +962,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--echo-server", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--client", metavar="ADDRESSES", help=argparse.SUPPRESS)
+    parser.add_argument("--echo-client", metavar="ADDRESS", help=argparse.SUPPRESS)
+    parser.add_argument("--request-bytes", type=int, default=64, help=argparse.SUPPRESS)
+    parser.add_argument("--interval-ms", type=float, default=THINK_S * 1000, help=argparse.SUPPRESS)
     parser.add_argument("--matches", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--first-seed", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -699,6 +973,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.client:
         asyncio.run(_client_main(args.client.split(","), args.matches, args.first_seed, THINK_S))
+        return 0
+    if args.echo_client:
+        interval_s = args.interval_ms / 1000
+        asyncio.run(_echo_client_main(args.echo_client, args.matches, args.request_bytes, interval_s))
         return 0
     default_levels = "10,25" if args.quick else "25,50,100,200,300,400"
     try:

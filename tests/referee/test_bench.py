@@ -5,7 +5,9 @@ One quick run, on referees that hold at most 3 matches: with 4 matches on one re
 fourth is refused, and the bench counts and prints the refusals by status code instead of
 swallowing them; with two processes (`--processes 2`, matches placed round-robin) all 4 fit.
 Each seat has its own connection (counted from the kernel's socket table), and a server that
-fails to start is reported with its exit status and stderr.
+fails to start is reported with its exit status and stderr. Every capacity level stands beside a
+same-run bare echo reference (its CPU per message and memory, as ratios) and the length of a match
+in decisions.
 """
 
 from __future__ import annotations
@@ -61,6 +63,27 @@ def test_refused_matches_are_counted_not_swallowed(report: dict[str, Any]) -> No
     assert "FAILURES:" in text and "RESOURCE_EXHAUSTED" in text
     for goal in ("goal <= 1.5x", "goal <= 100:", "goal >= 250 per core", "processes: 2 vs 1"):
         assert goal in text, goal
+
+
+def test_capacity_levels_stand_beside_a_same_run_echo(report: dict[str, Any]) -> None:
+    assert report["round_trip"]["decisions_per_match"] > 0  # its bots answer at once: matches end
+    for cap in report["capacity"]:
+        (row,) = cap["levels"]
+        echo = row["echo"]
+        assert (echo["pairs"], echo["connections"]) == (4, 8)  # N pairs of streams for N matches
+        assert echo["n"] > 0 and echo["messages_per_s"] > 0 and echo["client_processes"] == 1
+        assert echo["cpu_us_per_message"] > 0 and echo["failures"] == {}, echo
+        assert row["cpu_vs_echo"] > 0 and row["kib_vs_echo_pair"] > 0
+        for key in ("decisions_per_match", "matches_created_in_window", "matches_finished_in_window"):
+            assert key in row, key
+    # paced to the referee's rate at that level (measured with the first process count)
+    first = report["capacity"][0]["levels"][0]
+    assert first["echo"]["interval_ms"] == pytest.approx(4 / first["decisions_per_s"] * 1000, rel=0.01)
+    # measured once per level size, shared by the process counts
+    assert report["capacity"][0]["levels"][0]["echo"] == report["capacity"][1]["levels"][0]["echo"]
+    text = "\n".join(bench.render(report))
+    assert "referee CPU per decision = " in text and "x the bare echo's" in text
+    assert "two bare echo streams'" in text and "decisions per finished match" in text
 
 
 def _established(port: int) -> int:
