@@ -12,7 +12,7 @@ from typing import Any
 from referee.core.game import Decision, Game, Result, canonical_json
 from referee.games.static_content import wire_content
 from referee.server.codecs import encode_actions
-from referee.server.codecs.wire import len_field, scalar_encoder
+from referee.server.codecs.wire import scalar_encoder, varint
 from referee.server.config import TimeControl
 from referee.server.rulings import Notice, NoticeKind
 from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
@@ -156,6 +156,9 @@ def decision_request(
 _OBSERVATION = bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["observation"].number
 _DECISION = bot_pb2.RefereeMessage.DESCRIPTOR.fields_by_name["decision"].number
 assert bot_pb2.DecisionRequest.DESCRIPTOR.fields_by_name["legal_actions"].number == _OBSERVATION + 1
+#: their tags (length-delimited)
+_OBSERVATION_TAG = varint((_OBSERVATION << 3) | 2)
+_DECISION_TAG = varint((_DECISION << 3) | 2)
 
 
 #: the direct encoders of DecisionRequest's decision_id and seat (`wire.scalar_encoder`)
@@ -236,10 +239,8 @@ def decision_request_bytes(
     fields 1-4 and 7-12 come from `parts` (a match's `RequestParts`; None: a fresh one). The
     parts go between them in field order."""
     parts = parts or RequestParts()
-    body = (
-        parts.head(d)
-        + len_field(_OBSERVATION, observation)
-        + legal_actions
-        + parts.tail(obs, d, time, bank_ms, strikes, cpu_bank_ms)
-    )
-    return len_field(_DECISION, body)
+    head = parts.head(d)
+    tail = parts.tail(obs, d, time, bank_ms, strikes, cpu_bank_ms)
+    body = (head, _OBSERVATION_TAG, varint(len(observation)), observation, legal_actions, tail)
+    # joined once: the message's bytes are copied once, not once per enclosing field
+    return b"".join((_DECISION_TAG, varint(sum(map(len, body))), *body))

@@ -19,22 +19,34 @@ __all__ = ["observe", "observe_all"]
 
 
 # observe() runs once per decision: these helpers give what `dict(sorted(Counter(...).items()))`
-# and `sorted(d.items())` gave, in the same key order, at about half the cost
+# and `sorted(d.items())` gave, in the same key order, at a fraction of the cost. Their results
+# are remembered by what they are made from (a player's deck changes at a draw, the secrets
+# left when one is taken): each call returns a new dict, a copy of the one remembered.
+
+#: how many results each memo keeps; past this it starts over (bounded memory)
+_KEPT = 4096
 
 
 def _counts(cards: list[str]) -> dict[str, int]:
     """Card id -> copies, in card id order."""
-    out: dict[str, int] = {}
-    for card in sorted(cards):
-        out[card] = out.get(card, 0) + 1
-    return out
+    key = tuple(cards)
+    found = _COUNTS.get(key)
+    if found is None:
+        found = {}
+        for card in sorted(cards):
+            found[card] = found.get(card, 0) + 1
+        if len(_COUNTS) >= _KEPT:
+            _COUNTS.clear()
+        _COUNTS[key] = found
+    return found.copy()
 
+
+_COUNTS: dict[tuple[str, ...], dict[str, int]] = {}
 
 #: keys as a dict holds them -> the same keys sorted. The rooms of a board holding secrets or
 #: artifacts are a few fixed sets (a room's entry stays when its secrets are gone), so this stays
-#: small; it is emptied if it ever grows past _ORDERS_KEPT.
+#: small; it is emptied if it ever grows past _KEPT.
 _ORDERS: dict[tuple[str, ...], tuple[str, ...]] = {}
-_ORDERS_KEPT = 4096
 
 
 def _sorted_keys(d: dict[str, Any]) -> tuple[str, ...]:
@@ -42,15 +54,25 @@ def _sorted_keys(d: dict[str, Any]) -> tuple[str, ...]:
     keys = tuple(d)
     order = _ORDERS.get(keys)
     if order is None:
-        if len(_ORDERS) >= _ORDERS_KEPT:
+        if len(_ORDERS) >= _KEPT:
             _ORDERS.clear()
         order = _ORDERS[keys] = tuple(sorted(keys))
     return order
 
 
+_LEFT: dict[tuple[tuple[str, ...], tuple[int, ...]], dict[str, int]] = {}
+
+
 def _left(rooms: dict[str, list[str]]) -> dict[str, int]:
     """Room -> face-down secrets left there, rooms with none left out, in room id order."""
-    return {room: len(rooms[room]) for room in _sorted_keys(rooms) if rooms[room]}
+    key = (tuple(rooms), tuple(map(len, rooms.values())))
+    found = _LEFT.get(key)
+    if found is None:
+        found = {room: len(rooms[room]) for room in _sorted_keys(rooms) if rooms[room]}
+        if len(_LEFT) >= _KEPT:
+            _LEFT.clear()
+        _LEFT[key] = found
+    return found.copy()
 
 
 def observe(game: ClankGame, seat: int) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter, ne
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
@@ -44,6 +44,7 @@ __all__ = [
 
 #: an observation value -> the message field's value (a message, a list, a scalar)
 Converter = Callable[[Any], Any]
+_R = TypeVar("_R")
 
 
 def varint(n: int) -> bytes:
@@ -105,11 +106,26 @@ _INT_RANGES = {
 }
 
 
+def _none(_value: Any) -> None:
+    return None
+
+
 def scalar_encoder(fd: Any) -> Callable[[Any], bytes | None] | None:
     """A direct encoder of a singular int32/int64/bool/string field: the field's encoding, or
     None for a value it does not take as it is (another type, out of range: protobuf then
     encodes it, or refuses it, as it would in the whole message). None if the field is of
     another kind."""
+    return _scalar(fd, _none)
+
+
+#: how many encodings of distinct values a field's encoder keeps (the values of a game's
+#: observation repeat: card ids, rooms, small counts); past this it starts over
+VALUES_KEPT = 4096
+
+
+def _scalar(fd: Any, other: Callable[[Any], _R]) -> Callable[[Any], bytes | _R] | None:
+    """`scalar_encoder`, a value it does not take as it is given to `other`. Each value's
+    encoding is kept, so that a value seen before costs one dict look-up."""
     if fd.is_repeated or fd.message_type is not None:
         return None
     presence = fd.has_presence
@@ -117,70 +133,84 @@ def scalar_encoder(fd: Any) -> Callable[[Any], bytes | None] | None:
     kind = fd.type
     if kind in _INT_RANGES:
         low, high = _INT_RANGES[kind]
+        ints: dict[int, bytes] = {}
 
-        def encode_int(v: Any) -> bytes | None:
-            if type(v) is not int or not low <= v < high:
-                return None
-            if v == 0 and not presence:
-                return b""
-            return varint_tag + varint(v if v >= 0 else v + 2**64)
+        def encode_int(v: Any) -> bytes | _R:
+            if type(v) is int:
+                found = ints.get(v)
+                if found is not None:
+                    return found
+                if low <= v < high:
+                    encoded = (
+                        b"" if v == 0 and not presence else varint_tag + varint(v if v >= 0 else v + 2**64)
+                    )
+                    if len(ints) >= VALUES_KEPT:
+                        ints.clear()
+                    ints[v] = encoded
+                    return encoded
+            return other(v)
 
         return encode_int
     if kind == FieldDescriptor.TYPE_BOOL:
         true, false = varint_tag + b"\x01", b"" if not presence else varint_tag + b"\x00"
 
-        def encode_bool(v: Any) -> bytes | None:
-            if type(v) is not bool:
-                return None
-            return true if v else false
+        def encode_bool(v: Any) -> bytes | _R:
+            if type(v) is bool:
+                return true if v else false
+            return other(v)
 
         return encode_bool
     if kind == FieldDescriptor.TYPE_STRING:
         number = fd.number
+        strs: dict[str, bytes] = {}
 
-        def encode_str(v: Any) -> bytes | None:
+        def encode_str(v: Any) -> bytes | _R:
             if type(v) is not str:
-                return None
-            if not v and not presence:
-                return b""
-            return len_field(number, v.encode())
+                return other(v)
+            found = strs.get(v)
+            if found is None:
+                found = b"" if not v and not presence else len_field(number, v.encode())
+                if len(strs) >= VALUES_KEPT:
+                    strs.clear()
+                strs[v] = found
+            return found
 
         return encode_str
     return None
 
 
-#: strings kept encoded by a repeated string field's encoder (card ids: a few hundred); past
-#: this it starts over (bounded memory)
-STRINGS_KEPT = 4096
-
-
 def repeated_encoder(fd: Any) -> Callable[[Any], bytes | None] | None:
-    """A direct encoder of a repeated string field (its records, each string's kept from one
-    call to the next) or of a packed repeated int32/int64 field, given a list: the field's
-    encoding, or None for a value it does not take as it is (as `scalar_encoder`). None if the
-    field is of another kind."""
+    """A direct encoder of a repeated string field or of a packed repeated int32/int64 field,
+    given a list: the field's encoding, or None for a value it does not take as it is (as
+    `scalar_encoder`). None if the field is of another kind."""
+    return _repeated(fd, _none)
+
+
+def _repeated(fd: Any, other: Callable[[Any], _R]) -> Callable[[Any], bytes | _R] | None:
+    """`repeated_encoder`, a value it does not take as it is given to `other`. Each string's
+    record is kept (`VALUES_KEPT`)."""
     if not fd.is_repeated or fd.message_type is not None:
         return None
     number = fd.number
     if fd.type == FieldDescriptor.TYPE_STRING:
         records: dict[str, bytes] = {}
 
-        def encode_strs(v: Any) -> bytes | None:
+        def encode_strs(v: Any) -> bytes | _R:
             if type(v) is not list:
-                return None
+                return other(v)
             try:
                 return b"".join(map(records.__getitem__, v))
             except (KeyError, TypeError):  # a string not seen yet (or not a string at all)
                 pass
             for s in v:
                 if type(s) is not str:
-                    return None
+                    return other(v)
                 if s not in records:
                     try:
                         data = s.encode()
                     except UnicodeEncodeError:
-                        return None
-                    if len(records) >= STRINGS_KEPT:
+                        return other(v)
+                    if len(records) >= VALUES_KEPT:
                         records.clear()
                     records[s] = len_field(number, data)
             return b"".join(map(records.__getitem__, v))
@@ -190,13 +220,13 @@ def repeated_encoder(fd: Any) -> Callable[[Any], bytes | None] | None:
         low, high = _INT_RANGES[fd.type]
         tag = varint((number << 3) | 2)
 
-        def encode_ints(v: Any) -> bytes | None:
+        def encode_ints(v: Any) -> bytes | _R:
             if type(v) is not list:
-                return None
+                return other(v)
             if not v:
                 return b""
             if not all(type(x) is int and low <= x < high for x in v):
-                return None
+                return other(v)
             packed = b"".join(varint(x if x >= 0 else x + 2**64) for x in v)
             return tag + varint(len(packed)) + packed
 
@@ -266,15 +296,7 @@ def _part_encoder(
     def whole(v: Any) -> bytes:
         return embed(message(**{name: v}))
 
-    direct = scalar_encoder(fd) or repeated_encoder(fd)
-    if direct is None:
-        return whole
-
-    def encode(v: Any) -> bytes:
-        encoded = direct(v)
-        return whole(v) if encoded is None else encoded
-
-    return encode
+    return _scalar(fd, whole) or _repeated(fd, whole) or whole
 
 
 def _unframe(encoded: bytes, tag: bytes) -> bytes:
@@ -297,9 +319,8 @@ class _Field:
     convert: Converter | None
     each: bool
     volatile: bool
-    #: the direct encoder of a plain field's converted value (`scalar_encoder`,
-    #: `repeated_encoder`)
-    direct: Callable[[Any], bytes | None] | None = None
+    #: the observation value -> the field's encoding (b"" for a default value)
+    encode: Callable[[Any], bytes]
     #: the field-by-field encoder of a `Fields` field (or of an `Each` field's elements)
     fields: _FieldsEncoder | None = None
 
@@ -333,30 +354,64 @@ class ObservationTable:
         table = []
         for key, spec in fields.items():
             fd = descriptor.fields_by_name[key]
+            nested = None
+            each: Converter
+            convert: Converter | None
             if isinstance(spec, Each):
                 if isinstance(spec.convert, Fields):
                     # an element's record is its message's bytes (`element`)
                     nested = _FieldsEncoder(spec.convert.message, fd.number, _serialized)
-                    table.append(_Field(key, fd.number, spec.convert.to_message, True, False, None, nested))
+                    each = spec.convert.to_message
                 else:
-                    table.append(_Field(key, fd.number, spec.convert, True, False))
-            elif isinstance(spec, Fields):
+                    each = spec.convert
+                encode = self._repeated_messages(key, each)
+                table.append(_Field(key, fd.number, each, True, False, encode, nested))
+                continue
+            if isinstance(spec, Fields):
                 nested = _FieldsEncoder(spec.message, fd.number, self._embedder(key, fd.number))
-                table.append(_Field(key, fd.number, spec.to_message, False, False, None, nested))
+                convert = spec.to_message
             elif isinstance(spec, Volatile):
-                table.append(_Field(key, fd.number, spec.convert, False, True))
+                convert = spec.convert
             else:
-                direct = scalar_encoder(fd) or repeated_encoder(fd)
-                table.append(_Field(key, fd.number, spec, False, False, direct))
+                convert = spec
+            encode = self._encoder(fd, convert)
+            table.append(_Field(key, fd.number, convert, False, isinstance(spec, Volatile), encode, nested))
         # encoded in field-number order, as protobuf encodes a whole message
         self.fields: tuple[_Field, ...] = tuple(sorted(table, key=lambda f: f.number))
-        #: all the fields' values of an observation, in field-number order
-        self.get = _getter([f.key for f in self.fields])
-        self.indexes = range(len(self.fields))
         #: the fields visited at every decision rather than when their value changed:
         #: `Volatile` ones, and `Each` ones (compared element by element there)
         self.always = tuple(j for j, f in enumerate(self.fields) if f.volatile or f.each)
+        #: the other fields: their indexes, and their values in an observation, in that order
+        self.compared = tuple(j for j in range(len(self.fields)) if j not in self.always)
+        keys = [self.fields[j].key for j in self.compared]
+        self.get: Callable[[Mapping[str, Any]], tuple[Any, ...]] = _getter(keys) if keys else lambda _: ()
         self.tag = varint((self.oneof_number << 3) | 2)
+
+    def _encoder(self, fd: Any, convert: Converter | None) -> Callable[[Any], bytes]:
+        """The encoder of a singular field (`_Field.encode`): directly (`scalar_encoder`,
+        `repeated_encoder`) or by protobuf, in a message of that field alone."""
+        message, key = self.message, fd.name
+
+        def whole(converted: Any) -> bytes:
+            if converted is None:  # an unset field (a message or an optional scalar)
+                return b""
+            encoded: bytes = message(**{key: converted}).SerializeToString()
+            return encoded
+
+        direct = _scalar(fd, whole) or _repeated(fd, whole) or whole
+        if convert is None:
+            return direct
+        return lambda value: direct(convert(value))
+
+    def _repeated_messages(self, key: str, convert: Converter) -> Callable[[Any], bytes]:
+        """The encoder of a whole `Each` field."""
+        message = self.message
+
+        def encode(value: Any) -> bytes:
+            encoded: bytes = message(**{key: [convert(v) for v in value]}).SerializeToString()
+            return encoded
+
+        return encode
 
     def _embedder(self, key: str, number: int) -> Callable[[Message], bytes]:
         """A message -> its bytes in field `key` (as `encode_field` encodes it)."""
@@ -388,14 +443,7 @@ class ObservationTable:
 
     def encode_field(self, f: _Field, value: Any) -> bytes:
         """One field's encoding (b"" for a default value, as in the whole message)."""
-        converted = value if f.convert is None else self._value(f, value)
-        if f.direct is not None:
-            encoded = f.direct(converted)
-            if encoded is not None:
-                return encoded
-        if converted is None:  # an unset field (a message or an optional scalar)
-            return b""
-        return self.message(**{f.key: converted}).SerializeToString()
+        return f.encode(value)
 
     def element(self, f: _Field, value: Any) -> bytes:
         """One element of a repeated message field, encoded as a record of that field."""
@@ -406,10 +454,6 @@ class ObservationTable:
         """An empty per-seat cache of this game's encoded fields."""
         return ObservationCache(self)
 
-
-#: kept in place of the value of a field in `ObservationTable.always`: unequal to everything
-#: (`!=` falls back to identity), so the field is visited every time (and no engine object kept)
-_ALWAYS = object()
 
 #: what an `Each` field's elements were made from: per element (its value, its record, its
 #: parts if it was encoded field by field)
@@ -425,11 +469,11 @@ class ObservationCache:
 
     def __init__(self, table: ObservationTable) -> None:
         self._table = table
-        #: the last observation's values in field-number order (None: nothing encoded yet)
-        self._values: Sequence[Any] | None = None
+        #: the last observation's values of `table.compared` (None: nothing encoded yet)
+        self._values: tuple[Any, ...] | None = None
         #: per field, its encoding, and what was kept to encode it again (`_Parts`, `_Elements`)
-        self._parts: list[bytes] = []
-        self._kept: list[Any] = []
+        self._parts: list[bytes] = [b""] * len(table.fields)
+        self._kept: list[Any] = [None] * len(table.fields)
 
     def encode(self, obs: Mapping[str, Any]) -> bytes:
         """The Observation message's encoding for `obs` (KeyError, ValueError, TypeError as the
@@ -439,36 +483,31 @@ class ObservationCache:
             table._check(obs)
         values = table.get(obs)
         last = self._values
-        changed: Any
-        if last is None:
-            parts: list[bytes] = [b""] * len(values)
-            kept: list[Any] = [None] * len(values)
-            changed = table.indexes
-        else:
-            # copies, set in place of the kept ones once all went well: an error half way
-            # leaves the cache as it was
-            parts, kept = self._parts.copy(), self._kept.copy()
-            changed = compress(table.indexes, map(ne, values, last))
-        fields = table.fields
-        for j in changed:
+        # the positions in `values` of the fields to encode again
+        changed: Any = (
+            range(len(values)) if last is None else compress(range(len(values)), map(ne, values, last))
+        )
+        fields, compared, parts, kept = table.fields, table.compared, self._parts, self._kept
+        # the parts are replaced in place: after an error half way, everything is encoded again
+        self._values = None
+        for i in changed:
+            j = compared[i]
             f = fields[j]
-            value = values[j]
-            if f.each:
-                parts[j], kept[j] = self._each(f, value, kept[j])
-                continue
+            value = values[i]
             if f.fields is not None:
                 found = f.fields.encode(value, kept[j])
                 if found is not None:
                     parts[j], kept[j] = found
                     continue
                 kept[j] = None
-            parts[j] = table.encode_field(f, value)
-        compared: Sequence[Any] = values
-        if table.always:
-            compared = list(values)
-            for j in table.always:
-                compared[j] = _ALWAYS
-        self._values, self._parts, self._kept = compared, parts, kept
+            parts[j] = f.encode(value)
+        for j in table.always:
+            f = fields[j]
+            if f.each:
+                parts[j], kept[j] = self._each(f, obs[f.key], kept[j])
+            else:
+                parts[j] = f.encode(obs[f.key])
+        self._values = values
         payload = b"".join(parts)
         return table.tag + varint(len(payload)) + payload
 
