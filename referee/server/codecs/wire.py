@@ -245,7 +245,7 @@ def _getter(keys: Sequence[str]) -> Callable[[Mapping[str, Any]], tuple[Any, ...
 
 #: what a `Fields` value's parts were made from: (its values in field-number order, their
 #: encodings)
-_Parts = tuple[tuple[Any, ...], list[bytes]]
+_Parts = tuple[tuple[Any, ...], list[bytes], bytes]
 
 
 class _FieldsEncoder:
@@ -266,10 +266,12 @@ class _FieldsEncoder:
         self._indexes = range(len(fds))
         self._tag = varint((number << 3) | 2)
 
-    def encode(self, value: Any, kept: _Parts | None) -> tuple[bytes, _Parts] | None:
-        """The field's encoding (a record of it) and its parts, the parts of `kept` reused
-        where their values are equal; None if `value` is not a dict of exactly the message's
-        fields."""
+    def encode(self, value: Any, kept: _Parts | None) -> _Parts | None:
+        """The field's values, the encoding of each, and the field's encoding (a record of
+        it): `kept` if the values are equal, else with its parts reused where they are; None if
+        `value` is not a dict of exactly the message's fields. Only the values are compared,
+        not the dict they came from: what is kept stays small (a seat's last values are
+        compared a whole round of matches later, out of the CPU's caches)."""
         if type(value) is not dict or len(value) != self._n:
             return None
         try:
@@ -279,12 +281,14 @@ class _FieldsEncoder:
         encoders = self._encoders
         if kept is None:
             parts = [encode(v) for encode, v in zip(encoders, values, strict=True)]
+        elif kept[0] == values:
+            return kept
         else:
             parts = kept[1].copy()
             for j in compress(self._indexes, map(ne, values, kept[0])):
                 parts[j] = encoders[j](values[j])
         payload = b"".join(parts)
-        return self._tag + varint(len(payload)) + payload, (values, parts)
+        return values, parts, self._tag + varint(len(payload)) + payload
 
 
 def _part_encoder(
@@ -379,8 +383,11 @@ class ObservationTable:
         # encoded in field-number order, as protobuf encodes a whole message
         self.fields: tuple[_Field, ...] = tuple(sorted(table, key=lambda f: f.number))
         #: the fields visited at every decision rather than when their value changed:
-        #: `Volatile` ones, and `Each` ones (compared element by element there)
-        self.always = tuple(j for j, f in enumerate(self.fields) if f.volatile or f.each)
+        #: `Volatile` ones, `Each` ones (compared element by element there) and `Fields` ones
+        #: (compared as their values, not the dict that holds them: `_FieldsEncoder.encode`)
+        self.always = tuple(
+            j for j, f in enumerate(self.fields) if f.volatile or f.each or f.fields is not None
+        )
         #: the other fields: their indexes, and their values in an observation, in that order
         self.compared = tuple(j for j in range(len(self.fields)) if j not in self.always)
         keys = [self.fields[j].key for j in self.compared]
@@ -455,9 +462,10 @@ class ObservationTable:
         return ObservationCache(self)
 
 
-#: what an `Each` field's elements were made from: per element (its value, its record, its
-#: parts if it was encoded field by field)
-_Elements = list[tuple[Any, bytes, _Parts | None]]
+#: what an `Each` field's elements were made from: per element, its value and its record
+_Elements = list[tuple[Any, bytes]]
+#: the same for an `Each` of `Fields`: per element, its parts (None: encoded by protobuf)
+_FieldsElements = list[_Parts | None]
 
 
 class ObservationCache:
@@ -471,7 +479,8 @@ class ObservationCache:
         self._table = table
         #: the last observation's values of `table.compared` (None: nothing encoded yet)
         self._values: tuple[Any, ...] | None = None
-        #: per field, its encoding, and what was kept to encode it again (`_Parts`, `_Elements`)
+        #: per field, its encoding, and what was kept to encode it again (`_Parts`,
+        #: `_Elements`, `_FieldsElements`)
         self._parts: list[bytes] = [b""] * len(table.fields)
         self._kept: list[Any] = [None] * len(table.fields)
 
@@ -492,21 +501,20 @@ class ObservationCache:
         self._values = None
         for i in changed:
             j = compared[i]
-            f = fields[j]
-            value = values[i]
-            if f.fields is not None:
-                found = f.fields.encode(value, kept[j])
-                if found is not None:
-                    parts[j], kept[j] = found
-                    continue
-                kept[j] = None
-            parts[j] = f.encode(value)
+            parts[j] = fields[j].encode(values[i])
         for j in table.always:
             f = fields[j]
+            value = obs[f.key]
             if f.each:
-                parts[j], kept[j] = self._each(f, obs[f.key], kept[j])
+                if f.fields is not None:
+                    parts[j], kept[j] = self._each_fields(f, f.fields, value, kept[j])
+                else:
+                    parts[j], kept[j] = self._each(f, value, kept[j])
+            elif f.fields is not None:
+                found = kept[j] = f.fields.encode(value, kept[j])
+                parts[j] = f.encode(value) if found is None else found[2]
             else:
-                parts[j] = f.encode(obs[f.key])
+                parts[j] = f.encode(value)
         self._values = values
         payload = b"".join(parts)
         return table.tag + varint(len(payload)) + payload
@@ -519,14 +527,22 @@ class ObservationCache:
             old = last[j] if last is not None and j < known else None
             if old is not None and old[0] == v:
                 elements.append(old)
-                continue
-            if f.fields is not None:
-                found = f.fields.encode(v, old[2] if old is not None else None)
-                if found is not None:
-                    elements.append((v, found[0], found[1]))
-                    continue
-            elements.append((v, self._table.element(f, v), None))
+            else:
+                elements.append((v, self._table.element(f, v)))
         return b"".join([e[1] for e in elements]), elements
+
+    def _each_fields(
+        self, f: _Field, nested: _FieldsEncoder, value: Any, last: _FieldsElements | None
+    ) -> tuple[bytes, _FieldsElements]:
+        """An `Each` of `Fields` field's records, each element's parts reused where unchanged."""
+        records: list[bytes] = []
+        elements: _FieldsElements = []
+        known = len(last) if last is not None else 0
+        for j, v in enumerate(value):
+            found = nested.encode(v, last[j] if last is not None and j < known else None)
+            records.append(self._table.element(f, v) if found is None else found[2])
+            elements.append(found)
+        return b"".join(records), elements
 
 
 def json_observation(obs: Mapping[str, Any]) -> bytes:
