@@ -147,6 +147,15 @@ class Outbox:
         return self._aborted
 
 
+#: the result a wait's timer gives its future (`Inbox.get_within`)
+_TIMED_OUT: Any = object()
+
+
+def _time_out(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(_TIMED_OUT)
+
+
 class Inbox:
     """A seat's answers (and LOST markers) waiting for the session's loop, its one reader.
 
@@ -191,6 +200,27 @@ class Inbox:
                 await waiter
             finally:
                 self._waiter = None
+        return self._items.pop(0)
+
+    async def get_within(self, seconds: float) -> bot_pb2.Answer | Lost | None:
+        """The oldest item, or None once `seconds` have passed first: an item put after the
+        timer fired stays queued for the next get (as one put after a wait was cancelled). A
+        timer on the wait's future, not `asyncio.timeout`: no Timeout object, and no exception
+        thrown into the caller when the time runs out (a CPU-metered seat's wait runs out at
+        every poll of its meter)."""
+        if self._items:
+            return self._items.pop(0)
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        timer = loop.call_later(seconds, _time_out, waiter)
+        self._waiter = waiter
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+            timer.cancel()
+        if waiter.result() is _TIMED_OUT or not self._items:
+            return None
         return self._items.pop(0)
 
 

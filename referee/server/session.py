@@ -32,7 +32,7 @@ from typing import Any
 
 import grpc
 
-from referee.core.game import Decision, Game, Result
+from referee.core.game import Action, Decision, Game, Result
 from referee.games import game_class
 from referee.replay import NOTE_LIMIT, CompactRecorder
 from referee.server import messages, metrics, rulings
@@ -184,6 +184,7 @@ class MatchSession:
         "_observations",
         "_parts",
         "_started_at",
+        "_unrecorded",
         "_watchers",
         "bot_present",
         "cancel_reason",
@@ -283,6 +284,8 @@ class MatchSession:
         #: seat forfeited): `arena replay rerun --step` ends the match there
         self.on_step: Callable[[], None] | None = None
         self._codec_warned = False
+        #: the action applied last, until it is recorded (`_record_step`)
+        self._unrecorded: tuple[Decision, _Answered, Action] | None = None
 
     @property
     def finished(self) -> bool:
@@ -548,27 +551,14 @@ class MatchSession:
                 outcome = await self._ask(seat, d)
             if isinstance(outcome, _Forfeited):
                 continue
+            self._record_step()  # the previous step, if no request went out since (a forfeited seat's)
             action = game.apply_index(outcome.index)
             self.decisions += 1
-            if outcome.reason != FORFEITED_STEP:
-                self._decision_seconds.observe(outcome.millis / 1000)
-                if outcome.cpu_millis is not None:
-                    self._decision_cpu_seconds.observe(outcome.cpu_millis / 1000)
-            self.recorder.action(
-                d.id,
-                d.seat,
-                outcome.index,
-                action,
-                note=outcome.note,
-                millis=outcome.millis,
-                reason=outcome.reason,
-                cpu_millis=outcome.cpu_millis,
-            )
-            self._events.action(
-                d.id, d.seat, outcome.index, action.text, outcome.millis, outcome.reason, outcome.cpu_millis
-            )
-            self._changed_now()
+            # recorded once the next request is out (`_ask`), or before anything else changes
+            # the game or the records: the bot waiting for it does not wait for the bookkeeping
+            self._unrecorded = (d, outcome, action)
             if self.on_step is not None:
+                self._record_step()
                 self.on_step()
             if outcome.reason in (TIMEOUT, CPU_TIME):
                 forfeit = rulings.strikes_forfeit(seat.strikes, self.time.max_strikes)
@@ -576,6 +566,32 @@ class MatchSession:
                     self._forfeit(seat, forfeit)
             if self.decisions % 64 == 0:
                 await asyncio.sleep(0)  # let other matches run when a seat answers at once
+
+    def _record_step(self) -> None:
+        """Record the action applied last (replay, WatchMatch's log, metrics), if not yet."""
+        step = self._unrecorded
+        if step is None:
+            return
+        self._unrecorded = None
+        d, outcome, action = step
+        if outcome.reason != FORFEITED_STEP:
+            self._decision_seconds.observe(outcome.millis / 1000)
+            if outcome.cpu_millis is not None:
+                self._decision_cpu_seconds.observe(outcome.cpu_millis / 1000)
+        self.recorder.action(
+            d.id,
+            d.seat,
+            outcome.index,
+            action,
+            note=outcome.note,
+            millis=outcome.millis,
+            reason=outcome.reason,
+            cpu_millis=outcome.cpu_millis,
+        )
+        self._events.action(
+            d.id, d.seat, outcome.index, action.text, outcome.millis, outcome.reason, outcome.cpu_millis
+        )
+        self._changed_now()
 
     def _request(self, seat: SeatState, d: Decision) -> bytes:
         """The encoded RefereeMessage asking decision `d` (`messages.decision_request`'s
@@ -652,6 +668,7 @@ class MatchSession:
         seat.issued.add(d.id)
         cpu_start = self._cpu_seconds(seat)  # before sending: the bot's reading of it counts
         self._send(seat, self._request(seat, d))
+        self._record_step()  # the step before this decision, now that its request is out
         loop = asyncio.get_running_loop()
         sent = loop.time()
         clock = DecisionClock(
@@ -681,13 +698,12 @@ class MatchSession:
             inbox = seat.inbox
             if inbox.empty():
                 wait = clock.poll_wait(remaining, cpu_ms, CPU_POLL_S, CPU_POLL_MIN_S, CPU_CORES)
-                try:
-                    # a timer on this task, not wait_for's task per decision (and its extra
-                    # event-loop turn); an answer that lands as the timer fires stays queued
-                    async with asyncio.timeout(wait):
-                        item = await inbox.get()
-                except TimeoutError:
+                # a timer on the wait, not wait_for's task per decision (and its extra event-loop
+                # turn); an answer that lands after the timer fired stays queued
+                waited = await inbox.get_within(wait)
+                if waited is None:
                     continue  # the loop's top rules on both clocks
+                item = waited
             else:
                 item = inbox.get_nowait()
             if isinstance(item, Lost):
@@ -776,6 +792,7 @@ class MatchSession:
         """Take the seat out of the game (between two actions) and close its stream."""
         if seat.forfeited:
             return
+        self._record_step()  # the records keep the order of the game
         seat.out(forfeit)
         reason = forfeit.reason
         metrics.FORFEITS.labels(game=self.spec.game, reason=forfeit.kind.value).inc()
@@ -793,6 +810,7 @@ class MatchSession:
             seat.outbox.put(Close(forfeit.code, f"seat {seat.seat} forfeited: {reason}"))
 
     async def _finish(self) -> None:
+        self._record_step()
         game = self.game
         self.result = game.result() if game.is_over() else None
         self.recorder.seats = [s.record for s in self.seats]

@@ -7,12 +7,17 @@ the wire tests."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from referee.server.config import MatchSpec, ServerLimits
-from referee.server.seat import Outgoing
+from referee.server.seat import LOST, Inbox, Outgoing
 from referee.server.service import BotService
 from referee.server.session import MatchSession
 from referee.wire._proto.arena.v1 import bot_pb2
+
+
+#: per decision request sent: (actions applied, steps recorded) at that moment
+recorded: list[tuple[int, int]] = []
 
 
 class FakeStream:
@@ -33,6 +38,7 @@ class FakeStream:
 
 async def _play(decisions: int) -> list[tuple[str, int]]:
     log: list[tuple[str, int]] = []
+    recorded.clear()
     session = MatchSession(MatchSpec("clank", ("a", "b"), 4), ServerLimits(max_decisions=decisions))
     streams = [FakeStream(seat.seat, log) for seat in session.seats]
 
@@ -44,6 +50,7 @@ async def _play(decisions: int) -> list[tuple[str, int]]:
                     message = bot_pb2.RefereeMessage.FromString(item)
                     if message.WhichOneof("message") == "decision":
                         log.append(("request", seat))
+                        recorded.append((session.decisions, len(session.recorder)))
                         answer = bot_pb2.Answer(decision_id=message.decision.decision_id, index=0)
                         streams[seat].messages.put_nowait(bot_pb2.BotMessage(answer=answer).SerializeToString())
                 item = outbox.written()
@@ -62,6 +69,8 @@ async def _play(decisions: int) -> list[tuple[str, int]]:
         reader.cancel()
     await asyncio.gather(*readers, return_exceptions=True)
     assert session.decisions == decisions
+    assert len(session.recorder) == decisions  # the last step too, once the match ended
+    assert session.replay_bytes is not None
     return log
 
 
@@ -77,3 +86,45 @@ def test_the_next_request_is_sent_before_the_reader_reads_again() -> None:
             answered += 1
             assert any(w == "request" for w, _ in rest[:next_read]), log[i : i + 6]
     assert answered >= 39
+
+
+def test_the_last_step_is_recorded_once_the_next_request_is_out() -> None:
+    asyncio.run(_play(30))
+    assert recorded[0] == (0, 0)
+    # when a request goes out, the action before it is applied but not yet recorded
+    assert all(steps == applied - 1 for applied, steps in recorded[1:]), recorded[:5]
+    assert len(recorded) >= 30
+
+
+def test_a_wait_within_a_time_gives_the_answer_or_none_and_keeps_what_came_late() -> None:
+    async def run() -> list[object]:
+        loop = asyncio.get_running_loop()
+        inbox = Inbox()
+        got: list[object] = []
+        answer = bot_pb2.Answer(decision_id=3, index=1)
+        # an answer that comes in time is returned, and the timer is gone with the wait
+        loop.call_later(0.01, inbox.put_nowait, answer)
+        got.append(await inbox.get_within(5))
+        got.append(len([h for h in loop._scheduled if not h.cancelled()]))  # type: ignore[attr-defined]
+        # none in time: None, no exception; what lands afterwards waits for the next get
+        started = loop.time()
+        got.append(await inbox.get_within(0.02))
+        got.append(loop.time() - started >= 0.02)
+        inbox.put_nowait(answer)
+        got.append(await inbox.get_within(5))
+        # the waiting task cancelled: the answer put meanwhile stays queued
+        waiting = asyncio.create_task(inbox.get_within(5))
+        await asyncio.sleep(0)
+        waiting.cancel()
+        inbox.put_nowait(LOST)
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+        got.append(inbox.get_nowait())
+        return got
+
+    got = asyncio.run(run())
+    assert got[0] == bot_pb2.Answer(decision_id=3, index=1)
+    assert got[1] == 0
+    assert got[2] is None and got[3] is True
+    assert got[4] == bot_pb2.Answer(decision_id=3, index=1)
+    assert got[5] is LOST
