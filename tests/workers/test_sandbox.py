@@ -104,8 +104,16 @@ DAEMON = (
 )
 
 
+#: DAEMON whose main process ends once the test has seen its daemon (the file `go` appears), not
+#: after a fixed second: on a loaded machine a second could pass before the test looked
+DAEMON_UNTIL_GO = DAEMON.replace(
+    "time.sleep(1)\n", "import pathlib\nwhile not pathlib.Path('go').exists(): time.sleep(0.02)\n"
+)
+
+
 def test_a_daemon_dies_with_the_bot_that_started_it(folder: Path) -> None:
-    (folder / "daemon.py").write_text(DAEMON)
+    assert DAEMON_UNTIL_GO != DAEMON
+    (folder / "daemon.py").write_text(DAEMON_UNTIL_GO)
     (folder / "daemon.py").chmod(0o644)
 
     async def scenario() -> None:
@@ -117,6 +125,7 @@ def test_a_daemon_dies_with_the_bot_that_started_it(folder: Path) -> None:
             while sum(p.endswith(" python3") for p in uid_processes(uid)) < 2:
                 assert time.monotonic() < deadline and bot.returncode is None, uid_processes(uid)
                 await asyncio.sleep(0.02)
+            (folder / "go").write_text("")
             await until_ended(bot)
             assert bot.returncode == 0
             # the main process left: the whole sandbox went with it, daemon included, before any kill
