@@ -19,29 +19,21 @@ __all__ = ["observe", "observe_all"]
 
 
 # observe() runs once per decision: these helpers give what `dict(sorted(Counter(...).items()))`
-# and `sorted(d.items())` gave, in the same key order, at a fraction of the cost. Their results
-# are remembered by what they are made from (a player's deck changes at a draw, the secrets
-# left when one is taken): each call returns a new dict, a copy of the one remembered.
+# and `sorted(d.items())` gave, in the same key order, at a fraction of the cost. The secrets
+# left and the rooms' order are remembered by what they are made from (a few fixed room sets):
+# each call returns a new dict, a copy of the one remembered.
 
 #: how many results each memo keeps; past this it starts over (bounded memory)
 _KEPT = 4096
 
 
 def _counts(cards: list[str]) -> dict[str, int]:
-    """Card id -> copies, in card id order."""
-    key = tuple(cards)
-    found = _COUNTS.get(key)
-    if found is None:
-        found = {}
-        for card in sorted(cards):
-            found[card] = found.get(card, 0) + 1
-        if len(_COUNTS) >= _KEPT:
-            _COUNTS.clear()
-        _COUNTS[key] = found
-    return found.copy()
-
-
-_COUNTS: dict[tuple[str, ...], dict[str, int]] = {}
+    """Card id -> copies, in card id order. (Not remembered: a referee's decks are many and
+    change at every draw, so a memo of them grew to megabytes for a microsecond a call.)"""
+    found: dict[str, int] = {}
+    for card in sorted(cards):
+        found[card] = found.get(card, 0) + 1
+    return found
 
 #: keys as a dict holds them -> the same keys sorted. The rooms of a board holding secrets or
 #: artifacts are a few fixed sets (a room's entry stays when its secrets are gone), so this stays
