@@ -417,7 +417,8 @@ class BotService:
                     return  # the stream is ending
                 decoded = _decode(message)
                 if bot.current is not None:
-                    bot.current[0].receive(bot.current[1], decoded)
+                    if bot.current[0].receive(bot.current[1], decoded):
+                        await asyncio.sleep(0)  # the match's loop sends its next request first (_read)
                     continue
                 # between two games: nothing is asked, everything is ignored (and counted)
                 bot.idle_messages += 1

@@ -668,9 +668,9 @@ class MatchSession:
         seat.issued.add(d.id)
         cpu_start = self._cpu_seconds(seat)  # before sending: the bot's reading of it counts
         self._send(seat, self._request(seat, d))
-        self._record_step()  # the step before this decision, now that its request is out
         loop = asyncio.get_running_loop()
-        sent = loop.time()
+        sent = loop.time()  # before the bookkeeping below: the bot's clock runs from the send
+        self._record_step()  # the step before this decision, now that its request is out
         clock = DecisionClock(
             self.time.decision_ms,
             rulings.Banks(seat.bank_ms, seat.cpu_bank_ms),
