@@ -13,13 +13,14 @@
    and the bots are driven from separate client processes (at most `MATCHES_PER_CLIENT` matches
    each), never from the referee's process or this one. Per level it prints the added p50/p99,
    decisions/s, the referee's CPU time per decision (its process CPU time over the window /
-   the decisions the bots made in it), its memory per match (RSS delta since before the first
-   level / N, beside a bare echo stream's, one connection each), the bot side's CPU (cores) and
-   the machine's idle share, and every failure by its status code (a refused stream or match is
-   counted and printed, never swallowed). The result is the largest N whose p99 stays within
-   5 ms, for one referee process and for `arena serve referee --processes 2` (matches placed
-   round-robin on its two ports). Goals: >= 250 matches per core, <= 100 us CPU per decision,
-   <= 100 KiB per match, N processes scale with cores.
+   the decisions the bots made in it), its memory per match (RSS delta since the level's referee
+   started / N: each level has a new referee, so what earlier levels' ended matches left with
+   the allocator is not counted; beside a bare echo stream's, one connection each), the bot
+   side's CPU (cores) and the machine's idle share, and every failure by its status code (a
+   refused stream or match is counted and printed, never swallowed). The result is the
+   largest N whose p99 stays within 5 ms, for one referee process and for `arena serve referee
+   --processes 2` (matches placed round-robin on its two ports). Goals: >= 250 matches per
+   core, <= 100 us CPU per decision, <= 100 KiB per match, N processes scale with cores.
 
    Same-run reference (speed is a ratio: the machine is shared and noisy). For each level N, right
    after the first referee level of that size, a fresh bare echo server process runs under load of
@@ -694,16 +695,18 @@ def _capacity(
     processes: int, token: str, levels: Sequence[int], warmup_s: float, measure_s: float,
     echo: _EchoReference,
 ) -> dict[str, Any]:
-    referee, addresses, pids = _referee(processes, token)
     rows: list[dict[str, Any]] = []
     best = 0
     over = 0
-    try:
-        time.sleep(0.5)
-        baseline = sum(rss_bytes(p) for p in pids)
-        for n in levels:
+    for n in levels:
+        # a new referee per level: its memory per match is then this level's own, not what the
+        # levels before left in the process (an ended match's memory stays with the allocator)
+        referee, addresses, pids = _referee(processes, token)
+        try:
+            time.sleep(0.5)
+            baseline = sum(rss_bytes(p) for p in pids)
 
-            def bots(i: int, share: int, n: int = n) -> list[str]:
+            def bots(i: int, share: int, n: int = n, addresses: list[str] = addresses) -> list[str]:
                 return [
                     "--client", ",".join(addresses), "--matches", str(share),
                     "--first-seed", str(1 + i * 100_000 + n * 1000),
@@ -735,14 +738,13 @@ def _capacity(
             if row["p99_ms"] <= ADDED_P99_MS and not failed:
                 best = n
             over = over + 1 if row["p99_ms"] > SATURATED_P99_MS else 0
-            if over == 2:  # saturated twice running (once may be other load): larger levels only get worse
-                break
-            time.sleep(0.5)
-    except Exception:
-        print(f"referee stderr (end):\n{referee.stderr_tail()}", file=sys.stderr)
-        raise
-    finally:
-        referee.stop()
+        except Exception:
+            print(f"referee stderr (end):\n{referee.stderr_tail()}", file=sys.stderr)
+            raise
+        finally:
+            referee.stop()
+        if over == 2:  # saturated twice running (once may be other load): larger levels only get worse
+            break
     return {"processes": processes, "levels": rows, "max_matches_p99_within_5ms": best}
 
 
