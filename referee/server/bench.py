@@ -745,7 +745,31 @@ def _capacity(
             referee.stop()
         if over == 2:  # saturated twice running (once may be other load): larger levels only get worse
             break
-    return {"processes": processes, "levels": rows, "max_matches_p99_within_5ms": best}
+    return {
+        "processes": processes,
+        "levels": rows,
+        "max_matches_p99_within_5ms": best,
+        **_memory_slopes(rows),
+    }
+
+
+def _memory_slopes(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Memory per match added, from the smallest level to the largest (each level had a new
+    referee): what one more match costs, without the process's one-time growth (caches warmed,
+    gRPC's and the allocator's first arenas) that a level's per-match figure spreads over its
+    matches; the echo's per pair the same way. None with fewer than two levels."""
+    if len(rows) < 2 or rows[-1]["matches"] == rows[0]["matches"]:
+        return {"kib_per_added_match": None, "echo_kib_per_added_pair": None, "slope_levels": None}
+    first, last = rows[0], rows[-1]
+    added = last["matches"] - first["matches"]
+    referee = (last["kib_per_match"] * last["matches"] - first["kib_per_match"] * first["matches"]) / added
+    e0, e1 = first["echo"], last["echo"]
+    echo = (e1["kib_per_pair"] * e1["pairs"] - e0["kib_per_pair"] * e0["pairs"]) / (e1["pairs"] - e0["pairs"])
+    return {
+        "kib_per_added_match": round(referee, 1),
+        "echo_kib_per_added_pair": round(echo, 1),
+        "slope_levels": [first["matches"], last["matches"]],
+    }
 
 
 async def _bench_round_trip(token: str, quick: bool) -> dict[str, Any]:
@@ -896,6 +920,14 @@ def render(report: dict[str, Any]) -> list[str]:
             f"({e['kib_per_pair']} KiB/pair); "
             f"goal <= {GOAL_KIB_PER_MATCH:.0f}: {row['kib_per_match'] / GOAL_KIB_PER_MATCH:.2f}x of it"
         )
+        if cap["kib_per_added_match"] is not None:
+            low, high = cap["slope_levels"]
+            slope = cap["kib_per_added_match"]
+            lines.append(
+                f"  memory per added match, {low} -> {high} matches (each level a new referee): "
+                f"{slope:.0f} KiB (the bare echo: {cap['echo_kib_per_added_pair']:.0f} KiB per added "
+                f"pair); goal <= {GOAL_KIB_PER_MATCH:.0f}: {slope / GOAL_KIB_PER_MATCH:.2f}x of it"
+            )
         made, ended = row["matches_created_in_window"], row["matches_finished_in_window"]
         in_window = (
             f"in this window {made} matches were made and {ended} ended, one such event per "

@@ -86,6 +86,24 @@ def test_capacity_levels_stand_beside_a_same_run_echo(report: dict[str, Any]) ->
     assert "two bare echo streams'" in text and "decisions per finished match" in text
 
 
+def test_memory_per_added_match_leaves_out_the_one_time_growth() -> None:
+    # a process that grows 5,000 KiB once, then 100 KiB per match (the echo: 2,000 once, 80 per pair)
+    rows = [
+        {
+            "matches": n,
+            "kib_per_match": (5000 + 100 * n) / n,
+            "echo": {"pairs": n, "kib_per_pair": (2000 + 80 * n) / n},
+        }
+        for n in (25, 100, 300)
+    ]
+    slopes = bench._memory_slopes(rows)
+    assert slopes["kib_per_added_match"] == pytest.approx(100, abs=0.1)
+    assert slopes["echo_kib_per_added_pair"] == pytest.approx(80, abs=0.1)
+    assert slopes["slope_levels"] == [25, 300]
+    assert rows[0]["kib_per_match"] == 300  # what the smallest level alone reads
+    assert bench._memory_slopes(rows[:1])["kib_per_added_match"] is None
+
+
 def _established(port: int) -> int:
     """Established TCP connections whose local port is `port` (the server's side of each)."""
     count = 0
