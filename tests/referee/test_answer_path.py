@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 from referee.server.config import MatchSpec, ServerLimits
 from referee.server.seat import LOST, Inbox, Outgoing
@@ -138,3 +139,54 @@ def test_a_wait_within_a_time_gives_the_answer_or_none_and_keeps_what_came_late(
     assert got[2] is None and got[3] is True
     assert got[4] == bot_pb2.Answer(decision_id=3, index=1)
     assert got[5] is LOST
+
+
+def test_a_forfeited_seats_default_actions_are_each_recorded_in_order() -> None:
+    """A seat out of the game whose engine still gives it decisions (the Game API allows it; the
+    shipped engines skip such a seat) gets the default action without a request: each step must
+    still be recorded before the next one is applied (nothing is asked between them)."""
+
+    async def run() -> tuple[list[int], list[int], int, int]:
+        session = MatchSession(MatchSpec("clank", ("a", "b"), 4), ServerLimits(max_decisions=80))
+        game = session.game
+        applied: list[int] = []
+        apply_index = game.apply_index
+
+        def applying(index: int) -> Any:
+            applied.append(index)
+            return apply_index(index)
+
+        game.apply_index = applying  # type: ignore[method-assign]
+        game.forfeit = lambda seat: None  # type: ignore[method-assign]  # the seat keeps its turns
+        log: list[tuple[str, int]] = []
+        stream = FakeStream(0, log)
+        asked: list[int] = []
+
+        def take(item: Outgoing) -> None:
+            while item is not None:
+                if isinstance(item, bytes):
+                    message = bot_pb2.RefereeMessage.FromString(item)
+                    if message.WhichOneof("message") == "decision":
+                        asked.append(message.decision.decision_id)
+                        answer = bot_pb2.Answer(decision_id=message.decision.decision_id, index=0)
+                        stream.messages.put_nowait(bot_pb2.BotMessage(answer=answer).SerializeToString())
+                item = session.seats[0].outbox.written()
+
+        session.seats[0].outbox.attach(take)
+        session.seats[1].outbox.attach(lambda item: None)
+        for seat in session.seats:
+            session.attach(seat, bot_pb2.Hello(bot_name="b"))
+        session.lost(session.seats[1], "the bot closed its stream")  # forfeited before the first step
+        reader = asyncio.create_task(BotService._read(stream, session, session.seats[0]))  # type: ignore[arg-type]
+        await asyncio.wait_for(session.run(), 30)
+        reader.cancel()
+        await asyncio.gather(reader, return_exceptions=True)
+        # the recorder's index column (a test seam): -1 marks the forfeit
+        steps = list(session.recorder._indexes)
+        return applied, steps, session.decisions, len(asked)
+
+    applied, steps, decisions, asked = asyncio.run(run())
+    assert decisions == 80 and len(applied) == 80
+    assert 0 < asked < 60  # the forfeited seat's turns were played by default, several in a row
+    assert steps.count(-1) == 1
+    assert [i for i in steps if i != -1] == applied
