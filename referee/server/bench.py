@@ -242,27 +242,36 @@ async def _echo_memory(address: str, pid: int, streams: int) -> float:
     return grown / streams
 
 
+@dataclass(kw_only=True)
+class _Load:
+    """What a load generator counts (a `--client` or `--echo-client` process reports it the same
+    way: `_serve_commands`)."""
+
+    #: the gaps measured (answer sent -> next request received), while `measuring`
+    gaps: list[float] = field(default_factory=list)
+    measuring: bool = False
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    #: decisions answered (echoed messages for the echo)
+    decisions: int = 0
+    #: matches made (CreateMatch answered); always 0 for the echo, whose streams stay open
+    created: int = 0
+    #: matches played to their end
+    finished: int = 0
+    #: the decisions of the finished matches (their mean length: per-match set-up is spread over it)
+    finished_decisions: int = 0
+    #: status code (or exception type) -> how many matches (or echo pairs) ended with it
+    failures: Counter[str] = field(default_factory=Counter)
+
+
 @dataclass
-class _Farm:
+class _Farm(_Load):
     """Bots of many matches in one event loop: the round trip here, capacity in `--client`
     processes. Every seat has its own connection; the matches are created through `admin`."""
 
     addresses: list[str]
     admin_token: str
     think_s: float
-    gaps: list[float] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)
-    measuring: bool = False
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
-    decisions: int = 0
-    #: matches made (CreateMatch answered)
-    created: int = 0
-    #: matches played to their end
-    finished: int = 0
-    #: the decisions of the finished matches (their mean length: per-match set-up is spread over it)
-    finished_decisions: int = 0
-    #: status code (or exception type) -> how many matches ended with it
-    failures: Counter[str] = field(default_factory=Counter)
     admins: list[dict[str, Any]] = field(default_factory=list)
     admin_channels: list[grpc.aio.Channel] = field(default_factory=list)
 
@@ -383,7 +392,7 @@ async def _round_trip(
 
 
 @dataclass
-class _EchoPairs:
+class _EchoPairs(_Load):
     """The capacity reference, in `--echo-client` processes: `pairs` pairs of bare echo streams,
     each stream on its own connection, shaped like a match of `_Farm`: a pair has one message in
     flight at a time, its two streams take turns, and a pair's messages start `interval_s` apart
@@ -394,16 +403,6 @@ class _EchoPairs:
     address: str
     request_bytes: int
     interval_s: float
-    gaps: list[float] = field(default_factory=list)
-    measuring: bool = False
-    stop: asyncio.Event = field(default_factory=asyncio.Event)
-    #: echoed messages, the counterpart of `_Farm.decisions`
-    decisions: int = 0
-    #: always 0: the pairs' streams stay open (`_Farm`'s counters, for the same report)
-    created: int = 0
-    finished: int = 0
-    finished_decisions: int = 0
-    failures: Counter[str] = field(default_factory=Counter)
 
     async def pair(self, index: int) -> None:
         payload = struct.pack("<I", self.request_bytes) + b"a" * max(0, ANSWER_BYTES - 4)
