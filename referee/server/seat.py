@@ -162,7 +162,7 @@ class Inbox:
     What `asyncio.Queue` did here, at a fraction of its fixed cost per seat (three deques and
     an Event, ~3 KiB): a list (it holds 0 or 1 item nearly always; `MatchSession.receive`
     bounds it) and a future made only while the reader waits. An item put as the reader's
-    wait is cancelled (its timer fired) stays queued for the next `get`."""
+    wait is cancelled (its timer fired) stays queued for the next `get_within`."""
 
     __slots__ = ("_items", "_waiter")
 
@@ -191,20 +191,9 @@ class Inbox:
         """The oldest item (IndexError if there is none)."""
         return self._items.pop(0)
 
-    async def get(self) -> bot_pb2.Answer | Lost:
-        """The oldest item, once there is one."""
-        while not self._items:
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiter = waiter
-            try:
-                await waiter
-            finally:
-                self._waiter = None
-        return self._items.pop(0)
-
     async def get_within(self, seconds: float) -> bot_pb2.Answer | Lost | None:
         """The oldest item, or None once `seconds` have passed first: an item put after the
-        timer fired stays queued for the next get (as one put after a wait was cancelled). A
+        timer fired stays queued for the next get (as one put after the waiting task was cancelled). A
         timer on the wait's future, not `asyncio.timeout`: no Timeout object, and no exception
         thrown into the caller when the time runs out (a CPU-metered seat's wait runs out at
         every poll of its meter)."""

@@ -215,12 +215,12 @@ def test_the_inbox_wakes_its_reader_and_keeps_what_a_cancelled_wait_missed() -> 
     async def run() -> list[object]:
         inbox = Inbox()
         got: list[object] = []
-        reader = asyncio.create_task(inbox.get())
+        reader = asyncio.create_task(inbox.get_within(5))
         await asyncio.sleep(0)
         inbox.put_nowait(LOST)
         got.append(await reader)
         # the answer lands in the same turn as the reader's timer: it stays for the next get
-        reader = asyncio.create_task(inbox.get())
+        reader = asyncio.create_task(inbox.get_within(5))
         await asyncio.sleep(0)
         answer = bot_pb2.Answer(decision_id=4, index=1)
         inbox.put_nowait(answer)
@@ -228,7 +228,7 @@ def test_the_inbox_wakes_its_reader_and_keeps_what_a_cancelled_wait_missed() -> 
         with contextlib.suppress(asyncio.CancelledError):
             await reader
         got.append(inbox.qsize())
-        got.append(await inbox.get())
+        got.append(await inbox.get_within(5))
         got.append(inbox.empty())
         return got
 
