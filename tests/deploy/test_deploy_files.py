@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
+import queue
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable
@@ -280,14 +281,30 @@ def _free_block(n: int) -> int:
 
 
 def _read_until(proc: subprocess.Popen[str], prefix: str, timeout: float) -> tuple[str, list[str]]:
+    """The first line of `proc`'s stdout that starts with `prefix`, and every line up to it.
+
+    The lines are read by a thread: select() on the pipe beside readline() strands lines, since one
+    readline() buffers every line the pipe held and select() then waits for more (the supervisor's
+    `referee listening on` line, arriving with a child's log line, sat unread for the whole
+    timeout)."""
     assert proc.stdout is not None
+    stdout = proc.stdout
+    lines: queue.Queue[str] = queue.Queue()
+
+    def pump() -> None:
+        with contextlib.suppress(ValueError, OSError):  # the caller closed the pipe
+            for line in stdout:
+                lines.put(line)
+        lines.put("")
+
+    threading.Thread(target=pump, name="read-until", daemon=True).start()
     seen: list[str] = []
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([proc.stdout], [], [], 0.5)
-        if not ready:
-            continue
-        line = proc.stdout.readline()
+    while True:
+        try:
+            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            break
         if not line:
             break
         seen.append(line)
@@ -296,10 +313,32 @@ def _read_until(proc: subprocess.Popen[str], prefix: str, timeout: float) -> tup
     raise AssertionError(f"no {prefix!r} line: {''.join(seen)[-2000:]}")
 
 
+def test_read_until_finds_a_line_that_arrived_with_the_one_before() -> None:
+    # both lines reach the pipe in one write, then the writer stays silent: a reader that waits on
+    # the pipe (select) after reading the first line never sees the second, which it buffered
+    script = (
+        "import sys, time; sys.stdout.write('first\\nreferee listening on x\\n'); sys.stdout.flush(); "
+        "time.sleep(600)"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        line, seen = _read_until(proc, "referee listening on ", 30)
+        assert line == "referee listening on x\n"
+        assert seen == ["first\n", line]
+    finally:
+        proc.kill()
+        proc.wait()
+        assert proc.stdout is not None
+        proc.stdout.close()
+
+
 def test_referee_layout_is_where_a_real_processes_group_listens() -> None:
     # deploy/checks.py computes the own ports (PORT+1+i) and metrics ports (METRICS+i) the
     # deployment files must agree with; this starts the real `--processes 2` and compares
-    port, metrics = _free_block(3), _free_block(2)
+    # one block for the referee ports and the metrics ports: two blocks picked one after the other
+    # may overlap (the second probe may land in the first block, free again once probed)
+    port = _free_block(5)
+    metrics = port + 3
     argv = ["serve", "referee", "--port", str(port), "--processes", "2", "--metrics-port", str(metrics),
             "--insecure"]
     layout = referee_layout(Container(where="test", argv=argv))
