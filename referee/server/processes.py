@@ -65,7 +65,6 @@ class Child:
     address: str = ""
     #: when it exited unexpectedly, within the restart window
     exits: list[float] = field(default_factory=list)
-    lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
 
 class StartFailed(Exception):
@@ -97,6 +96,9 @@ class Supervisor:
         #: HOST:PORT every child also serves (SO_REUSEPORT), for the operator's line
         self.shared = shared
         self._lock = threading.Lock()
+        #: (process, its `listening on` line), or (process, None) once its stdout closed: every
+        #: child's, so a start waits on all of them at once
+        self._started: queue.Queue[tuple[subprocess.Popen[str], str | None]] = queue.Queue()
 
     # --- one child ------------------------------------------------------------------------
 
@@ -114,46 +116,60 @@ class Supervisor:
         child.proc = subprocess.Popen(
             argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True
         )
-        child.lines = queue.Queue()
         threading.Thread(
-            target=self._pump, args=(child.proc, child.lines), name=f"referee-{child.index}-out", daemon=True
+            target=self._pump, args=(child.proc,), name=f"referee-{child.index}-out", daemon=True
         ).start()
 
-    def _pump(self, proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> None:
+    def _pump(self, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
         listening = False
-        with proc.stdout:
-            for line in proc.stdout:
-                if not listening and line.startswith(LISTENING):
-                    listening = True
-                    lines.put(line)
-                    continue
-                with self._lock:  # anything else it prints is the operator's
-                    self.out.write(line)
-                    self.out.flush()
-        lines.put(None)
+        try:
+            with proc.stdout:
+                for line in proc.stdout:
+                    if not listening and line.startswith(LISTENING):
+                        listening = True
+                        self._started.put((proc, line))
+                        continue
+                    with self._lock:  # anything else it prints is the operator's
+                        self.out.write(line)
+                        self.out.flush()
+        finally:
+            self._started.put((proc, None))
 
-    def _await_listening(self, child: Child) -> None:
-        assert child.proc is not None
+    def _await_listening(self, children: Sequence[Child]) -> None:
+        """Wait until each of `children` (just spawned) printed its `listening on` line.
+
+        All at once: the first child that exits before it listens fails the start then, with its
+        status (its error is on stderr), whichever child is still starting; StartFailed too when
+        STARTUP_TIMEOUT_S passes (those not listening yet are killed)."""
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while True:
+        waiting: dict[subprocess.Popen[str], Child] = {}
+        for child in children:
+            assert child.proc is not None
+            waiting[child.proc] = child
+        while waiting:
             try:
-                line = child.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                proc, line = self._started.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                child.proc.kill()
+                for late_proc in waiting:
+                    late_proc.kill()
+                late = ", ".join(str(c.index) for c in waiting.values())
                 raise StartFailed(
-                    f"referee process {child.index} did not start within {STARTUP_TIMEOUT_S:.0f} s"
+                    f"referee process{'es' if len(waiting) > 1 else ''} {late} did not start within "
+                    f"{STARTUP_TIMEOUT_S:.0f} s"
                 ) from None
+            if proc not in waiting:  # a process that listened already, or one replaced by a restart
+                continue
+            starting = waiting.pop(proc)
             if line is None:
-                code = child.proc.wait()
+                code = proc.wait()
                 raise StartFailed(
-                    f"referee process {child.index} (port {child.port}) exited with status {code} "
+                    f"referee process {starting.index} (port {starting.port}) exited with status {code} "
                     "before it listened (its error is above)"
                 )
-            child.address = line[len(LISTENING):].strip()
-            if child.port == 0:  # keep the port it chose: a restart comes back where clients look
-                child.port = int(child.address.rsplit(":", 1)[1])
-            return
+            starting.address = line[len(LISTENING):].strip()
+            if starting.port == 0:  # keep the port it chose: a restart comes back where clients look
+                starting.port = int(starting.address.rsplit(":", 1)[1])
 
     def _say(self, text: str) -> None:
         with self._lock:
@@ -168,8 +184,7 @@ class Supervisor:
         for child in self.children:
             self._spawn(child)
         try:
-            for child in self.children:
-                self._await_listening(child)
+            self._await_listening(self.children)
         except StartFailed:
             self.stop()
             raise
@@ -205,7 +220,7 @@ class Supervisor:
                 f"status {code}; restarting it (the matches it held are lost; workers hand theirs back)"
             )
             self._spawn(child)
-            self._await_listening(child)
+            self._await_listening([child])
             self._say(
                 f"referee process {child.index} (pid {child.proc.pid}) listening on {child.address} again"
             )

@@ -218,6 +218,23 @@ def test_a_child_that_keeps_dying_stops_the_group(capsys: pytest.CaptureFixture[
     assert all(c.proc is not None and c.proc.poll() is not None for c in supervisor.children)
 
 
+def test_a_child_that_cannot_start_stops_the_group_while_another_is_still_starting(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # stand-ins: process 0 is slow (it would fail 30 s later, never listening); process 1 cannot
+    # start (an error, status 3). The start fails on process 1's exit, not on process 0's fate
+    slow = "import time; time.sleep(30)"
+    broken = "import sys; print('error: port taken', file=sys.stderr); sys.exit(3)"
+    supervisor = Supervisor(lambda port, metrics: ["-c", slow if port == 9 else broken], [9, 10], [0, 0])
+    assert supervisor.run() == 1
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        "error: referee process 1 (port 10) exited with status 3 before it listened (its error is "
+        "above); stopped every referee process"
+    ), err
+    assert all(c.proc is not None and c.proc.poll() is not None for c in supervisor.children)
+
+
 def test_port_range_beyond_65535_is_one_line() -> None:
     done = subprocess.run(
         [*ARENA, "serve", "referee", "--insecure", "--port", "65535", "--processes", "2"],
