@@ -61,6 +61,10 @@ _DECLARED: Final = (
              "uses it to call its long-lived referees", None, "referee, workers"),
     Variable("ARENA_ADMIN_TOKEN_FILE", "a file whose first line is the admin token (a Docker "
              "secret); wins over ARENA_ADMIN_TOKEN", None, "referee, workers"),
+    Variable("ARENA_REFEREE_PROCESS", "set by `serve referee --processes N` for each child: its "
+             "index (exported as the label process of arena_referee_process_restarts)", None, "referee"),
+    Variable("ARENA_REFEREE_RESTARTS", "set by `serve referee --processes N` for each child: how "
+             "many times it restarted that index (arena_referee_process_restarts)", "0", "referee"),
     # --- what the platform sets for a bot (read by the SDKs, never by the platform) -----------
     Variable("ARENA_REFEREE", "given to a bot: the referee its seat waits on (HOST:PORT, several "
              "comma-separated, or unix:PATH)", None, "bot"),

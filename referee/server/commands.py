@@ -140,6 +140,16 @@ def _cmd_serve_referee(
     if args.metrics_port:
         from prometheus_client import start_http_server
 
+        from referee.cli_checks import UsageError
+        from referee.server.metrics import PROCESS_RESTARTS
+        from referee.server.processes import supervised
+
+        try:  # a child of `--processes N`: its slot's restart count, from the parent
+            slot = supervised()
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if slot is not None:
+            PROCESS_RESTARTS.labels(process=str(slot[0])).set(slot[1])
         start_http_server(args.metrics_port, addr=args.host)  # arena_referee_* on /metrics
     limits = ServerLimits(max_matches=args.max_matches)
     authenticator: Authenticator | None = (

@@ -15,6 +15,9 @@ run by a worker on a referee is counted once by each, as two different things):
 * `arena_referee_auth_failures_total{kind}`: failed authentications (`admin`, `seat`, `token`:
   an unknown seat-or-bot token, `none`: no token); `arena_referee_auth_refused_total`: calls
   refused because their address is over the failed-authentication limit.
+* `arena_referee_process_restarts{process}`: a child of `serve referee --processes N`, process
+  `i`: how many times its supervisor restarted process `i` (the count is the supervisor's, given
+  to each child it starts: referee/server/processes.py); absent outside a supervised group.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ __all__ = [
     "MATCHES_FINISHED",
     "MATCHES_STARTED",
     "MATCH_SECONDS",
+    "PROCESS_RESTARTS",
     "STRIKES",
     "TIMEOUTS",
     "short_reason",
@@ -71,6 +75,12 @@ AUTH_FAILURES: Final = Counter(
 )
 AUTH_REFUSED: Final = Counter(
     "arena_referee_auth_refused", "Calls refused: their address is over the failed-authentication limit."
+)
+
+PROCESS_RESTARTS: Final = Gauge(
+    "arena_referee_process_restarts",
+    "Times the supervisor of `serve referee --processes N` restarted this process's slot.",
+    ["process"],
 )
 
 

@@ -15,6 +15,16 @@ parent exits 1 with one ``error:`` line. SIGTERM or SIGINT to the parent stops e
 (SIGTERM, then SIGKILL after `STOP_GRACE_S`) and the parent exits 0. Children run in their own
 session (a terminal's Ctrl-C reaches only the parent, which stops them in order) and stop by
 themselves if the parent disappears (``--supervisor-pid``).
+
+Restarts, for Prometheus: the parent serves no metrics, so each child exports its own slot's
+count. The parent starts every child with ``ARENA_REFEREE_PROCESS`` (its index ``i``) and
+``ARENA_REFEREE_RESTARTS`` (how many times the parent has restarted slot ``i`` so far: 0 at the
+first start, then 1, 2, ...) in its environment (never its command line), and the child serves
+them as the gauge ``arena_referee_process_restarts{process="i"}`` on ``METRICS+i``, the port
+already scraped. The count lives in the parent, so it survives the child's restarts and the
+series stays one per slot; it goes back to 0 only when the parent itself restarts (the
+container). When the current process started is the standard ``process_start_time_seconds`` of
+the same target. A referee that is not a supervised child exports no such series.
 """
 
 from __future__ import annotations
@@ -26,18 +36,21 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Final, TextIO
 
 __all__ = [
     "MAX_RESTARTS",
+    "PROCESS_ENV",
+    "RESTARTS_ENV",
     "RESTART_WINDOW_S",
     "STARTUP_TIMEOUT_S",
     "STOP_GRACE_S",
     "Child",
     "Supervisor",
+    "supervised",
 ]
 
 #: exits of one child within RESTART_WINDOW_S that make the parent give up
@@ -50,6 +63,27 @@ STOP_GRACE_S: Final = 10.0
 #: how often the parent looks at its children
 POLL_S: Final = 0.2
 LISTENING: Final = "referee listening on "
+#: a child's environment: its index, and how many times the parent restarted that index
+PROCESS_ENV: Final = "ARENA_REFEREE_PROCESS"
+RESTARTS_ENV: Final = "ARENA_REFEREE_RESTARTS"
+
+
+def supervised(environ: Mapping[str, str] | None = None) -> tuple[int, int] | None:
+    """(index, restarts) a supervisor started this process with (`environ`: default this
+    process's environment); None when it is not a supervised child. ValueError, naming the
+    variable, for a value that is not a count."""
+    from referee import settings
+
+    index = settings.get(PROCESS_ENV, environ)
+    if index is None:
+        return None
+    restarts = settings.get(RESTARTS_ENV, environ) or "0"
+    out = []
+    for name, value in ((PROCESS_ENV, index), (RESTARTS_ENV, restarts)):
+        if not value.isdigit():
+            raise ValueError(f"{name}={value!r}: not a count")
+        out.append(int(value))
+    return out[0], out[1]
 
 
 @dataclass
@@ -65,6 +99,8 @@ class Child:
     address: str = ""
     #: when it exited unexpectedly, within the restart window
     exits: list[float] = field(default_factory=list)
+    #: how many times it was restarted since the parent started (passed on: RESTARTS_ENV)
+    restarts: int = 0
 
 
 class StartFailed(Exception):
@@ -113,8 +149,10 @@ class Supervisor:
         ]
         # stderr is the parent's (its log lines and any start-up error reach the operator as
         # they are); stdout is read for the `listening on` line, then passed on
+        # its slot and restart count, which it exports (arena_referee_process_restarts)
+        env = {**os.environ, PROCESS_ENV: str(child.index), RESTARTS_ENV: str(child.restarts)}
         child.proc = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True
+            argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, start_new_session=True, env=env
         )
         threading.Thread(
             target=self._pump, args=(child.proc,), name=f"referee-{child.index}-out", daemon=True
@@ -219,6 +257,7 @@ class Supervisor:
                 f"referee process {child.index} (pid {child.proc.pid}, {child.address}) exited with "
                 f"status {code}; restarting it (the matches it held are lost; workers hand theirs back)"
             )
+            child.restarts += 1
             self._spawn(child)
             self._await_listening([child])
             self._say(

@@ -451,3 +451,61 @@ def test_tls_and_the_admin_token_file_reach_every_port_of_every_process(tmp_path
             proc.kill()
             proc.wait()
         proc.stdout.close()
+
+
+def _restarts(metrics_port: int) -> dict[str, float]:
+    """arena_referee_process_restarts on a process's /metrics: process label -> value."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as page:
+        text = page.read().decode()
+    return {
+        sample.labels["process"]: sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "arena_referee_process_restarts"
+        for sample in family.samples
+    }
+
+
+def test_each_process_exports_how_many_times_its_slot_was_restarted(tmp_path: Path) -> None:
+    # the supervisor serves no metrics: each child exports its slot's restart count (given to it by
+    # the supervisor) on the metrics port Prometheus scrapes; a killed child's successor says 1,
+    # then 2 (the count outlives the process), the other child still 0
+    base = _free_run(5)
+    metrics = [base + 3, base + 4]
+    err_path = tmp_path / "err"
+    with err_path.open("w") as err:
+        proc = subprocess.Popen(
+            [*ARENA, "serve", "referee", "--port", str(base), "--metrics-port", str(metrics[0]),
+             "--processes", "2", "--insecure"],
+            stdout=subprocess.PIPE, stderr=err, text=True,
+        )
+    assert proc.stdout is not None
+    pids: list[int] = []
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("referee listening on "), first + err_path.read_text()
+        proc.stdout.readline()  # the shared port
+        pids = [int(re.search(r"\(pid (\d+)\)", proc.stdout.readline()).group(1)) for _ in range(2)]  # type: ignore[union-attr]
+        assert [_restarts(m) for m in metrics] == [{"0": 0.0}, {"1": 0.0}]
+        again = r"referee process 0 \(pid (\d+)\) listening on \S+ again"
+        for kills in (1, 2):
+            os.kill(pids[0], signal.SIGKILL)
+            wait_until(lambda n=kills: len(re.findall(again, err_path.read_text())) == n, 60,
+                       f"process 0's restart {kills}")
+            pids[0] = int(re.findall(again, err_path.read_text())[-1])
+            pids.append(pids[0])  # (killed at the end if the test fails)
+            assert [_restarts(m) for m in metrics] == [{"0": float(kills)}, {"1": 0.0}]
+        assert alive(pids[1])  # the other child, never restarted, is the same process
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        for pid in pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
