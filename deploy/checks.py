@@ -24,9 +24,9 @@ agree with each other and with the code's defaults and every metrics port is scr
 (:func:`check_ports`), `serve referee --processes N` agrees with ``ARENA_REFEREE_ADDR`` (every
 process's own port, as :func:`referee_layout` computes them) and with its CPU request
 (:func:`check_processes`), the alert rules and the dashboard use metrics and labels the code exports
-(:func:`check_metrics`), no secret is written in a manifest (:func:`check_secrets`), every
-long-running container has probes and resources (:func:`check_pods`), and the workers get what
-the sandbox needs (:func:`check_sandbox`).
+and a panel's legend only labels its series keep (:func:`check_metrics`), no secret is written in a
+manifest (:func:`check_secrets`), every long-running container has probes and resources
+(:func:`check_pods`), and the workers get what the sandbox needs (:func:`check_sandbox`).
 """
 
 from __future__ import annotations
@@ -835,13 +835,9 @@ def exported_metrics() -> dict[str, tuple[str, frozenset[str]]]:
     return out
 
 
-def _exprs(deploy: Path) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
-    with (deploy / "alerts.yml").open(encoding="utf-8") as f:
-        rules = yaml.safe_load(f)
-    for group in rules.get("groups") or []:
-        for rule in group.get("rules") or []:
-            out.append((f"alerts.yml {rule.get('alert') or rule.get('record')}", str(rule["expr"])))
+def _targets(deploy: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every query of every dashboard panel (rows' panels too): (where, the target)."""
+    out: list[tuple[str, dict[str, Any]]] = []
     for board in sorted((deploy / "grafana" / "dashboards").glob("*.json")):
         data = json.loads(board.read_text(encoding="utf-8"))
         panels = list(data.get("panels") or [])
@@ -850,7 +846,18 @@ def _exprs(deploy: Path) -> list[tuple[str, str]]:
             panels += panel.get("panels") or []
             for t in panel.get("targets") or []:
                 if t.get("expr"):
-                    out.append((f"grafana/dashboards/{board.name} panel {panel.get('title')!r}", t["expr"]))
+                    out.append((f"grafana/dashboards/{board.name} panel {panel.get('title')!r}", t))
+    return out
+
+
+def _exprs(deploy: Path) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    with (deploy / "alerts.yml").open(encoding="utf-8") as f:
+        rules = yaml.safe_load(f)
+    for group in rules.get("groups") or []:
+        for rule in group.get("rules") or []:
+            out.append((f"alerts.yml {rule.get('alert') or rule.get('record')}", str(rule["expr"])))
+    out += [(where, str(t["expr"])) for where, t in _targets(deploy)]
     return out
 
 
@@ -905,6 +912,17 @@ def check_metrics(deploy: Path = DEPLOY) -> list[str]:
                 if kept is not None and label not in kept:
                     problems.append(f"alerts.yml {rule.get('alert')}: its summary uses $labels.{label}, "
                                     f"which its expression's result does not keep ({sorted(kept)})")
+    for where, target in _targets(deploy):  # a legend names labels its series keep
+        expr = str(target["expr"])
+        quantile = re.match(r"\s*histogram_quantile\s*\(\s*[0-9.]+\s*,(.*)\)\s*$", expr, re.DOTALL)
+        kept = _result_labels(quantile.group(1) if quantile else expr, metrics)
+        if kept is not None and quantile:
+            kept -= {"le"}
+        legend = str(target.get("legendFormat", ""))
+        for label in re.findall(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}", legend):
+            if kept is not None and label not in kept:
+                problems.append(f"{where}: its legend uses {{{{{label}}}}}, which its expression's result "
+                                f"does not keep ({sorted(kept)})")
     return problems
 
 
