@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Self
 
 from referee.core.effects import effects_from_json
-from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
+from referee.core.game import Action, Decision, IllegalAction, InvalidConfig, Result
 from referee.core.rng import RandomStreams
 from referee.games.clank import observation as seen
 from referee.games.clank.content import (
@@ -28,7 +28,8 @@ from referee.games.clank.content import (
     describe_effects,
 )
 from referee.games.clank.state import ESCAPED, KNOCKED_OUT, PLAYING, ClankState, PlayerState
-from referee.games.clank_core.rules import ClankCore, stream_deck
+from referee.games.clank_core.game import ClankGameBase, check_content_version
+from referee.games.clank_core.rules import stream_deck
 from referee.games.clank_core.scoring import places
 
 __all__ = ["ClankGame"]
@@ -41,7 +42,7 @@ ROUND_LIMIT = 60
 MAIN = "turn"
 
 
-class ClankGame(ClankCore, Game):
+class ClankGame(ClankGameBase):
     """One game of Clank!."""
 
     name = "clank"
@@ -55,9 +56,7 @@ class ClankGame(ClankCore, Game):
     content: ClankContent
 
     def __init__(self, state: ClankState, content: ClankContent) -> None:
-        self.s = state
-        self.content = content
-        self._decision: Decision | None = None
+        super().__init__(state, content)
         #: the main turn's actions built so far in this game, under what each one's text depends
         #: on (the content and the board are fixed for a game): see _main_actions
         self._actions: dict[tuple[Any, ...], Action] = {}
@@ -156,13 +155,7 @@ class ClankGame(ClankCore, Game):
 
     # --- the contract --------------------------------------------------------------------
 
-    @property
-    def num_seats(self) -> int:
-        return self.s.players_n
-
-    @property
-    def content_version(self) -> str:
-        return self.s.content_version
+    # num_seats, content_version, is_over, copy, to_json, digest: ClankGameBase
 
     @property
     def board(self) -> Board:
@@ -173,26 +166,11 @@ class ClankGame(ClankCore, Game):
         """The definition of a card."""
         return self.content.cards[card_id]
 
-    def is_over(self) -> bool:
-        return self.s.over
-
-    def copy(self) -> Self:
-        return type(self)(self.s.copy(), self.content)
-
-    def to_json(self) -> dict[str, Any]:
-        return self.s.to_json()
-
-    def digest(self) -> str:
-        return json_digest(self.s.json_view())
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
         content = default_content()
         state = ClankState.from_json(dict(data))
-        if state.content_version != content.version:
-            raise InvalidConfig(
-                f"state was made with content {state.content_version}, this build has {content.version}"
-            )
+        check_content_version(state.content_version, content.version)
         return cls(state, content)
 
     def _apply(self, decision: Decision, action: Action) -> None:
@@ -241,12 +219,10 @@ class ClankGame(ClankCore, Game):
         if not self.s.over:
             raise IllegalAction("the game is not over")
         scores = [self.score(seat) for seat in range(self.s.players_n)]
-        # Tie-break: "the tied player with the more valuable artifact wins" -- zero scorers too
-        # (the seed makes no exception); a forfeited seat's artifacts break no tie.
-        best = [0 if p.forfeited else max(p.artifacts, default=0) for p in self.s.players]
+        # Tie-break: the more valuable artifact -- zero scorers too (the seed makes no exception)
         return Result(
             scores=tuple(scores),
-            places=places(scores, best),
+            places=places(scores, self._best_artifacts()),
             outcomes=tuple(self.outcome(seat) for seat in range(self.s.players_n)),
             details={"rounds": self.s.round, "steps": self.s.step},
         )

@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from typing import Any, Self
 
 from referee.core.effects import Effect, effects_from_json, effects_to_json
-from referee.core.game import Action, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
+from referee.core.game import Action, Decision, IllegalAction, InvalidConfig, Result, json_digest
 from referee.core.rng import RandomStreams
-from referee.games.clank_core.rules import ClankCore, stream_deck
+from referee.games.clank_core.game import ClankGameBase, check_content_version
+from referee.games.clank_core.rules import stream_deck
 from referee.games.clank_core.scoring import places
 from referee.games.clank_legacy.campaign import (
     CampaignState,
@@ -150,7 +151,7 @@ def _other_end(board: Board, path: int, space: str) -> str:
     return p.b if p.a == space else p.a
 
 
-class ClankLegacyGame(ClankCore, Game):
+class ClankLegacyGame(ClankGameBase):
     """One game of a Clank! Legacy campaign."""
 
     name = "clank_legacy"
@@ -164,9 +165,7 @@ class ClankLegacyGame(ClankCore, Game):
     content: LegacyContent
 
     def __init__(self, state: LegacyState, content: LegacyContent) -> None:
-        self.s = state
-        self.content = content
-        self._decision: Decision | None = None
+        super().__init__(state, content)
 
     # --- construction -------------------------------------------------------------------
 
@@ -291,13 +290,7 @@ class ClankLegacyGame(ClankCore, Game):
 
     # --- the contract --------------------------------------------------------------------
 
-    @property
-    def num_seats(self) -> int:
-        return self.s.players_n
-
-    @property
-    def content_version(self) -> str:
-        return self.s.content_version
+    # num_seats, content_version, is_over, copy, to_json, digest: ClankGameBase
 
     @property
     def board(self) -> Board:
@@ -308,26 +301,11 @@ class ClankLegacyGame(ClankCore, Game):
         """The definition of a card."""
         return self.content.cards[card_id]
 
-    def is_over(self) -> bool:
-        return self.s.over
-
-    def copy(self) -> Self:
-        return type(self)(self.s.copy(), self.content)
-
-    def to_json(self) -> dict[str, Any]:
-        return self.s.to_json()
-
-    def digest(self) -> str:
-        return json_digest(self.s.json_view())
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
         content = default_content()
         state = LegacyState.from_json(dict(data))
-        if state.content_version != content.version:
-            raise InvalidConfig(
-                f"state was made with content {state.content_version}, this build has {content.version}"
-            )
+        check_content_version(state.content_version, content.version)
         return cls(state, content)
 
     def campaign_before(self) -> CampaignState:
@@ -407,9 +385,6 @@ class ClankLegacyGame(ClankCore, Game):
         )
 
     # --- scoring -------------------------------------------------------------------------
-
-    def _best_artifacts(self) -> list[int]:
-        return [0 if p.forfeited else max(p.artifacts, default=0) for p in self.s.players]
 
     def outcome(self, seat: int) -> str:
         """How `seat` finished: escaped, knocked_out (scoring), lost (knocked out scoring 0),
