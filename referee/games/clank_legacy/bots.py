@@ -19,8 +19,9 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from referee.core.effects import Effect, effects_from_json
+from referee.core.effects import Effect
 from referee.core.game import Action
+from referee.games.clank_core.greedy import best_buy, best_fight, by_kind, pending_choice
 from referee.games.clank_legacy.content import Board, CardDef, LegacyContent, default_content
 
 __all__ = ["LegacyGreedyBot"]
@@ -40,7 +41,6 @@ _RESOURCE_VALUE = {
     "gain_ability": 2.0,
     "add_card": 0.2,
 }
-_TRASH_ORDER = ("stumble", "burgle", "sidestep")
 
 
 def _effects_value(effects: Sequence[Effect]) -> float:
@@ -120,13 +120,11 @@ class LegacyGreedyBot:
         """Pick an action index (see the module docstring for the plan)."""
         obs = observation
         cards = self.content.cards
-        kinds: dict[str, list[int]] = {}
-        for i, a in enumerate(legal_actions):
-            kinds.setdefault(a.kind, []).append(i)
+        kinds = by_kind(legal_actions)
 
         pending = obs.get("pending")
         if pending is not None:
-            return self._pending(pending, legal_actions)
+            return pending_choice(pending, legal_actions, _effects_value)
 
         me = obs["players"][obs["seat"]]
         board = self.content.boards[obs["board"]]
@@ -167,20 +165,10 @@ class LegacyGreedyBot:
             if best_i >= 0:
                 return best_i
 
-        best_i, best_v = -1, 0.0
-        for i in kinds.get("acquire", []) + kinds.get("buy_reserve", []):
-            card = cards[self._row_or_pile(obs, legal_actions[i])]
-            value = _card_value(card) + 0.1 * card.cost
-            if value > best_v:
-                best_i, best_v = i, value
+        best_i = best_buy(obs, legal_actions, kinds, cards, _card_value)
         if best_i >= 0:
             return best_i
-        best_i, best_v = -1, -1.0
-        for i in kinds.get("fight", []):
-            card = cards[self._row_or_pile(obs, legal_actions[i])]
-            value = _effects_value(card.defeat) + card.cost
-            if value > best_v:
-                best_i, best_v = i, value
+        best_i = best_fight(obs, legal_actions, kinds, cards, _effects_value)
         if best_i >= 0:
             return best_i
         if "patron" in kinds:
@@ -195,23 +183,3 @@ class LegacyGreedyBot:
         if "end_turn" in kinds:
             return kinds["end_turn"][0]
         return 0
-
-    @staticmethod
-    def _row_or_pile(obs: dict[str, Any], action: Action) -> str:
-        if action.kind == "buy_reserve":
-            return str(action.args[0])
-        card = obs["row"][int(action.args[0])]
-        assert card is not None
-        return str(card)
-
-    def _pending(self, pending: dict[str, Any], legal_actions: Sequence[Action]) -> int:
-        kind = pending["kind"]
-        if kind in ("trash", "discard"):
-            for preferred in _TRASH_ORDER[: 1 if kind == "discard" else 2]:
-                for i, a in enumerate(legal_actions):
-                    if a.kind != "skip" and a.args[-1] == preferred:
-                        return i
-            return len(legal_actions) - 1  # skip is always last
-        # choose or vote: the option worth most (the first on a tie)
-        values = [_effects_value(effects_from_json(o)) for o in pending["options"]]
-        return max(range(len(legal_actions)), key=lambda i: (values[int(legal_actions[i].args[0])], -i))

@@ -1,0 +1,109 @@
+"""The parts of the greedy reference bot that Clank! and Clank! Legacy share.
+
+Both games' greedy bots (`referee.bots.clank_greedy`, `referee.games.clank_legacy.bots`) group
+the legal actions by kind, answer pending choices alike, buy the card worth most and fight the
+monster worth most; these functions do that, with the game's own taste passed in
+(`effects_value`, `card_value`). Each bot keeps what differs: how it values effects and cards,
+its path finding and target, the tokens and items it wants, and the order of its other actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+from referee.core.effects import Effect, effects_from_json
+from referee.core.game import Action
+
+__all__ = ["TRASH_ORDER", "GreedyCard", "best_buy", "best_fight", "by_kind", "pending_choice", "row_or_pile"]
+
+#: the starting cards a pending trash (the first two) or discard (the first) gets rid of, in order
+TRASH_ORDER = ("stumble", "burgle", "sidestep")
+
+EffectsValue = Callable[[Sequence[Effect]], float]
+
+
+class GreedyCard(Protocol):
+    """What the shared choices read of a card definition."""
+
+    @property
+    def cost(self) -> int:
+        """Skill to acquire (Swords to defeat, for a monster)."""
+
+    @property
+    def defeat(self) -> tuple[Effect, ...]:
+        """Effects of defeating the monster."""
+
+
+CardT = TypeVar("CardT", bound=GreedyCard)
+
+
+def by_kind(legal_actions: Sequence[Action]) -> dict[str, list[int]]:
+    """The indices of the legal actions, by action kind (in their order)."""
+    kinds: dict[str, list[int]] = {}
+    for i, a in enumerate(legal_actions):
+        kinds.setdefault(a.kind, []).append(i)
+    return kinds
+
+
+def row_or_pile(obs: dict[str, Any], action: Action) -> str:
+    """The card an acquire / fight / buy_reserve action is about: a reserve pile's card, or the
+    card in the row slot the action names."""
+    if action.kind == "buy_reserve":
+        return str(action.args[0])
+    card = obs["row"][int(action.args[0])]
+    assert card is not None
+    return str(card)
+
+
+def pending_choice(
+    pending: dict[str, Any], legal_actions: Sequence[Action], effects_value: EffectsValue
+) -> int:
+    """The answer to a pending choice: trash (up to the second) or discard (only the first) of
+    `TRASH_ORDER`, else skip; for choose (and a group vote), the option worth most by
+    `effects_value`, the first on a tie."""
+    kind = pending["kind"]
+    if kind in ("trash", "discard"):
+        for preferred in TRASH_ORDER[: 1 if kind == "discard" else 2]:
+            for i, a in enumerate(legal_actions):
+                if a.kind != "skip" and a.args[-1] == preferred:
+                    return i
+        return len(legal_actions) - 1  # skip is always last
+    values = [effects_value(effects_from_json(o)) for o in pending["options"]]
+    return max(range(len(legal_actions)), key=lambda i: (values[int(legal_actions[i].args[0])], -i))
+
+
+def best_buy(
+    obs: dict[str, Any],
+    legal_actions: Sequence[Action],
+    kinds: Mapping[str, list[int]],
+    cards: Mapping[str, CardT],
+    card_value: Callable[[CardT], float],
+) -> int:
+    """The acquire / buy_reserve action whose card is worth most (`card_value` plus 0.1 a point
+    of cost), the first on a tie; -1 if none is worth more than 0."""
+    best_i, best_v = -1, 0.0
+    for i in kinds.get("acquire", []) + kinds.get("buy_reserve", []):
+        card = cards[row_or_pile(obs, legal_actions[i])]
+        value = card_value(card) + 0.1 * card.cost
+        if value > best_v:
+            best_i, best_v = i, value
+    return best_i
+
+
+def best_fight(
+    obs: dict[str, Any],
+    legal_actions: Sequence[Action],
+    kinds: Mapping[str, list[int]],
+    cards: Mapping[str, CardT],
+    effects_value: EffectsValue,
+) -> int:
+    """The fight action whose monster is worth most (its defeat effects by `effects_value`, plus
+    its cost), the first on a tie; -1 if none is worth more than -1."""
+    best_i, best_v = -1, -1.0
+    for i in kinds.get("fight", []):
+        card = cards[row_or_pile(obs, legal_actions[i])]
+        value = effects_value(card.defeat) + card.cost
+        if value > best_v:
+            best_i, best_v = i, value
+    return best_i
