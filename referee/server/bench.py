@@ -71,6 +71,8 @@ from typing import IO, Any, Final
 import grpc
 
 from referee.server.bot_check import percentile
+from referee.server.config import MatchSpec, ServerLimits
+from referee.server.session import MatchSession, _Answered
 from referee.wire import BOT_SERVICE, admin_calls, bearer
 from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
 
@@ -201,6 +203,43 @@ def spawn(
     spawned.found = found.group(1)
     spawned.more = [proc.stdout.readline() for _ in range(extra_lines)]
     return spawned
+
+
+# --- 0. the referee's own work per decision, without any transport ----------------------------
+
+
+def game_work(seeds: Sequence[int], max_decisions: int = 5000) -> dict[str, Any]:
+    """CPU per decision of what the referee does for a decision besides moving bytes: the
+    engine's next decision and apply, the seat's observation and the request's bytes, and the
+    step's records (replay columns, WatchMatch's log, metrics), driven through `MatchSession`'s
+    own methods (the code its loop runs) with no stream, no event loop and no bot. 2-seat Clank!
+    matches to their end, each answer picked as the capacity bench's bots pick it. The capacity
+    rows split the referee's CPU per decision into this, the bare echo's transport, and the rest.
+    """
+    def play(seed: int) -> int:
+        session = MatchSession(MatchSpec("clank", ("a", "b"), seed), ServerLimits())
+        game = session.game
+        while not game.is_over() and session.decisions < max_decisions:
+            d = game.decision()
+            assert d is not None
+            session._request(session.seats[d.seat], d)  # the request's bytes, as `_ask` builds them
+            session._record_step()  # the previous step, recorded once the request is out
+            index = (d.id * 7) % len(d.actions)
+            action = game.apply_index(index)
+            session.decisions += 1
+            session._unrecorded = (d, _Answered(index, "", 0, ""), action)
+        session._record_step()
+        return session.decisions
+
+    play(seeds[0])  # caches and first imports out of the figure
+    started = time.process_time()
+    decisions = sum(play(seed) for seed in seeds)
+    cpu = time.process_time() - started
+    return {
+        "matches": len(seeds),
+        "decisions": decisions,
+        "us_per_decision": round(cpu / decisions * 1e6, 1) if decisions else None,
+    }
 
 
 # --- 1. round trip, in this process ---------------------------------------------------------
@@ -824,6 +863,7 @@ def run(quick: bool, levels: Sequence[int], processes: Sequence[int]) -> dict[st
             f"to the referee's decisions/s, from client processes split as the bots')"
         ),
     }
+    report["game_work"] = game_work(range(1, 4) if quick else range(1, 31))
     rt = report["round_trip"] = asyncio.run(_bench_round_trip(token, quick))
     warmup_s, measure_s = (1.0, 1.5) if quick else (2.0, 5.0)
     server = spawn(["-m", "referee.server.bench", "--echo-server"], r"listening on (\S+)")
@@ -838,6 +878,14 @@ def run(quick: bool, levels: Sequence[int], processes: Sequence[int]) -> dict[st
         ]
     finally:
         server.stop()
+    own = report["game_work"]["us_per_decision"]
+    for cap in report["capacity"]:
+        for row in cap["levels"]:
+            # what neither the transport (the echo at this level) nor the game's own work explains
+            cpu, per_message = row["referee_cpu_us_per_decision"], row["echo"]["cpu_us_per_message"]
+            row["rest_us_per_decision"] = (
+                round(cpu - per_message - own, 1) if cpu and per_message and own else None
+            )
     return report
 
 
@@ -862,6 +910,12 @@ def render(report: dict[str, Any]) -> list[str]:
         f"  a match of these bots (pseudo-random moves) lasts {_whole(rt['decisions_per_match'])} decisions "
         f"on average ({rt['matches_finished']} finished here)",
     ]
+    work = report["game_work"]
+    lines.append(
+        f"the referee's own work per decision, no transport (engine, observation and request bytes, "
+        f"step records; {work['decisions']} decisions of {work['matches']} matches, in this process): "
+        f"{_whole(work['us_per_decision'])} us CPU (goal for the whole referee <= {GOAL_CPU_US:.0f})"
+    )
     best_by_processes: dict[int, int] = {}
     for cap in report["capacity"]:
         n = cap["processes"]
@@ -912,6 +966,14 @@ def render(report: dict[str, Any]) -> list[str]:
             f"messages/s, {2 * row['matches']} vs {e['connections']} connections); "
             f"goal <= {GOAL_CPU_US:.0f}: {cpu / GOAL_CPU_US:.2f}x of it"
         )
+        own = report["game_work"]["us_per_decision"]
+        if row.get("rest_us_per_decision") is not None:
+            lines.append(
+                f"    of it: the bare echo's transport {_whole(e['cpu_us_per_message'])} us + the referee's "
+                f"own work {own:.0f} us (no transport, above) + "
+                f"the rest {row['rest_us_per_decision']:.0f} us "
+                "(hand-offs between gRPC's threads and the event loop, asyncio's turns, the seats' reading)"
+            )
         lines.append(
             f"  at {row['matches']} matches: referee memory per match = {row['kib_per_match']:.0f} KiB = "
             f"{_times(row['kib_vs_echo_pair'])} two bare echo streams' {echo_pair:.0f} KiB (one connection "

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from referee.games import game_class
 from referee.server import bench
 from referee.server.server import start
 
@@ -84,6 +85,34 @@ def test_capacity_levels_stand_beside_a_same_run_echo(report: dict[str, Any]) ->
     text = "\n".join(bench.render(report))
     assert "referee CPU per decision = " in text and "x the bare echo's" in text
     assert "two bare echo streams'" in text and "decisions per finished match" in text
+
+
+def test_the_referees_own_work_is_measured_and_split_from_the_transport(report: dict[str, Any]) -> None:
+    work = report["game_work"]
+    assert work["matches"] == 3 and work["decisions"] > 0 and work["us_per_decision"] > 0
+    for cap in report["capacity"]:
+        (row,) = cap["levels"]
+        rest = row["rest_us_per_decision"]
+        own = row["referee_cpu_us_per_decision"] - row["echo"]["cpu_us_per_message"] - rest
+        assert own == pytest.approx(work["us_per_decision"], abs=0.2)  # the three parts add up
+    text = "\n".join(bench.render(report))
+    assert "the referee's own work per decision, no transport" in text
+    assert "of it: the bare echo's transport" in text and "+ the rest" in text
+
+
+def test_the_own_work_plays_each_match_to_its_end_through_the_session() -> None:
+    seed = 5
+    work = bench.game_work([seed])
+    # the same match played on the bare engine, the answers picked as the bench's bots pick them
+    cls = game_class("clank")
+    game = cls.new_game(cls.default_config(2), seed)
+    decisions = 0
+    while not game.is_over():
+        d = game.decision()
+        assert d is not None
+        game.apply_index((d.id * 7) % len(d.actions))
+        decisions += 1
+    assert (work["matches"], work["decisions"]) == (1, decisions)
 
 
 def test_memory_per_added_match_leaves_out_the_one_time_growth() -> None:
