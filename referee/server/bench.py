@@ -208,18 +208,36 @@ def spawn(
 # --- 0. the referee's own work per decision, without any transport ----------------------------
 
 
-def game_work(seeds: Sequence[int], max_decisions: int = 5000) -> dict[str, Any]:
+def game_work(in_flight: int, decisions: int, first_seed: int = 1) -> dict[str, Any]:
     """CPU per decision of what the referee does for a decision besides moving bytes: the
     engine's next decision and apply, the seat's observation and the request's bytes, and the
     step's records (replay columns, WatchMatch's log, metrics), driven through `MatchSession`'s
-    own methods (the code its loop runs) with no stream, no event loop and no bot. 2-seat Clank!
-    matches to their end, each answer picked as the capacity bench's bots pick it. The capacity
-    rows split the referee's CPU per decision into this, the bare echo's transport, and the rest.
+    own methods (the code its loop runs) with no stream, no event loop and no bot.
+
+    `in_flight` 2-seat Clank! matches take one decision each in turn, as a referee holding that
+    many interleaves them (a match that ends is replaced by the next seed's), until `decisions`
+    were taken; each answer is picked as the capacity bench's bots pick it. One match in flight
+    is the work alone, its data hot in the CPU's caches; hundreds in flight pay for reaching each
+    match's data again. The capacity rows split the referee's CPU per decision into the work at
+    their match count, the bare echo's transport, and the rest.
     """
-    def play(seed: int) -> int:
-        session = MatchSession(MatchSpec("clank", ("a", "b"), seed), ServerLimits())
-        game = session.game
-        while not game.is_over() and session.decisions < max_decisions:
+    seeds = iter(range(first_seed, first_seed + decisions + in_flight))
+
+    def new_match() -> MatchSession:
+        return MatchSession(MatchSpec("clank", ("a", "b"), next(seeds)), ServerLimits())
+
+    live = [new_match() for _ in range(in_flight)]
+    made, finished, taken = in_flight, 0, 0
+    started = time.process_time()
+    while taken < decisions:
+        for slot, session in enumerate(live):
+            game = session.game
+            if game.is_over():
+                session._record_step()
+                finished += 1
+                live[slot] = session = new_match()
+                game = session.game
+                made += 1
             d = game.decision()
             assert d is not None
             session._request(session.seats[d.seat], d)  # the request's bytes, as `_ask` builds them
@@ -228,17 +246,21 @@ def game_work(seeds: Sequence[int], max_decisions: int = 5000) -> dict[str, Any]
             action = game.apply_index(index)
             session.decisions += 1
             session._unrecorded = (d, _Answered(index, "", 0, ""), action)
-        session._record_step()
-        return session.decisions
-
-    play(seeds[0])  # caches and first imports out of the figure
-    started = time.process_time()
-    decisions = sum(play(seed) for seed in seeds)
+            taken += 1
+            if taken == decisions:
+                break
     cpu = time.process_time() - started
+    for session in live:
+        if session.game.is_over():
+            finished += 1
     return {
-        "matches": len(seeds),
-        "decisions": decisions,
-        "us_per_decision": round(cpu / decisions * 1e6, 1) if decisions else None,
+        "in_flight": in_flight,
+        "decisions": taken,
+        "matches_made": made,
+        "matches_finished": finished,
+        #: the decisions taken by each match still in flight at the end
+        "in_flight_decisions": [s.decisions for s in live if not s.game.is_over()],
+        "us_per_decision": round(cpu / taken * 1e6, 1) if taken else None,
     }
 
 
@@ -863,7 +885,9 @@ def run(quick: bool, levels: Sequence[int], processes: Sequence[int]) -> dict[st
             f"to the referee's decisions/s, from client processes split as the bots')"
         ),
     }
-    report["game_work"] = game_work(range(1, 4) if quick else range(1, 31))
+    work_decisions = 2_000 if quick else 20_000
+    game_work(1, 500)  # caches and first imports out of the figures
+    report["game_work"] = game_work(1, work_decisions)
     rt = report["round_trip"] = asyncio.run(_bench_round_trip(token, quick))
     warmup_s, measure_s = (1.0, 1.5) if quick else (2.0, 5.0)
     server = spawn(["-m", "referee.server.bench", "--echo-server"], r"listening on (\S+)")
@@ -878,9 +902,13 @@ def run(quick: bool, levels: Sequence[int], processes: Sequence[int]) -> dict[st
         ]
     finally:
         server.stop()
-    own = report["game_work"]["us_per_decision"]
+    works: dict[int, float] = {}
     for cap in report["capacity"]:
         for row in cap["levels"]:
+            n = row["matches"]
+            if n not in works:
+                works[n] = game_work(n, max(work_decisions, 4 * n))["us_per_decision"]
+            row["game_work_us_per_decision"] = own = works[n]
             # what neither the transport (the echo at this level) nor the game's own work explains
             cpu, per_message = row["referee_cpu_us_per_decision"], row["echo"]["cpu_us_per_message"]
             row["rest_us_per_decision"] = (
@@ -913,8 +941,9 @@ def render(report: dict[str, Any]) -> list[str]:
     work = report["game_work"]
     lines.append(
         f"the referee's own work per decision, no transport (engine, observation and request bytes, "
-        f"step records; {work['decisions']} decisions of {work['matches']} matches, in this process): "
-        f"{_whole(work['us_per_decision'])} us CPU (goal for the whole referee <= {GOAL_CPU_US:.0f})"
+        f"step records; one match at a time, {work['decisions']} decisions of {work['matches_made']} "
+        f"matches, in this process): {_whole(work['us_per_decision'])} us CPU (goal for the whole "
+        f"referee <= {GOAL_CPU_US:.0f}); at each capacity level below, with that many matches in flight"
     )
     best_by_processes: dict[int, int] = {}
     for cap in report["capacity"]:
@@ -966,11 +995,11 @@ def render(report: dict[str, Any]) -> list[str]:
             f"messages/s, {2 * row['matches']} vs {e['connections']} connections); "
             f"goal <= {GOAL_CPU_US:.0f}: {cpu / GOAL_CPU_US:.2f}x of it"
         )
-        own = report["game_work"]["us_per_decision"]
         if row.get("rest_us_per_decision") is not None:
             lines.append(
                 f"    of it: the bare echo's transport {_whole(e['cpu_us_per_message'])} us + the referee's "
-                f"own work {own:.0f} us (no transport, above) + "
+                f"own work {row['game_work_us_per_decision']:.0f} us (no transport, {row['matches']} "
+                "matches in flight) + "
                 f"the rest {row['rest_us_per_decision']:.0f} us "
                 "(hand-offs between gRPC's threads and the event loop, asyncio's turns, the seats' reading)"
             )

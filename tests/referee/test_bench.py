@@ -89,21 +89,20 @@ def test_capacity_levels_stand_beside_a_same_run_echo(report: dict[str, Any]) ->
 
 def test_the_referees_own_work_is_measured_and_split_from_the_transport(report: dict[str, Any]) -> None:
     work = report["game_work"]
-    assert work["matches"] == 3 and work["decisions"] > 0 and work["us_per_decision"] > 0
+    assert work["in_flight"] == 1 and work["decisions"] == 2_000 and work["us_per_decision"] > 0
+    assert work["matches_finished"] >= 1  # one at a time: matches end and are replaced
     for cap in report["capacity"]:
         (row,) = cap["levels"]
         rest = row["rest_us_per_decision"]
         own = row["referee_cpu_us_per_decision"] - row["echo"]["cpu_us_per_message"] - rest
-        assert own == pytest.approx(work["us_per_decision"], abs=0.2)  # the three parts add up
+        assert own == pytest.approx(row["game_work_us_per_decision"], abs=0.2)  # the parts add up
     text = "\n".join(bench.render(report))
     assert "the referee's own work per decision, no transport" in text
-    assert "of it: the bare echo's transport" in text and "+ the rest" in text
+    assert "of it: the bare echo's transport" in text and "4 matches in flight) + the rest" in text
 
 
-def test_the_own_work_plays_each_match_to_its_end_through_the_session() -> None:
-    seed = 5
-    work = bench.game_work([seed])
-    # the same match played on the bare engine, the answers picked as the bench's bots pick them
+def _match_length(seed: int) -> int:
+    """Decisions of seed's 2-seat Clank! match on the bare engine, answered as the bench's bots."""
     cls = game_class("clank")
     game = cls.new_game(cls.default_config(2), seed)
     decisions = 0
@@ -112,7 +111,23 @@ def test_the_own_work_plays_each_match_to_its_end_through_the_session() -> None:
         assert d is not None
         game.apply_index((d.id * 7) % len(d.actions))
         decisions += 1
-    assert (work["matches"], work["decisions"]) == (1, decisions)
+    return decisions
+
+
+def test_the_own_work_plays_each_match_to_its_end_through_the_session() -> None:
+    first, second = _match_length(5), _match_length(6)
+    # one in flight: seed 5 to its end, then seed 6 replaces it and takes one decision
+    work = bench.game_work(1, first + 1, first_seed=5)
+    assert (work["matches_made"], work["matches_finished"], work["decisions"]) == (2, 1, first + 1)
+    work = bench.game_work(1, first + second, first_seed=5)
+    assert (work["matches_made"], work["matches_finished"]) == (2, 2)
+
+
+def test_the_own_work_interleaves_the_matches_in_flight() -> None:
+    # three in flight, one decision each in turn: none ends within 30 decisions
+    work = bench.game_work(3, 30)
+    assert (work["matches_made"], work["matches_finished"], work["decisions"]) == (3, 0, 30)
+    assert work["in_flight_decisions"] == [10, 10, 10]
 
 
 def test_memory_per_added_match_leaves_out_the_one_time_growth() -> None:
