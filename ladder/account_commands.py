@@ -13,18 +13,26 @@ import argparse
 import os
 import sys
 
-__all__ = ["create_account_locally"]
+__all__ = ["UPGRADE_FIRST", "create_account_locally"]
+
+#: what an operator command on an unmigrated (or older) database tells the operator to do
+UPGRADE_FIRST = "run `arena db upgrade` first (on the same database: --url URL or $DATABASE_URL)"
 
 
 def create_account_locally(args: argparse.Namespace) -> int:
     """Create account `args.name` in the database `args.db` (operator if `args.operator`)."""
     from ladder.accounts import create_account
+    from ladder.api_server import schema_problem
     from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
 
     url = database_url(args.db)
     engine = create_engine(url)
     try:
+        problem = schema_problem(engine, UPGRADE_FIRST)
+        if problem is not None:
+            print(f"error: {problem}", file=sys.stderr)
+            return 1
         made = create_account(engine, args.name, is_operator=bool(args.operator))
     except LadderError as exc:
         print(f"error: {exc}", file=sys.stderr)

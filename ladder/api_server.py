@@ -122,9 +122,12 @@ def uvicorn_limits(header_timeout_s: float = HEADER_TIMEOUT_S) -> dict[str, Any]
     }
 
 
-def schema_problem(engine: Engine) -> str | None:
-    """Why the API cannot serve `engine`'s database, in one sentence; None when it is at the
-    newest migration. An unreachable database is a problem too (its error's first line)."""
+def schema_problem(
+    engine: Engine, fix: str = "run `arena db upgrade` first (or start with --upgrade)"
+) -> str | None:
+    """Why the API (or an operator command, its own `fix`) cannot use `engine`'s database, in one
+    sentence; None when it is at the newest migration. An unreachable database is a problem too
+    (its error's first line)."""
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
     from sqlalchemy.exc import SQLAlchemyError
@@ -141,7 +144,6 @@ def schema_problem(engine: Engine) -> str | None:
         return f"cannot reach the database ({type(exc).__name__}: {first})"
     if current == heads:
         return None
-    fix = "run `arena db upgrade` first (or start with --upgrade)"
     if not current:
         return f"the database has no Arena tables yet: {fix}"
     return (

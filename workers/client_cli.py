@@ -400,6 +400,8 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
     """On the server host: a ladder in the database itself (there is no API for it), with the
     game's reference bots on it so a newcomer has opponents from its first match. Its kind is
     the game's (`ladder_kind`): `--kind` may only say the same."""
+    from ladder.account_commands import UPGRADE_FIRST
+    from ladder.api_server import schema_problem
     from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
     from workers.client import ClientError
@@ -416,6 +418,9 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
         )
     engine = create_engine(database_url(args.db))
     try:
+        problem = schema_problem(engine, UPGRADE_FIRST)
+        if problem is not None:
+            raise ClientError(problem)
         try:
             ladder_id = create_ladder_with_reference_bots(
                 engine, args.name, args.game, args.players, decision_ms=args.decision_ms,

@@ -127,3 +127,21 @@ def test_a_campaign_started_on_the_created_ladder_is_rated_there(
         ("reference-clank_legacy-greedy", 1),
         ("reference-clank_legacy-random", 1),
     ]
+
+
+def test_an_unmigrated_database_is_one_line_naming_the_upgrade(tmp_path: Path) -> None:
+    """The operator tools on a database `arena db upgrade` has not made: status 1, one `error:`
+    line saying to run it, never the driver's error with its SQL (`no such table: ladders`)."""
+    db = f"sqlite:///{tmp_path}/new.db"
+    for argv in (
+        ["ladder", "create", "clank-2p", "--game", "clank", "--reference-bots", "--db", db],
+        ["account", "create", "operator", "--operator", "--key-file", str(tmp_path / "op.key"), "--db", db],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "referee.cli", *argv], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 1, proc.stderr
+        assert proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1, proc.stderr
+        assert "no Arena tables yet: run `arena db upgrade` first" in proc.stderr, proc.stderr
+        assert "SQL" not in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "op.key").exists()
