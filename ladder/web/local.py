@@ -53,7 +53,7 @@ def file_app(path: Path, limit: int = MAX_REPLAY_BYTES) -> FastAPI:
 
     @app.get("/", response_class=HTMLResponse)
     def viewer() -> HTMLResponse:
-        return viewer_page(timeline, title=path.name, frames_url="/frames/", allow_all=True)
+        return viewer_page(timeline, title=path.name, frames_url="/frames/", allow_all=True, standalone=True)
 
     @app.get("/frames/{step}")
     def frame(step: int, request: Request) -> JSONResponse:

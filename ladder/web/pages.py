@@ -138,8 +138,10 @@ def viewer_page(
     allow_all: bool,
     back_url: str | None = None,
     download_url: str | None = None,
+    standalone: bool = False,
 ) -> HTMLResponse:
-    """The viewer's page (its frames come from `frames_url` + step number)."""
+    """The viewer's page (its frames come from `frames_url` + step number); `standalone` (one
+    file, `arena replay serve`: no ladders, no API) leaves out the links to the server's pages."""
     replay = timeline.replay
     seats = [_seat_name(r if isinstance(r, Mapping) else {}, i) for i, r in enumerate(replay["seats"])]
     return render(
@@ -155,6 +157,7 @@ def viewer_page(
         default_seat="0",
         back_url=back_url,
         download_url=download_url,
+        standalone=standalone,
     )
 
 

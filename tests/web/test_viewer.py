@@ -150,6 +150,9 @@ def test_replay_serve_shows_a_local_file(tmp_path: Path, forfeit_replay: dict[st
         frame = client.get("/frames/13?seat=all").json()
         assert "Seat 1 forfeits" in frame["record_html"]
         assert client.get("/static/viewer.js").status_code == 200
+        # every link of the page leads somewhere this one-file server serves (no /docs, /redoc)
+        links = re.findall(r'(?:href|src)="(/[^"]*)"', page.text)
+        assert links and all(client.get(link).status_code == 200 for link in links), links
     path.write_bytes(b"garbage")
     with pytest.raises(ReplayError):
         file_app(path)
