@@ -166,6 +166,21 @@ def test_a_results_table_into_a_closed_pipe_ends_in_one_line() -> None:
         assert "broken pipe" in one_error_line(done), extra  # (rich alone exits 1 without a word)
 
 
+def test_a_client_command_into_a_closed_pipe_ends_in_the_same_line(tmp_path: Path) -> None:
+    """The API client's commands (`arena bot status --json | head`, here `arena logout`, which
+    needs no server) meet the broken pipe like the others: status 2 and the same one line, not
+    "unexpected BrokenPipeError"."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run([ARENA, "logout"], stdout=write, stderr=subprocess.PIPE, text=True,
+                              timeout=60, env={**os.environ, "HOME": str(tmp_path)})
+    finally:
+        os.close(write)
+    assert done.returncode == 2, done.stderr
+    assert "broken pipe" in one_error_line(done) and "unexpected" not in done.stderr
+
+
 # --- names, the interpreter, crashed seats ------------------------------------------------------
 
 

@@ -49,6 +49,8 @@ def _guarded(command: Command) -> Command:
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             return 130
+        except BrokenPipeError:  # `arena bot status --json | head`: the root's one line, status 2
+            raise
         except Exception as exc:  # the promise is one line, never a traceback
             print(f"error: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
             return 1
