@@ -270,6 +270,27 @@ def test_a_seat_that_crashes_before_playing_fails_the_match(tmp_path: Path) -> N
     assert good.returncode == 0, good.stdout + good.stderr
 
 
+def test_the_readmes_bot_outside_the_sandbox_is_told_how_to_get_the_sdk(tmp_path: Path) -> None:
+    """README's bot imports `arena_bot` (its name in the sandbox). The project's virtualenv has
+    it as `bots.python.arena_bot` only (make install), so `arena match` and `arena bot check`
+    without --sandbox see "No module named 'arena_bot'": they say what to install."""
+    (tmp_path / "main.py").write_text(
+        "from arena_bot import Bot, run\n\n\nclass B(Bot):\n    def act(self, observation, legal_actions):\n"
+        "        return 0\n\n\nraise SystemExit(run(B()))\n"
+    )
+    fix = "install the SDK here: pip install ./bots/python"
+    out = arena("match", "clank", "--bot", "python main.py", "--bot", f"python {EXAMPLES / 'random_bot.py'}",
+                cwd=tmp_path, timeout=150)
+    errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]
+    assert out.returncode == 1 and len(errors) == 1, out.stderr
+    assert "No module named 'arena_bot'" in errors[0] and fix in errors[0], errors[0]
+    check = arena("bot", "check", "python main.py", cwd=tmp_path, timeout=150)
+    assert check.returncode == 1 and "FAIL:" in check.stdout + check.stderr
+    assert fix in check.stdout + check.stderr, check.stdout + check.stderr
+    fine = arena("bot", "check", f"python {EXAMPLES / 'random_bot.py'}", cwd=tmp_path, timeout=150)
+    assert fine.returncode == 0 and fix not in fine.stdout + fine.stderr
+
+
 # --- the demo and the API server ----------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from referee.replay import loads
 from referee.server.config import TimeControl
-from referee.server.launcher import EXIT_WAIT_S, run_match
+from referee.server.launcher import EXIT_WAIT_S, missing_sdk_hint, run_match
 
 __all__ = ["CheckReport", "GameCheck", "check_bot", "house_bot_command", "percentile"]
 
@@ -142,6 +142,9 @@ class CheckReport:
         else:
             out.append("FAIL:")
             out.extend(f"  {reason}" for reason in self.reasons())
+            hint = next((h for g in self.games if (h := missing_sdk_hint(g.log_tail))), "")
+            if hint:
+                out.append(f"  {hint}")
         return out
 
 

@@ -294,7 +294,7 @@ def _cmd_match(args: argparse.Namespace, *, sandbox_factory: SandboxFactory | No
             "note: the CPU clock applies to sandboxed bots (--sandbox); these are on the wall clock only",
             file=sys.stderr,
         )
-    from referee.server.launcher import run_match
+    from referee.server.launcher import missing_sdk_hint, run_match
 
     def progress(event: Any) -> None:
         line = None if args.json else _describe_event(event, names)
@@ -400,9 +400,10 @@ def _cmd_match(args: argparse.Namespace, *, sandbox_factory: SandboxFactory | No
         r = rows[seat]
         last = _last_line(launched.bots[seat].log_tail(5))
         said = f"; it printed: {last}" if last else ""
+        hint = missing_sdk_hint(last)
         print(
             f"error: seat {seat} ({r['name']}) ended before playing ({r['forfeit']}){said}; "
-            f"its output: {r['log']}",
+            f"its output: {r['log']}" + (f"; {hint}" if hint else ""),
             file=sys.stderr,
         )
     return 1 if crashed else 0

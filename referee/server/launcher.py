@@ -41,6 +41,7 @@ __all__ = [
     "follow_match",
     "interpreter_env",
     "launch_bot",
+    "missing_sdk_hint",
     "run_match",
     "stop_bots",
 ]
@@ -114,6 +115,18 @@ def interpreter_env(env: Mapping[str, str]) -> dict[str, str]:
     if not folder or path.split(os.pathsep)[0] == folder:
         return dict(env)
     return {**env, "PATH": f"{folder}{os.pathsep}{path}"}
+
+
+def missing_sdk_hint(output: str) -> str:
+    """What to do when an unsandboxed bot's `output` says ``No module named 'arena_bot'`` (the
+    import the README's bots use: the SDK's name in the sandbox, not installed in this
+    virtualenv); "" otherwise."""
+    if "No module named 'arena_bot'" not in output:
+        return ""
+    return (
+        "arena_bot is the SDK's name in the sandbox (--sandbox, the ladder); to run the bot "
+        "outside it, install the SDK here: pip install ./bots/python (bots/python/README.md)"
+    )
 
 
 class _ProcessGroup:
