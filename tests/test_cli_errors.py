@@ -291,6 +291,20 @@ def test_the_readmes_bot_outside_the_sandbox_is_told_how_to_get_the_sdk(tmp_path
     assert fine.returncode == 0 and fix not in fine.stdout + fine.stderr
 
 
+def test_bot_check_says_its_cpu_clock_options_do_not_apply() -> None:
+    """`arena bot check` has no --sandbox: its bot is on the wall clock whatever --cpu-decision-ms
+    says. Its help and a note say so (as `arena match` without --sandbox does), rather than a
+    silent PASS for a bot far over the CPU allowance."""
+    bot = f"python {EXAMPLES / 'random_bot.py'}"
+    told = arena("bot", "check", bot, "--games", "1", "--cpu-decision-ms", "5", timeout=150)
+    assert told.returncode == 0, told.stdout + told.stderr
+    assert "note: the CPU clock applies to sandboxed bots and the check runs yours outside" in told.stderr
+    plain = arena("bot", "check", bot, "--games", "1", timeout=150)
+    assert plain.returncode == 0 and "note:" not in plain.stderr, plain.stderr
+    helped = " ".join(arena("bot", "check", "--help").stdout.split())
+    assert "the check runs yours outside the sandbox, so it has no effect here" in helped
+
+
 # --- the demo and the API server ----------------------------------------------------------------
 
 

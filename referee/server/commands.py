@@ -30,8 +30,18 @@ AuthenticatorFactory = Callable[[str], "Authenticator"]
 #: (raises, with the reason, if it cannot); used by `match --sandbox`
 SandboxFactory = Callable[[], Any]
 
+#: `arena bot check --cpu-decision-ms`: the check plays outside the sandbox, which alone measures
+#: a bot's CPU time; where to try the CPU clock instead
+BOT_CHECK_CPU_NOTE = (
+    "the CPU clock applies to sandboxed bots and the check runs yours outside the sandbox, on the "
+    "wall clock only; try the CPU clock with arena match --sandbox --cpu-decision-ms N"
+)
 
-def _time_args(parser: argparse.ArgumentParser) -> None:
+
+def _time_args(
+    parser: argparse.ArgumentParser,
+    cpu_where: str = "for bots whose CPU time is measured (--sandbox)",
+) -> None:
     parser.add_argument("--decision-ms", type=int, default=None, help="per-decision allowance (default 1000)")
     parser.add_argument(
         "--bank-ms", type=int, default=None, help="per-seat time bank (default 30000; 0: no bank)"
@@ -46,7 +56,7 @@ def _time_args(parser: argparse.ArgumentParser) -> None:
         "--cpu-decision-ms",
         type=int,
         default=None,
-        help="per-decision CPU allowance, for bots whose CPU time is measured (--sandbox); default 0: off",
+        help=f"per-decision CPU allowance, {cpu_where}; default 0: off",
     )
     parser.add_argument("--cpu-bank-ms", type=int, default=None, help="per-seat CPU bank (default 0)")
 
@@ -425,6 +435,9 @@ def _cmd_bot_check(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     _check_game(args.game, 2, args.seed)  # the check plays 2-seat games; UsageError: one line
+    if tc.cpu_clock:
+        # the check runs the bot unsandboxed, and only a sandbox measures CPU time: say so
+        print(f"note: {BOT_CHECK_CPU_NOTE}", file=sys.stderr)
     report = asyncio.run(
         check_bot(args.command, game=args.game, games=args.games, seed=args.seed, time_control=tc)
     )
@@ -577,5 +590,9 @@ def register(
     check.add_argument("--games", type=positive_int, default=2, help="how many short games (default 2)")
     check.add_argument("--seed", type=int, default=1, help="seed of the first game (default 1)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    _time_args(check)
+    _time_args(
+        check,
+        "for sandboxed bots only: the check runs yours outside the sandbox, so it has no effect "
+        "here (arena match --sandbox)",
+    )
     check.set_defaults(func=_cmd_bot_check)
