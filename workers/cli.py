@@ -216,7 +216,8 @@ def register(sub: Commands) -> None:
     db = sub.add_parser("db", help="database maintenance")
     dbsub = db.add_subparsers(dest="db_command", required=True)
     up = dbsub.add_parser("upgrade", help="migrate the database to the newest schema")
-    up.add_argument("--url", type=database_url_arg,
+    # --db as every other command that takes a database names it; --url kept for scripts
+    up.add_argument("--db", "--url", dest="url", type=database_url_arg,
                     help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     up.set_defaults(func=_cmd_db_upgrade)
 

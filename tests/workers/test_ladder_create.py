@@ -145,3 +145,21 @@ def test_an_unmigrated_database_is_one_line_naming_the_upgrade(tmp_path: Path) -
         assert "no Arena tables yet: run `arena db upgrade` first" in proc.stderr, proc.stderr
         assert "SQL" not in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "op.key").exists()
+
+
+def test_db_upgrade_takes_the_database_as_every_other_command_does(tmp_path: Path) -> None:
+    """`arena db upgrade --db URL` (the option `serve api`, `ladder create` and the rest take),
+    and `--url` as before; then `ladder create --db` on it works."""
+    for option in ("--db", "--url"):
+        db = f"sqlite:///{tmp_path}/{option.strip('-')}.db"
+        up = subprocess.run(
+            [sys.executable, "-m", "referee.cli", "db", "upgrade", option, db],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert up.returncode == 0, up.stderr
+        assert "database at migration head" in up.stdout
+        made = subprocess.run(
+            [sys.executable, "-m", "referee.cli", "ladder", "create", "c2", "--game", "clank", "--db", db],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert made.returncode == 0, made.stderr
