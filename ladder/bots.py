@@ -43,6 +43,7 @@ from referee.games import GAMES
 
 __all__ = [
     "MAX_LOG_BYTES",
+    "REFERENCE_OWNER",
     "REMOTE",
     "BotIdentity",
     "BotLog",
@@ -66,6 +67,9 @@ __all__ = [
 
 #: the `command` of a bot version that runs on its author's machine and connects by itself
 REMOTE: Final = "remote"
+#: the owner of a ladder's reference bots (``arena ladder create --reference-bots``): built-in
+#: opponents for newcomers, never paired only with each other (workers.matchmaker)
+REFERENCE_OWNER: Final = "arena"
 TOKEN_PREFIX: Final = "arena_"
 TOKEN_BYTES: Final = 32
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

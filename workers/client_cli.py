@@ -463,7 +463,7 @@ def create_ladder_with_reference_bots(
     (``bot:reference-<game>-<strategy>``)."""
     import sqlalchemy as sa
 
-    from ladder.bots import add_bot_version, register_bot
+    from ladder.bots import REFERENCE_OWNER, add_bot_version, register_bot
     from ladder.ladders import create_ladder, join_ladder
     from ladder.schema import bots
     from workers.bot_commands import builtin_command
@@ -477,7 +477,7 @@ def create_ladder_with_reference_bots(
         with engine.connect() as conn:
             bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == bot_name)).scalar_one_or_none()
         if bot_id is None:
-            bot_id = register_bot(engine, bot_name, "arena", game=game).bot_id
+            bot_id = register_bot(engine, bot_name, REFERENCE_OWNER, game=game).bot_id
             add_bot_version(engine, bot_id, "1", builtin_command(strategy))
         join_ladder(engine, ladder_id, bot_id)
     return ladder_id

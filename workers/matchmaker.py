@@ -16,7 +16,11 @@
 * **one referee per match** — a remote bot plays on the referee that holds its stream
   (`Entrant.site`, from ``GrpcMatchExecutor.referee_of``); with several referees, remote bots
   on different ones are never seated together (no referee could run that match). Hosted and
-  built-in bots have no site and go anywhere.
+  built-in bots have no site and go anywhere;
+* **never reference bots alone** — a ladder's reference bots (``arena ladder create
+  --reference-bots``, owner :data:`ladder.bots.REFERENCE_OWNER`) are opponents, never a match's
+  anchor: every match seats at least one other bot, and a ladder nobody has joined yet plays
+  nothing (two fixed built-ins meeting again and again only fill the database).
 
 :func:`fill_queues` does the I/O: reads each ladder's entrants and recent matches, plans enough
 matches to bring the ladder's queue to its target (:func:`queue_target`: `target_depth`, and
@@ -40,9 +44,10 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
+from ladder.bots import REFERENCE_OWNER
 from ladder.formats import rotations
 from ladder.match_queue import enqueue_match
-from ladder.schema import bot_versions, campaigns, competitions, ladder_entries, ladders, matches
+from ladder.schema import bot_versions, bots, campaigns, competitions, ladder_entries, ladders, matches
 from referee import settings
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
@@ -114,6 +119,9 @@ class Entrant:
     games: int
     #: the referee holding a remote bot's stream (None: hosted or built-in, seated anywhere)
     site: str | None = None
+    #: a reference bot (`ladder.bots.REFERENCE_OWNER`): an opponent for the others, never a
+    #: match's reason to be made (a table of reference bots only tells nobody anything)
+    reference: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +167,8 @@ def plan_matches(
 
     `history` holds recent matches (bot ids in seat order, oldest first, queued ones included);
     `pending` the number of queued or running matches per bot. Returns fewer matches (none)
-    when there are fewer entrants than seats.
+    when there are fewer entrants than seats. Every match is made around an entrant that is not
+    a reference bot: a ladder of reference bots only (no bot has joined it yet) stays quiet.
     """
     by_bot = {e.bot_id: e for e in entrants}
     if len(by_bot) < players or count <= 0:
@@ -175,7 +184,7 @@ def plan_matches(
     #: anchors with no full table on their referee: not tried again in this batch
     stranded: set[int] = set()
     for _ in range(count):
-        candidates = [b for b in by_bot if b not in stranded]
+        candidates = [b for b in by_bot if b not in stranded and not by_bot[b].reference]
         if not candidates:
             break
         anchor = min(
@@ -309,7 +318,15 @@ def load_ladder_views(
             query = query.where(ladders.c.id.in_(list(ladder_ids)))
         for ladder in conn.execute(query).all():
             entries = conn.execute(
-                sa.select(ladder_entries.c.bot_id, ladder_entries.c.rating, ladder_entries.c.games)
+                sa.select(
+                    ladder_entries.c.bot_id,
+                    ladder_entries.c.rating,
+                    ladder_entries.c.games,
+                    # made by the operator's tool, never through an account (an account
+                    # named like the owner does not make its bots reference bots)
+                    sa.and_(bots.c.owner == REFERENCE_OWNER, bots.c.account_id.is_(None)).label("reference"),
+                )
+                .join(bots, bots.c.id == ladder_entries.c.bot_id)
                 .where(ladder_entries.c.ladder_id == ladder.id)
             ).all()
             bot_ids = [e.bot_id for e in entries]
@@ -362,6 +379,7 @@ def load_ladder_views(
                         Entrant(
                             e.bot_id, newest[e.bot_id], float(e.rating), e.games,
                             site_of(command_of[newest[e.bot_id]], e.bot_id),
+                            reference=bool(e.reference),
                         )
                         for e in entries
                         if e.bot_id in newest

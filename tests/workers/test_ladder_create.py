@@ -163,3 +163,69 @@ def test_db_upgrade_takes_the_database_as_every_other_command_does(tmp_path: Pat
             capture_output=True, text=True, timeout=60,
         )
         assert made.returncode == 0, made.stderr
+
+
+def test_a_ladder_of_reference_bots_only_stays_quiet_until_a_bot_joins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`arena ladder create --reference-bots`, then the matchmaker: no match while only the
+    reference bots are on it (they would play each other around the clock); once a bot joins,
+    every match seats it (and the reference bots play it)."""
+    import random
+
+    from ladder.bots import add_bot_version, register_bot
+    from ladder.ladders import join_ladder
+    from ladder.schema import bot_versions, matches
+    from workers.matchmaker import fill_queues
+
+    db = f"sqlite:///{tmp_path}/q.db"
+    upgrade(db)
+    code, _, err = _arena(
+        capsys, "ladder", "create", "clank-2p", "--game", "clank", "--reference-bots", "--db", db
+    )
+    assert code == 0, err
+    engine = create_engine(db)
+    try:
+        dispatched: list[int] = []
+        assert fill_queues(engine, dispatched.append, target_depth=4, rng=random.Random(1)) == []
+        alice = register_bot(engine, "alice-bot", "alice", game="clank")
+        version = add_bot_version(engine, alice.bot_id, "1", "builtin:random")
+        join_ladder(engine, 1, alice.bot_id)
+        made = fill_queues(engine, dispatched.append, target_depth=4, rng=random.Random(1))
+        assert len(made) == 4 and dispatched == made
+        with engine.connect() as conn:
+            seatings = [list(map(int, r.seats)) for r in conn.execute(sa.select(matches.c.seats))]
+            others = sa.select(bot_versions.c.id).where(bot_versions.c.bot_id != alice.bot_id)
+            reference_versions = set(conn.execute(others).scalars())
+    finally:
+        engine.dispose()
+    assert all(version in seats for seats in seatings), seatings
+    assert {v for seats in seatings for v in seats} - {version} == reference_versions
+
+
+def test_an_account_named_like_the_reference_owner_does_not_make_reference_bots(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A user who names their account "arena" gets ordinary bots: theirs anchor matches."""
+    import random
+
+    from ladder.accounts import create_account
+    from ladder.bots import REFERENCE_OWNER, add_bot_version, register_bot
+    from ladder.ladders import join_ladder
+    from workers.matchmaker import fill_queues
+
+    db = f"sqlite:///{tmp_path}/r.db"
+    upgrade(db)
+    code, _, err = _arena(
+        capsys, "ladder", "create", "clank-2p", "--game", "clank", "--reference-bots", "--db", db
+    )
+    assert code == 0, err
+    engine = create_engine(db)
+    try:
+        account = create_account(engine, REFERENCE_OWNER)
+        eve = register_bot(engine, "eve-bot", REFERENCE_OWNER, account_id=account.account_id, game="clank")
+        add_bot_version(engine, eve.bot_id, "1", "builtin:random")
+        join_ladder(engine, 1, eve.bot_id)
+        assert len(fill_queues(engine, lambda _match: None, target_depth=3, rng=random.Random(1))) == 3
+    finally:
+        engine.dispose()

@@ -65,3 +65,17 @@ def test_four_player_matches_spread_games() -> None:
     seats = Counter((b, s) for m in planned for s, b in enumerate(m.bots))
     for b in range(1, 9):
         assert max(seats[(b, s)] for s in range(4)) - min(seats[(b, s)] for s in range(4)) <= 2
+
+
+def test_reference_bots_are_opponents_never_a_table_of_their_own() -> None:
+    def reference(bot_id: int) -> Entrant:
+        return Entrant(bot_id=bot_id, version_id=100 + bot_id, rating=1500.0, games=30, reference=True)
+
+    only_reference = [reference(1), reference(2), reference(3)]
+    assert plan_matches(only_reference, 2, 5, random.Random(1)) == []
+    newcomer = Entrant(bot_id=9, version_id=109, rating=1500.0, games=30)
+    for players in (2, 4):
+        planned = plan_matches([*only_reference, newcomer], players, 12, random.Random(2))
+        assert len(planned) == 12
+        assert all(9 in m.bots for m in planned), [m.bots for m in planned]
+        assert {b for m in planned for b in m.bots} == {1, 2, 3, 9}  # the references all play
