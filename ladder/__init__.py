@@ -12,3 +12,10 @@ Modules (see ``ladder/README.md``)::
     queries       read-side queries for the API and the page
     api           create_app(engine): FastAPI JSON API, home page, /metrics
 """
+
+import logging as _logging
+
+# Alembic logs one INFO line per built-in plugin when it is imported (about ten lines at the start
+# of every `arena beat` and `arena serve referee --db`, whose logs are at INFO); they say
+# nothing to an operator. Migrations still log what they run (alembic.runtime.migration).
+_logging.getLogger("alembic.runtime.plugins").setLevel(_logging.WARNING)

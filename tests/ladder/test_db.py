@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
@@ -141,3 +145,20 @@ def test_upgrade_takes_a_0002_database_forward_keeping_its_bots(db_url: str) -> 
         engine.dispose()
     assert tuple(bot) == ("alice", None, None)
     assert version.qualification == "passed" and not version.unsafe_no_sandbox and version.archive is None
+
+
+def test_a_process_logging_at_info_gets_the_migrations_not_alembics_plugin_lines(tmp_path: Path) -> None:
+    # `arena beat` and `arena serve referee --db` log at INFO and then import the ladder's storage
+    script = (
+        "import logging, sys\n"
+        "logging.basicConfig(level=logging.INFO)\n"
+        "import ladder.db\n"
+        "ladder.db.upgrade(sys.argv[1])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, f"sqlite:///{tmp_path}/p.db"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Running upgrade" in done.stderr  # what the migrations do is still logged
+    assert "setup plugin" not in done.stderr, done.stderr
