@@ -178,6 +178,7 @@ def _cmd_replay_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay_show(args: argparse.Namespace) -> int:
+    from referee.cli_checks import USAGE_EXIT
     from referee.replay import ReplayError, load
     from referee.replay_view import render
 
@@ -186,16 +187,19 @@ def _cmd_replay_show(args: argparse.Namespace) -> int:
             print(line)
     except BrokenPipeError:
         raise  # the reader went away (`| head`): main() ends quietly
-    except (ReplayError, OSError, ValueError) as exc:
+    except (ReplayError, OSError) as exc:  # the file: unreadable, malformed, does not re-simulate
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except ValueError as exc:  # the command line: a seat the replay does not have
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_EXIT
     return 0
 
 
 def _cmd_replay_rerun(args: argparse.Namespace) -> int:
     import asyncio
 
-    from referee.cli_checks import check_replay_target, write_replay
+    from referee.cli_checks import USAGE_EXIT, check_replay_target, write_replay
     from referee.replay import ReplayError, load
     from referee.rerun import describe, rerun
 
@@ -218,9 +222,12 @@ def _cmd_replay_rerun(args: argparse.Namespace) -> int:
         )
     except BrokenPipeError:
         raise
-    except (ReplayError, OSError, ValueError) as exc:
+    except (ReplayError, OSError) as exc:  # the file (or a bot that could not be started)
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except ValueError as exc:  # the command line: a step or seat the replay does not have
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_EXIT
     print(f"step {done.step}, seat {done.seat} (decision {done.decision}): {done.prompt}")
     print(f"  recorded: {describe(done.recorded, done.actions)}")
     print(f"  your bot: {describe(done.answered, done.actions)}")

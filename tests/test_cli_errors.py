@@ -474,3 +474,26 @@ def test_the_alien_view_spells_out_the_complex() -> None:
     assert any(line.strip().startswith("complex: ") for line in lines)
     clank = list(render(play_local("clank", ["random", "random"], 1).replay, 0))
     assert not any(line.startswith("legend:") for line in clank)
+
+
+def test_replay_show_and_rerun_give_a_bad_seat_or_step_status_2_and_a_bad_file_status_1(
+    tmp_path: Path,
+) -> None:
+    played = play_local("clank", ["random", "greedy"], 5)
+    path = tmp_path / "g.replay.json.gz"
+    save(played.replay, path)
+    bot = str(EXAMPLES / "random_bot.py")
+    for args, wanted in (
+        (["replay", "show", str(path), "--seat", "7"], "seat 7 does not exist"),
+        (["replay", "rerun", str(path), "--step", "99999", "--seat", "0", "--bot", bot], "no step 99999"),
+        (["replay", "rerun", str(path), "--step", "1", "--seat", "5", "--bot", bot], "no seat 5"),
+    ):
+        assert wanted in one_error_line(arena(*args)), args  # a mistake on the command line
+    broken = tmp_path / "broken.replay.json.gz"
+    broken.write_bytes(b"\x1f\x8b not a gzip stream")
+    for args in (
+        ["replay", "show", str(broken)],
+        ["replay", "rerun", str(broken), "--step", "1", "--seat", "0", "--bot", bot],
+    ):
+        out = arena(*args)
+        assert out.returncode == 1 and out.stderr.startswith("error: "), (args, out.stderr)
