@@ -62,6 +62,7 @@ from ladder.bots import (
     authorize_bot,
     create_bot,
     enter_ladder,
+    missing_log_reason,
     read_bot_log,
 )
 from ladder.elo import INITIAL_RATING
@@ -621,7 +622,7 @@ def create_app(
         """A seat's captured stdout/stderr: for the bot's owner or an operator only."""
         found = read_bot_log(engine, match_id, seat)
         if found is None:
-            raise NotFound(f"no log for seat {seat} of match {match_id}")
+            raise NotFound(missing_log_reason(engine, match_id, seat))
         if not who.has("operator") and (
             not who.has("bots") or found.account_id is None or found.account_id != who.account_id
         ):

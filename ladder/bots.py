@@ -38,7 +38,7 @@ from ladder.accounts import Identity
 from ladder.archives import NormalizedArchive
 from ladder.errors import Conflict, Forbidden, InvalidInput, NotFound
 from ladder.ladders import ensure_entries
-from ladder.schema import QUALIFICATIONS, bot_logs, bot_versions, bots, ladder_entries, ladders
+from ladder.schema import QUALIFICATIONS, bot_logs, bot_versions, bots, ladder_entries, ladders, matches
 from referee.games import GAMES
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "create_bot",
     "enter_ladder",
     "hash_token",
+    "missing_log_reason",
     "read_bot_log",
     "register_bot",
     "set_qualification",
@@ -414,6 +415,35 @@ def store_bot_log(
             sa.delete(bot_logs).where(bot_logs.c.match_id == match_id, bot_logs.c.seat == seat)
         )
         conn.execute(sa.insert(bot_logs).values(row))
+
+
+def missing_log_reason(engine: Engine, match_id: int, seat: int) -> str:
+    """Why seat `seat` of match `match_id` has no log, in words for the 404: no such match or
+    seat, a bot that writes none where the platform could keep it (built-in: it runs inside the
+    worker; remote: its output stays on its author's machine), or a match not played yet."""
+    if not (1 <= match_id <= 2**31 - 1 and 0 <= seat <= 2**31 - 1):
+        return f"no match {match_id}"
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(matches.c.seats, matches.c.status).where(matches.c.id == match_id)
+        ).first()
+        if row is None:
+            return f"no match {match_id}"
+        seats = list(row.seats)
+        if seat >= len(seats):
+            return f"match {match_id} has no seat {seat} (seats 0..{len(seats) - 1})"
+        command = conn.execute(
+            sa.select(bot_versions.c.command).where(bot_versions.c.id == int(seats[seat]))
+        ).scalar_one_or_none()
+    kind = version_kind(command) if command is not None else None
+    where = f"seat {seat} of match {match_id}"
+    if kind == "builtin":
+        return f"no log for {where}: a built-in bot runs inside the worker and writes no log"
+    if kind == "remote":
+        return f"no log for {where}: a remote bot's output stays on the machine it runs on"
+    if row.status in ("queued", "running"):
+        return f"no log for {where} yet: the match is {row.status}"
+    return f"no log for {where}"
 
 
 def read_bot_log(engine: Engine, match_id: int, seat: int) -> BotLog | None:

@@ -375,6 +375,8 @@ def _cmd_bot_logs(args: argparse.Namespace) -> int:
             if len(seats) > 1:
                 print(f"== match {args.match}, seat {seat} ==")
             sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+            if not text:  # an empty log is the bot's silence, not a failure: say so
+                print(f"(seat {seat} of match {args.match}: the bot wrote nothing)", file=sys.stderr)
     return 0
 
 

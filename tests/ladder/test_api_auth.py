@@ -345,3 +345,26 @@ def test_failed_authentications_are_limited_per_address(engine: Engine, alice: N
         _error(client.get("/api/me", headers=_auth(alice)), 429)
         # reads stay public
         assert client.get("/api/ladders").status_code == 200
+
+
+def test_a_missing_log_says_why(client: TestClient, engine: Engine, alice: NewAccount) -> None:
+    bot = _new_bot(client, alice)
+    ladder_id = create_ladder(engine, "l", "clank", 2, decision_ms=100, bank_ms=0, max_strikes=0)
+    versions = {}
+    with engine.begin() as conn:
+        for n, command in enumerate(("builtin:random", "remote", "python main.py")):
+            versions[command] = conn.execute(
+                sa.insert(bot_versions).values(bot_id=bot["id"], version=str(n), command=command,
+                                               created_at=sa.func.now()).returning(bot_versions.c.id)
+            ).scalar_one()
+    match_id = enqueue_match(engine, ladder_id, [versions["builtin:random"], versions["remote"]], seed=1)
+    queued = enqueue_match(engine, ladder_id, [versions["python main.py"]] * 2, seed=2)
+
+    def reason(match: int, seat: int) -> str:
+        return _error(client.get(f"/api/matches/{match}/logs/{seat}", headers=_auth(alice)), 404)
+
+    assert "a built-in bot runs inside the worker and writes no log" in reason(match_id, 0)
+    assert "a remote bot's output stays on the machine it runs on" in reason(match_id, 1)
+    assert reason(match_id, 2) == f"match {match_id} has no seat 2 (seats 0..1)"
+    assert reason(queued, 0) == f"no log for seat 0 of match {queued} yet: the match is queued"
+    assert reason(99999, 0) == "no match 99999"
