@@ -133,6 +133,24 @@ def _multiproc_env() -> dict[str, str]:
     return env
 
 
+def _connections_line(process: str) -> str:
+    """Which broker and database `process` uses, passwords hidden, and whether each is the
+    default (its variable unset): a worker or beat started without them works against a local
+    Redis and `arena.db`, which an operator should see rather than discover."""
+    from sqlalchemy.engine import make_url
+
+    from workers.celery_app import BROKER_ENV, broker_url, database_label
+
+    def origin(variable: str) -> str:
+        return f"${variable}" if os.environ.get(variable) else f"the default: ${variable} is not set"
+
+    broker = make_url(broker_url()).render_as_string(hide_password=True)
+    return (
+        f"{process}: broker {broker} ({origin(BROKER_ENV)}), "
+        f"database {database_label()} ({origin('DATABASE_URL')})"
+    )
+
+
 def _cmd_worker(args: argparse.Namespace) -> int:
     from workers.celery_app import match_queue
     from workers.worker_processes import celery_worker_command
@@ -162,6 +180,7 @@ def _cmd_worker(args: argparse.Namespace) -> int:
     cmd = celery_worker_command(
         match_queue(), name=args.name, concurrency=args.concurrency, loglevel=args.loglevel
     )
+    print(_connections_line("arena worker"), file=sys.stderr, flush=True)
     os.execve(cmd[0], cmd, env)
 
 
@@ -184,6 +203,7 @@ def _cmd_beat(args: argparse.Namespace) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: loop.stop.set())
     print(f"arena beat: sweeper and matchmaker every {loop.interval:g} s (Ctrl-C stops)", flush=True)
+    print(_connections_line("arena beat"), flush=True)
     loop.run()
     return 0
 
