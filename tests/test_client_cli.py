@@ -317,15 +317,16 @@ def test_a_symlink_out_of_the_bot_folder_is_refused_before_sending(tmp_path: Pat
         pack_directory(folder)
 
 
-def test_an_empty_log_is_said_to_be_the_bots_silence(
-    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    _login(capsys, tmp_path, api.url, api.alice)
-    assert _arena(capsys, "bot", "create", "quiet-bot", "--game", "clank")[0] == 0
+def _finished_match(
+    api: Api, capsys: pytest.CaptureFixture[str], bot_name: str, seed: int, log: bytes
+) -> int:
+    """A finished match of the logged-in account's new bot `bot_name` (seat 1, a hosted version)
+    against the ladder's reference bot (seat 0), its seat-1 log `log`; the match id."""
+    assert _arena(capsys, "bot", "create", bot_name, "--game", "clank")[0] == 0
     engine = create_engine(api.db)
     try:
         with engine.connect() as conn:
-            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "quiet-bot")).scalar_one()
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == bot_name)).scalar_one()
             reference = conn.execute(
                 sa.select(bot_versions.c.id).where(bot_versions.c.command == "builtin:random")
             ).scalar_one()
@@ -336,13 +337,21 @@ def test_an_empty_log_is_said_to_be_the_bots_silence(
                     created_at=datetime.now(UTC),
                 ).returning(bot_versions.c.id)
             ).scalar_one()
-        match_id = enqueue_match(engine, api.ladder_id, [reference, version], 8)
+        match_id = enqueue_match(engine, api.ladder_id, [reference, version], seed)
         record_result(
             engine, match_id, Result(scores=(1, 0), places=(1, 2), outcomes=("escaped", "knocked_out")),
-            b"{}", "finished", logs={1: (b"", False)},
+            b"{}", "finished", logs={1: (log, False)},
         )
     finally:
         engine.dispose()
+    return match_id
+
+
+def test_an_empty_log_is_said_to_be_the_bots_silence(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _login(capsys, tmp_path, api.url, api.alice)
+    match_id = _finished_match(api, capsys, "quiet-bot", 8, b"")
     code, out, err = _arena(capsys, "bot", "logs", "quiet-bot", "--match", str(match_id))
     assert code == 0 and out == ""
     assert err == f"(seat 1 of match {match_id}: the bot wrote nothing)\n"
@@ -352,28 +361,7 @@ def test_another_accounts_bot_cannot_be_changed_and_its_logs_are_not_shown(
     api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _login(capsys, tmp_path, api.url, api.alice)
-    assert _arena(capsys, "bot", "create", "owned-by-alice", "--game", "clank")[0] == 0
-    engine = create_engine(api.db)
-    try:
-        with engine.connect() as conn:
-            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "owned-by-alice")).scalar_one()
-            reference = conn.execute(
-                sa.select(bot_versions.c.id).where(bot_versions.c.command == "builtin:random")
-            ).scalar_one()
-        with engine.begin() as conn:
-            version = conn.execute(
-                sa.insert(bot_versions).values(
-                    bot_id=bot_id, version="1", command="python main.py", qualification="passed",
-                    created_at=datetime.now(UTC),
-                ).returning(bot_versions.c.id)
-            ).scalar_one()
-        match_id = enqueue_match(engine, api.ladder_id, [reference, version], 7)
-        record_result(
-            engine, match_id, Result(scores=(1, 0), places=(1, 2), outcomes=("escaped", "knocked_out")),
-            b"{}", "finished", logs={1: (b"alice's bot says hello\n", False)},
-        )
-    finally:
-        engine.dispose()
+    match_id = _finished_match(api, capsys, "owned-by-alice", 7, b"alice's bot says hello\n")
 
     code, out, err = _arena(capsys, "bot", "logs", "owned-by-alice", "--match", str(match_id))
     assert code == 0 and out == "alice's bot says hello\n", err

@@ -165,6 +165,18 @@ def test_db_upgrade_takes_the_database_as_every_other_command_does(tmp_path: Pat
         assert made.returncode == 0, made.stderr
 
 
+def _reference_ladder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> sa.Engine:
+    """A migrated SQLite database holding ladder 1, made by `arena ladder create --reference-bots`
+    (Clank!, 2 players); an engine on it."""
+    db = f"sqlite:///{tmp_path}/ladder.db"
+    upgrade(db)
+    code, _, err = _arena(
+        capsys, "ladder", "create", "clank-2p", "--game", "clank", "--reference-bots", "--db", db
+    )
+    assert code == 0, err
+    return create_engine(db)
+
+
 def test_a_ladder_of_reference_bots_only_stays_quiet_until_a_bot_joins(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -178,13 +190,7 @@ def test_a_ladder_of_reference_bots_only_stays_quiet_until_a_bot_joins(
     from ladder.schema import bot_versions, matches
     from workers.matchmaker import fill_queues
 
-    db = f"sqlite:///{tmp_path}/q.db"
-    upgrade(db)
-    code, _, err = _arena(
-        capsys, "ladder", "create", "clank-2p", "--game", "clank", "--reference-bots", "--db", db
-    )
-    assert code == 0, err
-    engine = create_engine(db)
+    engine = _reference_ladder(tmp_path, capsys)
     try:
         dispatched: list[int] = []
         assert fill_queues(engine, dispatched.append, target_depth=4, rng=random.Random(1)) == []
@@ -214,13 +220,7 @@ def test_an_account_named_like_the_reference_owner_does_not_make_reference_bots(
     from ladder.ladders import join_ladder
     from workers.matchmaker import fill_queues
 
-    db = f"sqlite:///{tmp_path}/r.db"
-    upgrade(db)
-    code, _, err = _arena(
-        capsys, "ladder", "create", "clank-2p", "--game", "clank", "--reference-bots", "--db", db
-    )
-    assert code == 0, err
-    engine = create_engine(db)
+    engine = _reference_ladder(tmp_path, capsys)
     try:
         account = create_account(engine, REFERENCE_OWNER)
         eve = register_bot(engine, "eve-bot", REFERENCE_OWNER, account_id=account.account_id, game="clank")
