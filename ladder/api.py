@@ -413,18 +413,11 @@ def create_app(
         enter_ladder(engine, who, ladder_id, body.bot_id)
         return LadderEntry(ladder_id=ladder_id, bot_id=body.bot_id, rating=INITIAL_RATING)
 
-    @app.post(
-        "/api/accounts",
-        status_code=201,
-        responses=_errors(*_KEYED, *_JSON_BODY, 409),
-        description="Needs an operator key, unless the server runs with open sign-up "
-        f"({OPEN_SIGNUP_ENV}=1): then anyone may, a few times a minute per address.",
-    )
-    def new_account(
-        request: Request,
-        body: NewAccountRequest,
-        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-    ) -> NewAccountResponse:
+    def may_create_account(
+        request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+    ) -> None:
+        """401/403/429 unless the caller may create an account. A dependency, so it answers
+        before the body is read: an unauthenticated caller never learns the body's schema."""
         # a key, if given, must be valid; an operator's is enough on its own
         operator = credentials is not None and _authenticate(request, credentials).has("operator")
         if not operator:
@@ -435,6 +428,17 @@ def create_app(
             wait = signup_buckets.take(_client(request), limits.signups_per_minute)
             if wait is not None:
                 raise RateLimited("too many sign-ups from this address", wait)
+
+    @app.post(
+        "/api/accounts",
+        status_code=201,
+        responses=_errors(*_KEYED, *_JSON_BODY, 409),
+        description="Needs an operator key, unless the server runs with open sign-up "
+        f"({OPEN_SIGNUP_ENV}=1): then anyone may, a few times a minute per address.",
+    )
+    def new_account(
+        body: NewAccountRequest, _allowed: Annotated[None, Depends(may_create_account)]
+    ) -> NewAccountResponse:
         made = accounts.create_account(engine, body.name)
         return NewAccountResponse(id=made.account_id, name=made.name, api_key=made.api_key)
 

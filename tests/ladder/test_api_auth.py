@@ -368,3 +368,20 @@ def test_a_missing_log_says_why(client: TestClient, engine: Engine, alice: NewAc
     assert reason(match_id, 2) == f"match {match_id} has no seat 2 (seats 0..1)"
     assert reason(queued, 0) == f"no log for seat 0 of match {queued} yet: the match is queued"
     assert reason(99999, 0) == "no match 99999"
+
+
+def test_account_creation_answers_who_may_before_it_reads_the_body(
+    client: TestClient, alice: NewAccount, root: NewAccount
+) -> None:
+    # an unauthenticated caller learns nothing of the body's schema: 401/403 come first
+    for headers, status in (
+        ({}, 401),
+        (_auth("arena_" + "x" * 43), 401),
+        (_auth(alice), 403),
+        (_auth(root), 422),  # allowed: now the body is read, and refused
+    ):
+        malformed = client.post(
+            "/api/accounts", content='{"nam": 1}', headers={"Content-Type": "application/json", **headers}
+        )
+        error = _error(malformed, status)
+        assert ("name" in error) == (status == 422), error
