@@ -8,10 +8,12 @@ The failed-authentication limit is in test_security_limits.py (it blocks the tes
 from __future__ import annotations
 
 import os
+import queue
 import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -399,6 +401,49 @@ def test_plaintext_and_untrusting_clients_fail_the_handshake(secured: Secured) -
         env={k: v for k, v in os.environ.items() if k not in ("ARENA_TLS", "ARENA_CA")},
     )
     assert done.returncode == 1 and "UNAVAILABLE" in done.stderr
+    assert "connected without TLS: if the referee serves TLS, add --tls" in done.stderr  # what to try
+    # over TLS with a CA that does not trust the referee: the same code, and no plaintext hint
+    seat = ref.admin("CreateMatch", _two_seats(), admin_pb2.CreateMatchResponse).seat_tokens[0]
+    untrusting = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--referee", ref.address, "--token", seat,
+         "--ca", str(secured.certs.other_ca)],
+        capture_output=True, text=True, timeout=60,
+        env={k: v for k, v in os.environ.items() if k not in ("ARENA_TLS", "ARENA_CA")},
+    )
+    assert untrusting.returncode == 1 and "UNAVAILABLE" in untrusting.stderr
+    assert "without TLS" not in untrusting.stderr
+
+
+def test_a_remote_bot_without_tls_is_told_what_to_try_while_it_reconnects(secured: Secured) -> None:
+    _, token = remote_bot(secured, f"plain-{secrets.token_hex(3)}")
+    proc = subprocess.Popen(
+        [sys.executable, str(EXAMPLE), "--referee", secured.ref.address, "--bot-token", token],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+        env={k: v for k, v in os.environ.items() if k not in ("ARENA_TLS", "ARENA_CA")},
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    err = proc.stderr
+
+    def pump() -> None:
+        assert err is not None
+        for line in err:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
+    try:
+        seen: list[str] = []
+        while not any("disconnected from" in line for line in seen):
+            try:
+                seen.append(lines.get(timeout=60))
+            except queue.Empty:
+                pytest.fail(f"no reconnect line: {seen}")
+        line = next(line for line in seen if "disconnected from" in line)
+        assert "UNAVAILABLE" in line and "if the referee serves TLS, add --tls" in line, line
+    finally:
+        proc.kill()
+        proc.wait()
+        if err is not None:
+            err.close()
 
 
 @pytest.mark.parametrize(

@@ -272,7 +272,7 @@ def serve(
                 tls=tls,
             )
             played += games
-            why = "the referee closed the stream"
+            why, hint = "the referee closed the stream", ""
         except grpc.RpcError as exc:
             code = exc.code() if isinstance(exc, grpc.Call) else None
             details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
@@ -280,16 +280,24 @@ def serve(
                 _log(bot, f"referee refused the bot: {code}: {details}")
                 return 1
             games = 0
-            why = f"{code}: {details}"
+            why, hint = f"{code}: {details}", _plaintext_hint(code, tls)
         if max_games is not None and played >= max_games:
             return 0
         if games or time.monotonic() - opened > 60:
             delay = backoff_s
         wait = delay * random.uniform(0.5, 1.0)
-        _log(bot, f"disconnected from {address} ({why}); reconnecting in {wait:.1f} s "
+        _log(bot, f"disconnected from {address} ({why}){hint}; reconnecting in {wait:.1f} s "
                   f"to {addresses[turn % len(addresses)]}")
         time.sleep(wait)
         delay = min(max_backoff_s, delay * 2)
+
+
+def _plaintext_hint(code: grpc.StatusCode | None, tls: Tls | None) -> str:
+    """What to try when a plaintext connection fails at the transport: a referee that serves TLS
+    closes a plaintext client's socket, which gRPC reports only as UNAVAILABLE."""
+    if code is grpc.StatusCode.UNAVAILABLE and (tls is None or not tls.enabled):
+        return " (connected without TLS: if the referee serves TLS, add --tls, or --ca FILE for its own CA)"
+    return ""
 
 
 def run(bot: Bot, argv: Sequence[str] | None = None) -> int:
@@ -306,7 +314,8 @@ def run(bot: Bot, argv: Sequence[str] | None = None) -> int:
     except grpc.RpcError as exc:
         code = exc.code() if isinstance(exc, grpc.Call) else None
         details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
-        print(f"[{bot.name}] referee closed the session: {code}: {details}", file=sys.stderr)
+        hint = _plaintext_hint(code, args.tls_options)
+        print(f"[{bot.name}] referee closed the session: {code}: {details}{hint}", file=sys.stderr)
         return 1
     if end is None:
         print(f"[{bot.name}] the stream ended before the game did", file=sys.stderr)
