@@ -232,7 +232,11 @@ function run(bot, argv = process.argv.slice(2)) {
     },
     (err) => {
       const code = err.code === undefined ? '' : `${err.code} `;
-      console.error(`[${bot.name}] referee closed the session: ${code}${err.details || err.message}`);
+      // UNAVAILABLE (14) without TLS: a referee serving TLS closes a plaintext client's socket
+      const hint = err.code === grpc.status.UNAVAILABLE && !args.tls
+        ? ' (connected without TLS: if the referee serves TLS, add --tls, or --ca FILE for its own CA)'
+        : '';
+      console.error(`[${bot.name}] referee closed the session: ${code}${err.details || err.message}${hint}`);
       process.exitCode = 1;
       return null;
     },

@@ -564,6 +564,7 @@ def test_javascript_bots_play_over_tls(secured: Secured) -> None:
         capture_output=True, text=True, timeout=60, env=base,
     )
     assert plain.returncode == 1 and "referee closed the session: 14" in plain.stderr  # UNAVAILABLE
+    assert "connected without TLS: if the referee serves TLS, add --tls" in plain.stderr
     runs = [
         subprocess.Popen(
             ["node", js_bot, "--referee", ref.address, "--token", made.seat_tokens[0],
