@@ -17,19 +17,37 @@ from sqlalchemy import Connection
 from typing_extensions import TypedDict
 
 from ladder.queries import MatchSummary, match_summaries, storable_id
-from ladder.schema import bot_versions, bots, ladder_entries, matches, rating_history, replays, results
+from ladder.schema import (
+    bot_versions,
+    bots,
+    ladder_entries,
+    ladders,
+    matches,
+    rating_history,
+    replays,
+    results,
+)
 
 __all__ = [
+    "BOTS_LISTED",
+    "MATCHES_LISTED",
     "RECENT",
+    "BotEntry",
+    "bot_directory",
     "last_played",
     "rating_series",
     "recent_ladder_matches",
+    "recent_matches",
     "replay_sha256",
     "seat_and_opponent_rates",
 ]
 
 #: matches listed on a ladder page
 RECENT: Final = 20
+#: matches listed on /matches (the newest, all ladders)
+MATCHES_LISTED: Final = 100
+#: bots listed on /bots (by name)
+BOTS_LISTED: Final = 1000
 #: points per bot in a rating chart (the newest ones)
 CHART_POINTS: Final = 300
 #: a bot's matches looked at for its win rate by seat and by opponent
@@ -90,6 +108,41 @@ def recent_ladder_matches(conn: Connection, ladder_id: int, limit: int = RECENT)
     if not storable_id(ladder_id):
         return []
     return match_summaries(conn, matches.c.ladder_id == ladder_id, limit)
+
+
+def recent_matches(conn: Connection, limit: int = MATCHES_LISTED) -> list[MatchSummary]:
+    """The newest matches of every ladder, newest first (/matches)."""
+    return match_summaries(conn, sa.true(), limit)
+
+
+class BotEntry(TypedDict):
+    """A bot on /bots: its name and owner, and its place on each ladder it is on."""
+
+    bot_id: int
+    name: str
+    owner: str
+    #: (ladder id, ladder name, rating, games) for each ladder the bot is on
+    ladders: list[tuple[int, str, float, int]]
+
+
+def bot_directory(conn: Connection, limit: int = BOTS_LISTED) -> list[BotEntry]:
+    """Bots by name (at most `limit`), each with the ladders it is on (/bots)."""
+    rows = conn.execute(
+        sa.select(bots.c.id, bots.c.name, bots.c.owner).order_by(bots.c.name).limit(limit)
+    ).all()
+    entries: dict[int, BotEntry] = {
+        row.id: {"bot_id": row.id, "name": row.name, "owner": row.owner, "ladders": []} for row in rows
+    }
+    if entries:
+        for e in conn.execute(
+            sa.select(ladder_entries.c.bot_id, ladders.c.id, ladders.c.name, ladder_entries.c.rating,
+                      ladder_entries.c.games)
+            .join(ladders, ladders.c.id == ladder_entries.c.ladder_id)
+            .where(ladder_entries.c.bot_id.in_(list(entries)))
+            .order_by(ladders.c.name)
+        ):
+            entries[e.bot_id]["ladders"].append((e.id, e.name, float(e.rating), int(e.games)))
+    return list(entries.values())
 
 
 class Rate(TypedDict):

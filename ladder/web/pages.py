@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy import Engine
 
@@ -207,6 +207,25 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
         return render(
             "home.html", games=sorted(games.items()), scenarios=scenarios, top=HOME_TOP, competitions=held
         )
+
+    @router.get("/ladders")
+    def ladders_index() -> RedirectResponse:
+        # every ladder, with its standings, is on the home page
+        return RedirectResponse("/", status_code=307)
+
+    @router.get("/matches", response_class=HTMLResponse)
+    def matches_index() -> HTMLResponse:
+        with engine.connect() as conn:
+            recent = data.recent_matches(conn)
+        return render(
+            "matches.html", matches=recent, ladder_names=ladder_names(), limit=data.MATCHES_LISTED
+        )
+
+    @router.get("/bots", response_class=HTMLResponse)
+    def bots_index() -> HTMLResponse:
+        with engine.connect() as conn:
+            listed = data.bot_directory(conn)
+        return render("bots.html", bots=listed, limit=data.BOTS_LISTED)
 
     @router.get("/competitions/{competition_id}", response_class=HTMLResponse)
     def competition_page(competition_id: str) -> HTMLResponse:

@@ -13,6 +13,7 @@ from ladder.bots import register_bot
 from ladder.ladders import join_ladder
 from ladder.queries import MAX_ID
 from ladder.schema import matches
+from ladder.web.data import MATCHES_LISTED
 
 from .seeding import Seeded
 
@@ -187,7 +188,27 @@ def test_names_from_users_are_escaped(client: TestClient, engine: Engine, seeded
     # a legacy bot with a free-text owner: the attacker's markup must stay text
     evil = register_bot(engine, "mallory", "<script>alert(1)</script>")
     join_ladder(engine, seeded.ladder_id, evil.bot_id)
-    for path in ("/", f"/ladders/{seeded.ladder_id}", f"/bots/{evil.bot_id}"):
+    for path in ("/", f"/ladders/{seeded.ladder_id}", f"/bots/{evil.bot_id}", "/bots"):
         html = client.get(path).text
         assert "<script>alert(1)</script>" not in html
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_the_index_paths_are_pages(client: TestClient, engine: Engine, seeded: Seeded) -> None:
+    # /ladders: the home page lists every ladder
+    moved = client.get("/ladders", follow_redirects=False)
+    assert moved.status_code == 307 and moved.headers["location"] == "/"
+    # /matches: the newest matches of every ladder, each linked, newest first
+    html = client.get("/matches").text
+    with engine.connect() as conn:
+        newest = list(conn.execute(sa.select(matches.c.id).order_by(matches.c.id.desc())).scalars())
+    listed = [int(row[0].lstrip("#").split()[0]) for row in _rows(html, "matches")]
+    assert listed == newest[:MATCHES_LISTED] and len(listed) > 1
+    assert all(f'href="/matches/{i}"' in html for i in listed)
+    # /bots: every bot by name, linked, with its ladders
+    html = client.get("/bots").text
+    names = [row[0] for row in _rows(html, "bots")]
+    assert names == sorted(names)
+    for name in ("ada", "bram", "cleo", "dana", "eli"):
+        assert f'<a href="/bots/{seeded.bot_ids[name]}">{name}</a>' in html
+    assert f'href="/ladders/{seeded.ladder_id}"' in html
