@@ -98,6 +98,7 @@ class CompetitionGame:
 def parse_entry(game: str, text: str, archive: NormalizedArchive | None = None) -> EntrantSpec:
     """The field entry `text` for `game` (see the module doc); InvalidInput if it cannot be."""
     from referee.bots import available
+    from referee.cli_checks import short_name
 
     text = text.strip()
     if not text or len(text) > 1000 or any(ord(c) < 32 for c in text):
@@ -114,7 +115,8 @@ def parse_entry(game: str, text: str, archive: NormalizedArchive | None = None) 
         return EntrantSpec("version", raw, text)
     if text.startswith("bot:"):
         return EntrantSpec("version", text, text.removeprefix("bot:")[:64])
-    return EntrantSpec("command", text, text[:64], archive)
+    # shown by its script's name, never its command line (which may hold arguments or secrets)
+    return EntrantSpec("command", text, short_name(text), archive)
 
 
 def _builtin_version(conn: Connection, name: str, now: datetime) -> int:

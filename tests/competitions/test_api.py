@@ -69,3 +69,17 @@ def test_create_start_play_read(engine: Engine, db_url: str) -> None:
     # a finished competition does not start again; the competition's ladder is not listed
     assert client.post(f"/api/competitions/{cid}/start", headers=auth).status_code == 409
     assert client.get("/api/ladders").json() == []
+
+
+def test_a_command_entrant_is_shown_by_its_scripts_name_never_its_command_line(engine: Engine) -> None:
+    from ladder.competitions import competition_results, create_competition, parse_entry
+
+    field = [
+        parse_entry("clank", "greedy"),
+        parse_entry("clank", "TOKEN=hunter2 python bots/python/examples/random_bot.py --key k1"),
+        parse_entry("clank", "python other/random_bot.py"),
+    ]
+    cid = create_competition(engine, game="clank", players=2, fmt="round-robin", field=field, seed=1)
+    with engine.connect() as conn:
+        shown = [e["name"] for e in competition_results(conn, cid)["competition"]["field"]]
+    assert shown == ["greedy", "random_bot", "random_bot#2"]  # two of one script told apart
