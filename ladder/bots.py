@@ -69,7 +69,8 @@ __all__ = [
 #: the `command` of a bot version that runs on its author's machine and connects by itself
 REMOTE: Final = "remote"
 #: the owner of a ladder's reference bots (``arena ladder create --reference-bots``): built-in
-#: opponents for newcomers, never paired only with each other (workers.matchmaker)
+#: opponents for newcomers, never paired only with each other (workers.matchmaker). A reference
+#: bot is one with this owner and no account: an account's bots never are, whatever its name
 REFERENCE_OWNER: Final = "arena"
 TOKEN_PREFIX: Final = "arena_"
 TOKEN_BYTES: Final = 32
