@@ -56,6 +56,7 @@ __all__ = [
     "competition_info",
     "competition_results",
     "create_competition",
+    "default_name",
     "list_competitions",
     "load_games",
     "parse_entry",
@@ -190,6 +191,11 @@ def _registered_version(conn: Connection, spec: str) -> int:
     return version_id
 
 
+def default_name(fmt: str, game: str, players: int) -> str:
+    """The name of a competition created without one: its format, game and seat count."""
+    return f"{fmt} {game} {players}p"
+
+
 def create_competition(
     engine: Engine,
     *,
@@ -260,7 +266,7 @@ def create_competition(
                            scenarios=max(1, len(scenario_list)))
     except ValueError as exc:
         raise InvalidInput(str(exc)) from None
-    label = name or f"{fmt} {game} {players}p"
+    label = name or default_name(fmt, game, players)
     if not 1 <= len(label) <= 128:
         raise InvalidInput("name: 1-128 characters")
     try:

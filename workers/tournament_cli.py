@@ -109,15 +109,23 @@ def _progress(enabled: bool, label: str) -> Iterator[Any]:
 
 def _print_results(res: dict[str, Any]) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
+
+    from ladder.competitions import default_name
 
     console = Console()
     comp = res["competition"]
+    # each thing once: the default name is only the settings printed after it
+    title = f"competition {comp['id']}"
+    if comp["name"] != default_name(comp["format"], comp["game"], comp["players"]):
+        title += f" {comp['name']!r}"
     console.print(
-        f"[bold]{comp['name']}[/bold] (competition {comp['id']}, {comp['format']}, {comp['game']} "
-        f"{comp['players']}p, seed {comp['seed']}): {comp['status']}; games: "
+        f"[bold]{escape(title)}[/bold]: {comp['format']}, {comp['game']} {comp['players']}p, "
+        f"seed {comp['seed']} — {comp['status']}; games: "
         f"{res['counts']['played']} played, {res['counts']['failed']} failed, "
-        f"{res['counts']['pending']} pending"
+        f"{res['counts']['pending']} pending",
+        soft_wrap=True,  # one line, as a script reading it expects; the terminal wraps it
     )
     table = Table(title="standings")
     coop = comp["format"] == "scenarios"

@@ -88,6 +88,19 @@ def test_coop_scenarios_with_wilson_intervals(arena_here: Any) -> None:
     assert "players=2" in out["scenarios"][0]["scenario"]
 
 
+def test_title_line_says_each_setting_once(arena_here: Any) -> None:
+    """The results' first line: the competition, then its settings once; a name only when given
+    (the default name is made of those settings), markup in it shown as typed."""
+    common = ("tournament", "run", "--game", "clank", "--players", "2", "--format", "round-robin",
+              "--bots", "greedy,random", "--sets", "1", "--seed", "1", "--workers", "0")  # fmt: skip
+    title = arena_here(*common).stdout.splitlines()[0]
+    assert title == (
+        "competition 1: round-robin, clank 2p, seed 1 — done; games: 2 played, 0 failed, 0 pending"
+    )
+    named = arena_here(*common, "--name", "spring [cup]").stdout.splitlines()[0]
+    assert named.startswith("competition 1 'spring [cup]': round-robin, clank 2p, seed 1 — done;")
+
+
 def test_gauntlet_of_three(arena_here: Any) -> None:
     out = json.loads(arena_here(
         "tournament", "run", "--game", "clank", "--players", "3", "--format", "gauntlet",
