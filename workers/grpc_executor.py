@@ -44,8 +44,9 @@ import ssl
 import tempfile
 import threading
 import time
+import traceback
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -86,6 +87,7 @@ __all__ = [
     "ENV_UNSAFE_NO_SANDBOX",
     "GrpcMatchExecutor",
     "bot_environment",
+    "builtin_seat",
     "create_executor",
     "forfeit_kind",
     "read_log",
@@ -178,6 +180,29 @@ def referee_tls() -> Tls:
     return Tls.from_env(
         {TLS_ENV: settings.get(ENV_REFEREE_TLS) or "", TLS_CA_ENV: settings.get(ENV_REFEREE_CA) or ""}
     )
+
+
+def builtin_seat(game: str, name: str, seed: int) -> Callable[[str, str, Path], None]:
+    """The player of an `arena match --bot builtin:NAME` seat (`referee.server.launcher.SeatPlayer`).
+
+    Built-in bot `name` behind the SDK client, as a ladder match seats one beside hosted bots;
+    `arena match` runs it in a thread. Raises ValueError (naming the known bots) for an unknown
+    name. It prints nothing; what ended its stream early goes to the seat's log file.
+    """
+    client = _BuiltinClient(make_bot(game, name, seed), 0.0)
+
+    def play_seat(address: str, token: str, log_path: Path) -> None:
+        with log_path.open("w", encoding="utf-8") as out:
+            try:
+                play(client, address, token)
+            except grpc.RpcError as exc:  # the referee ruled (forfeit) or went away: its replay says so
+                code = exc.code().name if isinstance(exc, grpc.Call) else "error"
+                details = exc.details() if isinstance(exc, grpc.Call) else str(exc)
+                out.write(f"built-in {name}: the stream ended: {code}: {details}\n")
+            except Exception:
+                out.write(f"built-in {name} failed:\n{traceback.format_exc()}")
+
+    return play_seat
 
 
 def _play_builtin(bot: _BuiltinClient, address: str, token: str, tls: Tls | None = None) -> None:

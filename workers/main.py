@@ -8,6 +8,8 @@ order and hands each what it needs from the others, so no lower layer imports a 
 * the referee's `serve referee --db URL` lets remote bots in with the ladder's bot-token check
   (:func:`ladder.remote_bots.ladder_authenticator`);
 * the referee's `match --sandbox` runs bots in the workers' sandbox (:class:`workers.sandbox.Sandbox`);
+* the referee's `match --bot builtin:NAME` plays a built-in bot through the workers' in-process
+  client (:func:`workers.grpc_executor.builtin_seat`), as ladder matches seat one;
 * `replay serve` opens a replay in the ladder's web viewer (:func:`ladder.web.local.serve_file`).
 
 `arena serve` and `arena bot` are shared by several components: their help is set here.
@@ -57,6 +59,13 @@ def _sandbox() -> Any:
     return sandbox
 
 
+def _builtin_seat(game: str, name: str, seed: int) -> Any:
+    """The in-process player of an `arena match --bot builtin:NAME` seat."""
+    from workers.grpc_executor import builtin_seat
+
+    return builtin_seat(game, name, seed)
+
+
 def _cmd_replay_serve(args: argparse.Namespace) -> int:
     from ladder.web.local import serve_file
     from referee.replay import ReplayError
@@ -86,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     referee_cli.register(sub, replay_viewer=_replay_viewer)  # play, replay
     ladder_cli.register(sub)  # demo, db, serve api, worker, beat, sprt, tournament
     referee_commands.register(  # serve referee, match, bot check
-        sub, authenticator_for=_ladder_authenticator, sandbox=_sandbox
+        sub, authenticator_for=_ladder_authenticator, sandbox=_sandbox, builtin_seat=_builtin_seat
     )
     client_cli.register(sub)  # login, logout, account, bot create|upload|remote|status|logs, ladder
     campaign_cli.register(sub)  # campaign run|resume

@@ -1,5 +1,5 @@
 """Built-in bots: they run in-process with the engine (the local runner, the benches, tests, the
-workers' `builtin:<name>` seats, the demo ladder).
+workers' `builtin:<name>` seats, `arena match --bot builtin:<name>`, the demo ladder).
 
 They live beside the engines because they read the games' content classes; `bots/` keeps only what
 speaks the wire contract. They implement the same one method as SDK bots (`act(observation,

@@ -2,8 +2,9 @@
 
 Imports stay inside the handlers so `arena --help` does not load gRPC. What the referee needs
 from higher layers comes in as functions through :func:`register`, passed by the composition
-root (``workers/main.py``): the ladder's bot-token check for ``serve referee --db`` and the
-workers' sandbox for ``match --sandbox``. The referee imports neither.
+root (``workers/main.py``): the ladder's bot-token check for ``serve referee --db``, the
+workers' sandbox for ``match --sandbox`` and their in-process client of a built-in bot for
+``match --bot builtin:NAME``. The referee imports none of them.
 """
 
 from __future__ import annotations
@@ -20,15 +21,22 @@ from referee import settings
 
 if TYPE_CHECKING:  # not at run time: the lobby loads gRPC, which `arena --help` must not
     from referee.cli_checks import Commands
+    from referee.server.launcher import SeatPlayer
     from referee.server.lobby import Authenticator
 
-__all__ = ["AuthenticatorFactory", "SandboxFactory", "register"]
+__all__ = ["BUILTIN_PREFIX", "AuthenticatorFactory", "BuiltinSeatFactory", "SandboxFactory", "register"]
 
 #: database URL -> the bot-token check remote bots are let in with (`serve referee --db URL`)
 AuthenticatorFactory = Callable[[str], "Authenticator"]
 #: a sandbox to run bots in as the ladder runs hosted bots, checked to work on this machine
 #: (raises, with the reason, if it cannot); used by `match --sandbox`
 SandboxFactory = Callable[[], Any]
+#: (game, built-in bot name, seed) -> the player of that seat in this process (`match --bot
+#: builtin:NAME`): the bot behind a gRPC client, as the ladder's workers play built-in seats
+BuiltinSeatFactory = Callable[[str, str, int], "SeatPlayer"]
+
+#: `arena match --bot builtin:NAME` seats built-in bot NAME (`referee/bots/`, `arena play`'s)
+BUILTIN_PREFIX = "builtin:"
 
 #: `arena bot check --cpu-decision-ms`: the check plays outside the sandbox, which alone measures
 #: a bot's CPU time; where to try the CPU clock instead
@@ -279,7 +287,38 @@ def _check_game(game: str, players: int, seed: int) -> None:
         raise UsageError(f"{players} --bot commands: {exc}") from None
 
 
-def _cmd_match(args: argparse.Namespace, *, sandbox_factory: SandboxFactory | None = None) -> int:
+def _builtin_seats(
+    game: str, commands: list[str], seed: int, factory: BuiltinSeatFactory | None
+) -> dict[int, SeatPlayer]:
+    """The seats given as ``builtin:NAME``, each with its in-process player; UsageError (one
+    line, status 2) for a name the game has no built-in bot of, listing the ones it has."""
+    from referee.bots import available
+    from referee.cli_checks import UsageError
+
+    seats: dict[int, SeatPlayer] = {}
+    for seat, command in enumerate(commands):
+        if not command.startswith(BUILTIN_PREFIX):
+            continue
+        name = command.removeprefix(BUILTIN_PREFIX)
+        known = available(game)
+        if name not in known:
+            raise UsageError(
+                f"--bot {command}: no built-in bot {name!r} for {game}; known: "
+                + ", ".join(BUILTIN_PREFIX + k for k in known)
+            )
+        if factory is None:
+            raise UsageError(f"--bot {command}: this arena cannot play built-in bots")
+        # the seed the ladder's workers give a built-in seat
+        seats[seat] = factory(game, name, seed * 31 + seat)
+    return seats
+
+
+def _cmd_match(
+    args: argparse.Namespace,
+    *,
+    sandbox_factory: SandboxFactory | None = None,
+    builtin_factory: BuiltinSeatFactory | None = None,
+) -> int:
     import asyncio
 
     from referee.cli_checks import check_replay_target, check_writable_dir, seat_names, write_replay
@@ -296,6 +335,10 @@ def _cmd_match(args: argparse.Namespace, *, sandbox_factory: SandboxFactory | No
         return 2
     names = seat_names(args.bot, args.name)  # UsageError: one line, status 2
     _check_game(args.game, len(args.bot), args.seed)
+    builtins = _builtin_seats(args.game, args.bot, args.seed, builtin_factory)
+    if not args.name:  # a built-in seat is named by its bot (greedy), not by "builtin:greedy"
+        for seat in builtins:
+            names[seat] = args.bot[seat].removeprefix(BUILTIN_PREFIX)
     target = check_replay_target(args.replay) if args.replay else None
     logs = check_writable_dir(args.bot_logs, "--bot-logs") if args.bot_logs else None
     if tc.cpu_clock and not args.sandbox:
@@ -334,6 +377,7 @@ def _cmd_match(args: argparse.Namespace, *, sandbox_factory: SandboxFactory | No
                 names=names,
                 sandbox=sandbox,
                 files_dir=Path.cwd() if sandbox is not None else None,
+                in_process=builtins,
             )
         )
     except grpc.aio.AioRpcError as exc:
@@ -477,13 +521,16 @@ def register(
     *,
     authenticator_for: AuthenticatorFactory | None = None,
     sandbox: SandboxFactory | None = None,
+    builtin_seat: BuiltinSeatFactory | None = None,
 ) -> None:
     """Add `serve referee`, `match` and `bot check` to the `arena` commands `sub`.
 
     `authenticator_for` turns `serve referee --db URL` into the bot-token check remote bots
-    are let in with; `sandbox` makes the sandbox of `match --sandbox`. Without them those two
-    options end with one error line (the referee alone has no ladder and no sandbox).
+    are let in with; `sandbox` makes the sandbox of `match --sandbox`; `builtin_seat` plays a
+    `match --bot builtin:NAME` seat. Without them those options end with one error line (the
+    referee alone has no ladder, no sandbox and no bot client).
     """
+    from referee.bots import available
     from referee.cli_checks import port_number, positive_int
     from referee.games import game_names
 
@@ -560,7 +607,10 @@ def register(
         default=[],
         metavar="CMD",
         help="a bot command, one per seat (it gets ARENA_REFEREE and ARENA_TOKEN); `python` in it "
-        "is the interpreter arena runs on",
+        "is the interpreter arena runs on; or builtin:NAME, one of the built-in bots `arena play` "
+        "uses, played inside arena as the ladder plays them ("
+        + "; ".join(f"{g}: {', '.join(available(g))}" for g in game_names())
+        + ")",
     )
     match.add_argument(
         "--name",
@@ -578,11 +628,12 @@ def register(
     match.add_argument(
         "--sandbox",
         action="store_true",
-        help="run every bot exactly as the ladder runs hosted bots: in the sandbox, with the "
-        "current directory as its read-only files (workers/SANDBOX.md)",
+        help="run every bot command exactly as the ladder runs hosted bots: in the sandbox, with "
+        "the current directory as its read-only files (workers/SANDBOX.md); a builtin:NAME seat "
+        "plays inside arena, as on the ladder",
     )
     _time_args(match)
-    match.set_defaults(func=partial(_cmd_match, sandbox_factory=sandbox))
+    match.set_defaults(func=partial(_cmd_match, sandbox_factory=sandbox, builtin_factory=builtin_seat))
 
     check = sub.group("bot").add_parser("check", help="the conformance kit: run a bot through short games")
     check.add_argument("command", help='the bot command, e.g. "python my_bot.py"')

@@ -4,7 +4,8 @@ Used by `arena match` and `arena bot check`. It starts a referee on a free local
 creates the match through the admin service, launches every bot command with its address and
 one-time seat token in the environment (ARENA_REFEREE, ARENA_TOKEN), follows the match through
 WatchMatch, and fetches the replay. A bot process that exits before the match ends is reported
-to the referee as a crash.
+to the referee as a crash. A seat given a `SeatPlayer` (`arena match --bot builtin:NAME`) is
+played in a thread of this process instead, over the same gRPC and clock as the others.
 
 `launch_bot`, `stop_bots` and `follow_match` are the pieces; the ladder's executor
 (`workers.grpc_executor`) uses them too.
@@ -20,6 +21,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +40,7 @@ __all__ = [
     "BotRun",
     "BotSandbox",
     "LaunchedMatch",
+    "SeatPlayer",
     "follow_match",
     "interpreter_env",
     "launch_bot",
@@ -50,6 +53,11 @@ ENV_REFEREE = "ARENA_REFEREE"
 ENV_TOKEN = "ARENA_TOKEN"
 #: how long bots get to exit on their own after the match before they are stopped
 EXIT_WAIT_S = 5.0
+
+#: plays one seat in this process: (referee address, seat token, the seat's log file), blocking
+#: until its game ends (a built-in bot behind a gRPC client; the referee has none of its own, so
+#: the composition root hands it in). It must not raise: it writes what went wrong to the log.
+SeatPlayer = Callable[[str, str, Path], None]
 
 
 class BotProcess(Protocol):
@@ -297,11 +305,15 @@ async def run_match(
     names: Sequence[str] | None = None,
     sandbox: BotSandbox | None = None,
     files_dir: Path | None = None,
+    in_process: Mapping[int, SeatPlayer] | None = None,
 ) -> LaunchedMatch:
     """Play one match; raises grpc.aio.AioRpcError if the referee refuses the match request.
 
     With a `sandbox`, every command runs inside one (as the ladder runs hosted bots), with
     `files_dir` as its read-only files, reaching the referee through a Unix socket.
+    A seat in `in_process` is not launched: its player plays it in a thread of this process
+    (over TCP, outside any sandbox: it is the platform's own code, as the ladder's built-in
+    seats); its BotRun has no process and no exit code.
     """
     tc = time_control or TimeControl()
     admin_token = secrets.token_urlsafe(16)
@@ -321,6 +333,8 @@ async def run_match(
     procs: list[BotProcess] = []
     runs: list[BotRun] = []
     watchers: list[asyncio.Task[None]] = []
+    threads: list[threading.Thread] = []
+    players = in_process or {}
     try:
         async with grpc.aio.insecure_channel(running.address) as channel:
             admin = admin_calls(channel)
@@ -340,6 +354,19 @@ async def run_match(
             assert session is not None
             session.processes_watched = True
             for seat, (command, token) in enumerate(zip(commands, created.seat_tokens, strict=True)):
+                player = players.get(seat)
+                if player is not None:
+                    run = BotRun(seat, command, logs / f"seat{seat}.log")
+                    thread = threading.Thread(
+                        target=player,
+                        args=(running.address, token, run.log_path),
+                        name=f"seat-{seat}",
+                        daemon=True,  # never keeps `arena` alive if the referee is gone
+                    )
+                    thread.start()
+                    threads.append(thread)
+                    runs.append(run)
+                    continue
                 proc, run, watcher = await launch_bot(
                     seat,
                     command,
@@ -363,5 +390,9 @@ async def run_match(
     finally:
         await stop_bots(procs, watchers)
         await running.stop(grace=0.2)
+        # the referee is gone, so each in-process player's stream has ended or is ending
+        deadline = asyncio.get_running_loop().time() + EXIT_WAIT_S
+        for thread in threads:
+            await asyncio.to_thread(thread.join, max(0.0, deadline - asyncio.get_running_loop().time()))
         if socket_dir is not None:
             shutil.rmtree(socket_dir, ignore_errors=True)

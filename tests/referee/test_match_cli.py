@@ -113,3 +113,45 @@ def test_alien_coordinate_decisions_reach_bots_out_of_turn(tmp_path: Path) -> No
         if flagged:
             break
     assert flagged > 0, "no decision was flagged out_of_turn"
+
+
+def test_a_builtin_seat_plays_against_a_bot_process(tmp_path: Path) -> None:
+    """`--bot builtin:greedy` seats the built-in greedy bot (played inside arena, as the ladder
+    plays it) against a real bot process; the game is the one two greedy bots play in-process."""
+    replay = tmp_path / "b.replay.json.gz"
+    seats = ["--bot", "builtin:greedy", "--bot", GREEDY_BOT]
+    out = subprocess.run(
+        [*ARENA, "match", "clank", *seats, "--seed", "11", "--replay", str(replay), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["ended_by"] == "game_over" and summary["crashed_before_playing"] == []
+    assert [(s["name"], s["bot"], s["command"]) for s in summary["seats"]] == [
+        ("greedy", "greedy", "builtin:greedy"),
+        ("greedy_clank_bot", "greedy", GREEDY_BOT),
+    ]
+    assert [s["strikes"] for s in summary["seats"]] == [0, 0]
+    doc = load(replay)
+    local = play_local("clank", ["greedy", "greedy"], 11)
+    assert [(s["decision"], s["index"]) for s in doc["steps"]] == [
+        (s["decision"], s["index"]) for s in local.replay["steps"]
+    ]
+    assert doc["result"] == local.replay["result"]
+
+
+def test_an_unknown_builtin_is_one_error_line_naming_the_known_ones() -> None:
+    out = subprocess.run(
+        [*ARENA, "match", "clank", "--bot", "builtin:nonesuch", "--bot", RANDOM_BOT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert out.stderr == (
+        "error: --bot builtin:nonesuch: no built-in bot 'nonesuch' for clank; "
+        "known: builtin:greedy, builtin:random\n"
+    )
+    assert out.stdout == ""
