@@ -1,6 +1,6 @@
 """Clank! rules: the dragon attack, finishing and the countdown, scoring and ties, observations.
 
-Each test names a line of the rules checklist (`shared/games/clank.md`, sections "Dragon attack",
+Each test names a line of the rules checklist (`docs/rules/clank.md`, sections "Dragon attack",
 "Finishing and the countdown", "Scoring and ties", "What a seat may observe"). Situations are
 arranged by editing the state (see `scenario_tools`), then played through the public API.
 Bags that hold only one colour make the dragon's random draw fully predictable.

@@ -1,6 +1,6 @@
 """Clank! rules: the checklist sections "Components", "Setup" and "A turn".
 
-Every line of those sections of `shared/games/clank.md` has at least one test here, named after
+Every line of those sections of `docs/rules/clank.md` has at least one test here, named after
 it, with the line (in our words) in its docstring. Tests build a real game, edit the state into a
 precise situation and act through the public API only (see `scenario.py`).
 """

@@ -1,7 +1,7 @@
 """Clank! Legacy rules: the checklist sections "Components" (board features, tokens) and
 "Differences in play".
 
-Every line of those sections of `shared/games/clank-legacy.md` has a test here, named after it,
+Every line of those sections of `docs/rules/clank-legacy.md` has a test here, named after it,
 with the line (in our words) in its docstring. Tests build a real game, edit the state into a
 precise situation and act through the public API only (see `scenario.py`).
 """

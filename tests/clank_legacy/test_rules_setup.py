@@ -1,6 +1,6 @@
 """Clank! Legacy rules: the checklist sections "Components" and "Setup".
 
-Every line of those sections of `shared/games/clank-legacy.md` has a test here, named after it,
+Every line of those sections of `docs/rules/clank-legacy.md` has a test here, named after it,
 with the line (in our words) in its docstring. Tests build a real game and act through the
 public API (see `scenario.py`).
 """

@@ -1,6 +1,6 @@
 """Legendary Encounters: Alien (cooperative, 1-5 players) rules engine: a pure state machine.
 
-Every rule of `shared/games/alien.md` lives here or in `observation.py` (what a seat may see).
+Every rule of `docs/rules/alien.md` lives here or in `observation.py` (what a seat may see).
 A turn runs through phases held in the state: ``hive`` (the turn begins), ``hive_coordinate``
 (an ask, then the top Hive card enters the Complex), ``ongoing`` (Vigilant cards' ongoing
 effects), ``coordinate`` (an ask), ``action`` (the active player's main decisions),

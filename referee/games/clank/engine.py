@@ -1,6 +1,6 @@
 """Clank! (base game) rules engine: a pure state machine.
 
-Every rule of `shared/games/clank.md` lives here or in `observation.py` (what a seat may see).
+Every rule of `docs/rules/clank.md` lives here or in `observation.py` (what a seat may see).
 Decisions come in four kinds:
 
 - ``turn``: the active player's main decision (play a card, acquire, fight, move, teleport, take

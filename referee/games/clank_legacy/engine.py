@@ -1,6 +1,6 @@
 """Clank! Legacy: Acquisitions Incorporated rules engine, one game of a campaign.
 
-Every rule of `shared/games/clank-legacy.md` lives here, in `observation.py` (what a seat may
+Every rule of `docs/rules/clank-legacy.md` lives here, in `observation.py` (what a seat may
 see) or in the shared core (`referee/games/clank_core`: deck, Clank! cubes, dragon bag, damage,
 the shared effect primitives). The campaign state before the game comes in the config; the
 game resolves its Prologue at setup and its Epilogue at the end (group votes: every seat votes
