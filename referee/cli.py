@@ -253,7 +253,7 @@ def register(sub: Commands, *, replay_viewer: Callable[[Commands], None] | None 
     `replay_viewer` adds `replay serve` (the web viewer is the ladder's: the composition root
     passes it), between `show` and `rerun`.
     """
-    from referee.cli_checks import Commands, positive_int
+    from referee.cli_checks import REPLAY_FILE, Commands, positive_int
     from referee.games import game_names
 
     play = sub.add_parser("play", help="play games in-process between built-in bots")
@@ -272,10 +272,10 @@ def register(sub: Commands, *, replay_viewer: Callable[[Commands], None] | None 
     replay = sub.add_parser("replay", help="verify or show a replay file")
     rsub = replay.add_subparsers(dest="replay_command", required=True)
     verify = rsub.add_parser("verify", help="re-simulate and check every digest")
-    verify.add_argument("file", help="the replay file (.json or .json.gz)")
+    verify.add_argument("file", help=f"the replay file: {REPLAY_FILE}")
     verify.set_defaults(func=_cmd_replay_verify)
     show = rsub.add_parser("show", help="print the game, as one seat saw it or all of it")
-    show.add_argument("file", help="the replay file (.json or .json.gz)")
+    show.add_argument("file", help=f"the replay file: {REPLAY_FILE}")
     show.add_argument(
         "--seat", type=int, default=None, help="show only what this seat saw (default: everything)"
     )
@@ -288,14 +288,14 @@ def register(sub: Commands, *, replay_viewer: Callable[[Commands], None] | None 
     rerun = rsub.add_parser(
         "rerun", help="send your bot what a seat was sent at a step, over the real protocol"
     )
-    rerun.add_argument("file", help="the replay file (.json or .json.gz)")
+    rerun.add_argument("file", help=f"the replay file: {REPLAY_FILE}")
     rerun.add_argument("--step", type=int, help="step K (as `replay show` numbers it): ask that decision")
     rerun.add_argument("--from", dest="start", type=int, help="step K: play the rest of the game from there")
     rerun.add_argument("--seat", type=int, required=True, help="the seat your bot takes")
     rerun.add_argument("--bot", required=True, help='your bot\'s command, e.g. "python my_bot.py"')
     rerun.add_argument("--others", help="the other seats' bot command (default: the random example bot)")
     rerun.add_argument("--decision-ms", type=int, default=10_000, help="your bot's time per decision")
-    rerun.add_argument("--replay", help="write the new replay here (FILE.json or FILE.json.gz)")
+    rerun.add_argument("--replay", metavar="FILE", help=f"write the new replay here: {REPLAY_FILE}")
     rerun.set_defaults(func=_cmd_replay_rerun)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 __all__ = [
+    "REPLAY_FILE",
     "Commands",
     "OneLineParser",
     "UsageError",
@@ -35,6 +36,10 @@ __all__ = [
 
 #: exit code of a command refused for its input (argparse's own)
 USAGE_EXIT = 2
+
+#: how every help text names a replay file: the canonical suffix (referee/REPLAY.md), and the
+#: plain-JSON form `check_replay_target` accepts too
+REPLAY_FILE = "NAME.replay.json.gz (or NAME.replay.json, plain JSON)"
 
 
 class UsageError(Exception):

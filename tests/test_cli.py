@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from referee.cli import main
 from referee.replay import load
 
 ARENA = [sys.executable, "-m", "referee.cli"]
@@ -85,3 +89,16 @@ def test_replay_verify_and_show(tmp_path: Path) -> None:
     path.write_bytes(b"garbage")
     bad = run("replay", "verify", str(path))
     assert bad.returncode == 1 and "not a replay" in bad.stderr
+
+
+def test_every_replay_file_in_the_help_has_the_canonical_suffix(capsys: pytest.CaptureFixture[str]) -> None:
+    """The commands that read or write a replay file name it NAME.replay.json.gz (referee/REPLAY.md)
+    in their help, never FILE.json.gz or .replay.gz."""
+    commands = (["match"], ["replay", "verify"], ["replay", "show"], ["replay", "rerun"], ["replay", "serve"])
+    for command in commands:
+        with pytest.raises(SystemExit):
+            main([*command, "--help"])
+        text = capsys.readouterr().out
+        assert ".replay.json.gz" in text, command
+        gz_names = re.findall(r"\S*\.gz\b", text)
+        assert all(name.endswith(".replay.json.gz") for name in gz_names), (command, gz_names)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from referee import cli as referee_cli
-from referee.cli_checks import Commands, OneLineParser, port_number
+from referee.cli_checks import REPLAY_FILE, Commands, OneLineParser, port_number
 from referee.server import commands as referee_commands
 from workers import campaign_cli, client_cli
 from workers import cli as ladder_cli
@@ -81,7 +81,7 @@ def _cmd_replay_serve(args: argparse.Namespace) -> int:
 def _replay_viewer(rsub: Commands) -> None:
     """`arena replay serve`: the referee's replay file in the ladder's web viewer."""
     serve = rsub.add_parser("serve", help="open the replay in the web viewer (ladder/web/README.md)")
-    serve.add_argument("file", help="the replay file (.json or .json.gz)")
+    serve.add_argument("file", help=f"the replay file: {REPLAY_FILE}")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=port_number, default=8765, help="port to listen on (default 8765)")
     serve.set_defaults(func=_cmd_replay_serve)

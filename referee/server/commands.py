@@ -531,7 +531,7 @@ def register(
     referee alone has no ladder, no sandbox and no bot client).
     """
     from referee.bots import available
-    from referee.cli_checks import port_number, positive_int
+    from referee.cli_checks import REPLAY_FILE, port_number, positive_int
     from referee.games import game_names
 
     ssub = sub.group("serve")
@@ -621,7 +621,7 @@ def register(
     )
     match.add_argument("--seed", type=int, default=1, help="the game's seed (default 1)")
     match.add_argument(
-        "--replay", metavar="FILE", help="write the replay here: FILE.json (plain JSON) or FILE.json.gz"
+        "--replay", metavar="FILE", help=f"write the replay here: {REPLAY_FILE}"
     )
     match.add_argument("--bot-logs", help="folder for each bot's output (default: a temp folder)")
     match.add_argument("--json", action="store_true", help="print the result as JSON")
