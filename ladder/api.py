@@ -16,7 +16,8 @@ Routes (JSON unless said otherwise; "key" = needs ``Authorization: Bearer <API k
     GET    /api/bots/by-name/{name}             the same, by name
     GET    /api/bots/{bot_id}/matches           its latest matches (?limit=, at most 200)
     POST   /api/bots/{bot_id}/versions          key: upload an archive (?run=, ?version=)
-    POST   /api/bots/{bot_id}/versions/remote   key: a remote version and a new bot token
+    POST   /api/bots/{bot_id}/versions/remote   key: a remote version, a new bot token, where to connect
+    GET    /api/referee                         where remote bots connect ($ARENA_PUBLIC_REFEREE)
     GET    /api/matches/{match_id}              seats, result, rating changes, replay link
     GET    /api/matches/{match_id}/replay       the gzip replay, as an application/gzip download
     GET    /api/matches/{match_id}/logs/{seat}  key (owner or operator): a seat's captured output
@@ -57,6 +58,7 @@ from ladder import accounts, archives, queries
 from ladder.accounts import NAME_PATTERN, Identity
 from ladder.api_limits import ApiLimits, BodyLimits, RateLimiter
 from ladder.bots import (
+    WAITING_FOR_CONNECTION,
     add_remote_version,
     add_uploaded_version,
     authorize_bot,
@@ -77,6 +79,7 @@ from ladder.errors import (
     Unauthorized,
 )
 from ladder.metrics import RequestMetrics, exposed_registry
+from ladder.remote_bots import PublicReferee, RefereeInfo, public_referee
 from ladder.web import install as install_web
 from referee import settings
 from referee.games import GAMES
@@ -221,12 +224,24 @@ class NewVersionResponse(BaseModel):
 
 
 class RemoteVersionResponse(BaseModel):
-    """A remote version and the bot's new token (the old token no longer works)."""
+    """A remote version and the bot's new token (the old token no longer works), and where the
+    bot connects. It is "pending" until its bot has connected and played its qualification games."""
 
     id: int
     version: str
     qualification: str
+    #: why it is pending (waiting for the bot to connect)
+    qualification_detail: dict[str, Any]
     token: str
+    #: where remote bots connect (``configured`` false: the operator has not said)
+    referee: RefereeInfo
+
+
+class BotProfile(queries.BotInfo):
+    """A bot's public profile; `referee` says where its remote versions connect (null for a bot
+    with no remote version)."""
+
+    referee: RefereeInfo | None
 
 
 class JoinLadder(_Strict):
@@ -297,15 +312,22 @@ def _client(request: Request) -> str:
 
 
 def create_app(
-    engine: Engine, *, open_signup: bool | None = None, limits: ApiLimits | None = None
+    engine: Engine,
+    *,
+    open_signup: bool | None = None,
+    limits: ApiLimits | None = None,
+    referee: PublicReferee | None = None,
 ) -> FastAPI:
     """The API and web app over the ladder database behind `engine` (owned by the caller).
 
     `open_signup` lets anyone create an account (default: ``$ARENA_OPEN_SIGNUP`` is 1);
-    `limits` overrides the default :class:`ApiLimits`.
+    `limits` overrides the default :class:`ApiLimits`; `referee` is where remote bots connect
+    (default: ``$ARENA_PUBLIC_REFEREE``, ``ladder.remote_bots.public_referee``, which raises
+    ValueError for a malformed value).
     """
     if open_signup is None:
         open_signup = settings.get(OPEN_SIGNUP_ENV) == "1"
+    referee_info = (referee or public_referee()).info()
     limits = limits or ApiLimits()
     app = FastAPI(
         title="Arena ladder",
@@ -479,17 +501,18 @@ def create_app(
         with engine.connect() as conn:
             authorize_bot(conn, bot_id, who)
 
-    def _bot(bot_id: int) -> queries.BotInfo:
+    def _bot(bot_id: int) -> BotProfile:
         with engine.connect() as conn:
             info = queries.bot_info(conn, bot_id)
         if info is None:
             raise NotFound(f"no bot {bot_id}")
-        return info
+        remote = any(v["remote"] for v in info["versions"])
+        return {**info, "referee": referee_info if remote else None}
 
     @app.get("/api/bots/by-name/{name}", responses=_errors(404, 422))
     def bot_by_name(
         name: Annotated[str, Path(pattern=NAME_PATTERN, min_length=1, max_length=64)],
-    ) -> queries.BotInfo:
+    ) -> BotProfile:
         """A bot's profile, by its name."""
         with engine.connect() as conn:
             bot_id = queries.bot_id_by_name(conn, name)
@@ -498,8 +521,9 @@ def create_app(
         return _bot(bot_id)
 
     @app.get("/api/bots/{bot_id}", responses=_errors(404, 422))
-    def bot(bot_id: int) -> queries.BotInfo:
-        """A bot's profile: owner, game, versions with qualification, ratings, recent matches."""
+    def bot(bot_id: int) -> BotProfile:
+        """A bot's profile: owner, game, versions with qualification, ratings, recent matches;
+        where its remote versions connect."""
         return _bot(bot_id)
 
     @app.get("/api/bots/{bot_id}/matches", responses=_errors(404, 422))
@@ -576,16 +600,28 @@ def create_app(
         version: Annotated[str | None, Query(min_length=1, max_length=64, pattern=NAME_PATTERN,
                                              description="a label (default v<N>)")] = None,
     ) -> RemoteVersionResponse:
-        """A remote version (the bot connects from your machine) and a NEW bot token, shown once.
+        """A remote version (the bot connects from your machine) and a NEW bot token, shown once,
+        with where to connect (`referee`).
 
-        The previous token stops working. Remote versions are "passed" at once: the referee
-        checks a remote bot when it connects.
+        The previous token stops working. The version is "pending" until its bot connects and
+        plays its qualification games (as an upload does); only then is it rated.
         """
         made = add_remote_version(engine, who, bot_id, version)
         assert made.token is not None
         return RemoteVersionResponse(
-            id=made.version_id, version=made.version, qualification=made.qualification, token=made.token
+            id=made.version_id,
+            version=made.version,
+            qualification=made.qualification,
+            qualification_detail={"reason": WAITING_FOR_CONNECTION, "waiting": "connection"},
+            token=made.token,
+            referee=referee_info,
         )
+
+    @app.get("/api/referee", responses=_errors())
+    def referee_address() -> RefereeInfo:
+        """Where remote bots connect: the referee's address and whether it serves TLS, as the
+        operator published them (``configured`` false, with a message, when they have not)."""
+        return referee_info
 
     @app.get("/api/matches/{match_id}", responses=_errors(404, 422))
     def match(match_id: int) -> queries.MatchInfo:

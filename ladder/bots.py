@@ -14,8 +14,9 @@ A version is ``hosted`` (an uploaded archive, run with its ``command`` in the sa
 ``remote`` (the bot runs on its author's machine and connects with the bot token) or
 ``builtin`` (``builtin:<strategy>``, the bundled bots). An uploaded version starts
 ``pending`` and is rated only once it has qualified (``passed``): the worker plays its
-qualification games and calls :func:`set_qualification`. Remote versions are ``passed`` at
-once: they are checked when they connect instead.
+qualification games and calls :func:`set_qualification`. A remote version starts ``pending``
+too, waiting for its bot to connect (:data:`WAITING_FOR_CONNECTION` in its detail): it plays the
+same qualification games once connected (``workers.qualification``), never passing unplayed.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ __all__ = [
     "MAX_LOG_BYTES",
     "REFERENCE_OWNER",
     "REMOTE",
+    "WAITING_FOR_CONNECTION",
     "BotIdentity",
     "BotLog",
     "NewVersion",
@@ -68,6 +70,12 @@ __all__ = [
 
 #: the `command` of a bot version that runs on its author's machine and connects by itself
 REMOTE: Final = "remote"
+#: the qualification reason of a remote version whose bot has not connected yet (its detail's
+#: ``waiting`` is ``"connection"``): the sweeper sends it to qualification once it connects
+WAITING_FOR_CONNECTION: Final = (
+    "waiting for the bot to connect: its qualification games are played once it is connected "
+    "to the referee with its bot token"
+)
 #: the owner of a ladder's reference bots (``arena ladder create --reference-bots``): built-in
 #: opponents for newcomers, never paired only with each other (workers.matchmaker). A reference
 #: bot is one with this owner and no account: an account's bots never are, whatever its name
@@ -311,7 +319,8 @@ def add_remote_version(
 ) -> NewVersion:
     """A remote version of bot `bot_id` and a NEW bot token (the old one stops working).
 
-    Remote versions are "passed" at once: the referee checks a remote bot when it connects.
+    It starts "pending", waiting for the bot to connect: like an upload it is rated only once
+    its qualification games, played when it connects, have passed (``workers.qualification``).
     """
     token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
     with engine.begin() as conn:
@@ -324,11 +333,14 @@ def add_remote_version(
                 "version": label,
                 "command": REMOTE,
                 "created_at": now or datetime.now(UTC),
-                "qualification": "passed",
+                "qualification": "pending",
+                "qualification_detail": json.dumps(
+                    {"reason": WAITING_FOR_CONNECTION, "waiting": "connection"}, sort_keys=True
+                ),
             },
         )
         conn.execute(sa.update(bots).where(bots.c.id == bot_id).values(token_hash=hash_token(token)))
-    return NewVersion(version_id, label, "passed", token)
+    return NewVersion(version_id, label, "pending", token)
 
 
 def set_qualification(

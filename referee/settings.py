@@ -84,7 +84,8 @@ _DECLARED: Final = (
     Variable("ARENA_QUEUE_DEPTH", "matches the matchmaker keeps queued per ladder", "8"),
     Variable("ARENA_DUPLICATE_SETS", "1 = the matchmaker plans each pairing as a duplicate set "
              "(the seed played once per seat rotation)"),
-    Variable("ARENA_QUALIFICATION_GAMES", "games a new hosted version plays to qualify", "2"),
+    Variable("ARENA_QUALIFICATION_GAMES", "games a new version plays to qualify (hosted: in the "
+             "sandbox; remote: once its bot is connected)", "2"),
     Variable("ARENA_METRICS_PORT", "the port a worker serves its merged Prometheus metrics on "
              "(`arena worker --metrics-port` sets it)"),
     Variable("ARENA_REFEREE_EXECUTOR", "module:function of the match executor factory",
@@ -108,6 +109,11 @@ _DECLARED: Final = (
       for field, default, meaning in _SANDBOX_LIMITS),
     # --- the ladder ----------------------------------------------------------------------------
     Variable("ARENA_OPEN_SIGNUP", "1 = anyone may create an account through the API", None, "ladder"),
+    Variable("ARENA_PUBLIC_REFEREE", "the long-lived referee's address as remote bots reach it "
+             "(HOST:PORT), which the API gives bot authors (`GET /api/referee`, `arena bot "
+             "remote`); unset: the API says the operator has not published one", None, "ladder"),
+    Variable("ARENA_PUBLIC_REFEREE_TLS", "whether ARENA_PUBLIC_REFEREE serves TLS: 1 (a bot "
+             "connects with --tls) or 0 (plaintext, a referee started --insecure)", "1", "ladder"),
     # --- the client commands (`arena login`, `arena bot ...`) ------------------------------------
     Variable("ARENA_API_KEY", "the API key the client commands use (over the stored one)", None,
              "client"),

@@ -77,14 +77,16 @@ class Api:
     ladder_id: int
 
 
-def _serve(db: str, log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+def _serve(
+    db: str, log: Path, *extra: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     scheme = "https" if "--tls-cert" in extra else "http"
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "serve", "api", "--db", db, "--port", str(port),
              "--log-level", "warning", *extra],
-            stdout=out, stderr=subprocess.STDOUT,
+            stdout=out, stderr=subprocess.STDOUT, env=env,
         )
     return proc, f"{scheme}://127.0.0.1:{port}"
 
@@ -285,6 +287,55 @@ def test_create_upload_status_join_remote(
     finally:
         engine.dispose()
     assert found is not None and found.name == "cli-alice"
+
+
+def test_bot_remote_prints_the_published_referee_or_says_nobody_published_it(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`arena bot remote` and `arena bot status` give the referee's address and TLS as the
+    server publishes them (ARENA_PUBLIC_REFEREE), the exact command to connect, and the
+    version's honest state (pending, waiting for the bot); with nothing published, they say so
+    and print a placeholder, never an address made up from the API's host."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("ARENA_PUBLIC_REFEREE")}
+    servers: list[subprocess.Popen[bytes]] = []
+    try:
+        published = {"ARENA_PUBLIC_REFEREE": "referee.example.org:443"}
+        for name, extra in (("silent", {}), ("published", published)):
+            proc, url = _serve(api.db, tmp_path / f"{name}.log", env={**base, **extra})
+            servers.append(proc)
+            _wait_until_up(url, proc, tmp_path / f"{name}.log")
+            (tmp_path / name).mkdir()
+            _login(capsys, tmp_path / name, url, api.alice)
+            if name == "silent":
+                code, out, err = _arena(capsys, "bot", "create", "cli-faraway", "--game", "clank")
+                assert code == 0, err
+            code, out, err = _arena(capsys, "bot", "remote", "cli-faraway")
+            assert code == 0, err
+            if name == "silent":
+                assert "referee: unknown: the operator has not published the referee's address" in out
+                assert "python main.py --referee HOST:PORT --tls" in out
+                assert "50051" not in out and "127.0.0.1" not in out
+            else:
+                assert "referee: referee.example.org:443, TLS" in out
+                assert "python main.py --referee referee.example.org:443 --tls" in out
+                assert "HOST:PORT" not in out
+            assert "qualification pending: once your bot is connected it plays" in out
+        code, out, err = _arena(capsys, "bot", "status", "cli-faraway")
+        assert code == 0, err
+        assert out.count(" remote  pending ") == 2 and "waiting for the bot to connect" in out
+        assert "referee: referee.example.org:443, TLS" in out
+    finally:
+        for proc in servers:
+            proc.terminate()
+            proc.wait(10)
+
+
+def test_serve_api_refuses_a_malformed_public_referee_in_one_line(api: Api) -> None:
+    env = {**os.environ, "ARENA_PUBLIC_REFEREE": "https://referee.example.org"}
+    done = _run_arena("serve", "api", "--db", api.db, "--port", str(_free_port()), env=env)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: $ARENA_PUBLIC_REFEREE must be one HOST:PORT")
+    assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
 
 
 def test_a_directory_upload_is_deterministic_and_keeps_node_modules(tmp_path: Path) -> None:

@@ -113,11 +113,20 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
         engine.dispose()
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from ladder.remote_bots import public_referee
+
+    try:  # where remote bots connect, as the API tells their authors
+        referee = public_referee()
+    except ValueError as exc:
+        engine.dispose()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     scheme = "https" if tls else "http"
     print(f"Serving the ladder at {scheme}://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
+    print(referee.info()["message"], flush=True)
     try:
         uvicorn.run(
-            create_app(engine), host=args.host, port=args.port, log_level=args.log_level,
+            create_app(engine, referee=referee), host=args.host, port=args.port, log_level=args.log_level,
             ssl_certfile=args.tls_cert, ssl_keyfile=args.tls_key,
             **uvicorn_limits(),  # header timeout, JSON 400s, header size, keep-alive (ladder/api_server.py)
         )

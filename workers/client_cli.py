@@ -20,15 +20,12 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from referee.cli_checks import Commands
 
-__all__ = ["DEFAULT_REFEREE_PORT", "create_ladder_with_reference_bots", "ladder_kind", "register"]
+__all__ = ["create_ladder_with_reference_bots", "ladder_kind", "referee_lines", "register"]
 
-#: where the referee listens when the server does not say (``arena serve referee``'s default)
-DEFAULT_REFEREE_PORT: Final = 50051
 #: how often ``--wait`` asks the server
 WAIT_POLL_S: Final = 1.0
 
@@ -203,14 +200,27 @@ def _cmd_bot_upload(args: argparse.Namespace) -> int:
     return 0
 
 
-def _referee_address(server: str, answer: dict[str, Any], override: str | None) -> str:
+def _sdk_args(referee: Any, override: str | None) -> str | None:
+    """The SDK's arguments to reach the referee (``--referee HOST:PORT [--tls]``): `override`
+    (``--referee``, TLS as the server says, else on) or the server's answer; None if unknown."""
+    info = referee if isinstance(referee, dict) else {}
     if override:
-        return override
-    given = answer.get("referee")
-    if isinstance(given, str) and given:
-        return given
-    host = urlsplit(server).hostname or "127.0.0.1"
-    return f"{host}:{DEFAULT_REFEREE_PORT}"
+        return f"--referee {override}" + ("" if info.get("tls") is False else " --tls")
+    given = info.get("sdk_args") if info.get("configured") else None
+    return _printable(given) if isinstance(given, str) and given else None
+
+
+def referee_lines(referee: Any) -> list[str]:
+    """Where remote bots connect, as the server said (`referee` from ``GET /api/referee``, a
+    remote version's creation or a bot's profile): the address and TLS, or the server's words
+    that its operator has not published them. Never an address the server did not give."""
+    if not isinstance(referee, dict):
+        return ["referee: this server does not say where remote bots connect; ask its operator"]
+    if referee.get("configured") and referee.get("address"):
+        tls = "TLS (--tls; --ca FILE for a private CA)" if referee.get("tls") else "plaintext"
+        return [f"referee: {_printable(str(referee['address']))}, {tls}"]
+    message = _printable(str(referee.get("message") or "the operator has not published it"))
+    return [f"referee: unknown: {message}"]
 
 
 def _cmd_bot_remote(args: argparse.Namespace) -> int:
@@ -220,23 +230,35 @@ def _cmd_bot_remote(args: argparse.Namespace) -> int:
         bot = api.bot_by_name(args.name)
         params = {"version": args.version} if args.version else None
         version = api.post_json(f"/api/bots/{int(bot['id'])}/versions/remote", {}, params=params)
-        server = api.server
     if args.json:
         _print_json(version)
         return 0
-    referee = _referee_address(server, version, args.referee)
+    referee = version.get("referee")
+    sdk_args = _sdk_args(referee, args.referee)
     token = str(version["token"])
     print(f"remote version {version.get('version')} of {args.name} (id {version.get('id')})")
+    if not args.referee:
+        print(*referee_lines(referee), sep="\n")
+    # unknown: a placeholder the author must fill in, never an address made up here
+    where = sdk_args or "--referee HOST:PORT --tls"
     if args.token_file:
         write_secret_file(Path(args.token_file), token + "\n")
         print(f"its bot token is in {args.token_file}; run your bot on your machine with:")
-        print(f'  ARENA_BOT_TOKEN="$(cat {args.token_file})" {args.command} --referee {referee}')
+        print(f'  ARENA_BOT_TOKEN="$(cat {args.token_file})" {args.command} {where}')
     else:
         print(f"its bot token (shown once): {token}")
         print("run your bot on your machine with:")
         print(f"  export ARENA_BOT_TOKEN={token}")
-        print(f"  {args.command} --referee {referee}")
-    print("it stays connected and plays its ladder matches as they come")
+        print(f"  {args.command} {where}")
+    if sdk_args is None:
+        print("  (HOST:PORT: the referee's address, which your operator gives you; --tls unless "
+              "they say it is plaintext)")
+    print(
+        f"qualification {version.get('qualification', 'pending')}: once your bot is connected it plays "
+        f"a few games against the reference bot; it is rated only if they pass "
+        f"(`arena bot status {args.name}` shows them). It stays connected and plays its ladder "
+        "matches as they come"
+    )
     return 0
 
 
@@ -252,8 +274,12 @@ def _rated_with_newest(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -
     )
 
 
-def _newest_hosted(bot: dict[str, Any]) -> dict[str, Any] | None:
-    versions = [v for v in bot.get("versions") or [] if v.get("kind", "hosted") == "hosted"]
+def _newest_qualifying(bot: dict[str, Any]) -> dict[str, Any] | None:
+    """The newest version that plays qualification games: hosted or remote (not built-in)."""
+    versions = [
+        v for v in bot.get("versions") or []
+        if (v.get("kind") or ("remote" if v.get("remote") else "hosted")) in ("hosted", "remote")
+    ]
     return max(versions, key=lambda v: int(v["id"])) if versions else None
 
 
@@ -279,6 +305,8 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
         if excerpt and qual == "failed":
             lines.append("      its output (last lines):")
             lines.extend("        " + line for line in excerpt.splitlines()[-15:])
+    if any((v.get("kind") == "remote" or v.get("remote")) for v in versions):
+        lines.extend(referee_lines(bot.get("referee")))
     ladders = bot.get("ladders") or []
     lines.append("ladders:" if ladders else "ladders: none (arena ladder join NAME LADDER)")
     for entry in ladders:
@@ -311,7 +339,7 @@ def _wait_done(what: str, bot: dict[str, Any], matches: Sequence[dict[str, Any]]
     """(done, exit status) for ``--wait what``."""
     if what == "rated":
         return _rated_with_newest(bot, matches), 0
-    newest = _newest_hosted(bot)
+    newest = _newest_qualifying(bot)
     if newest is None:
         return False, 0
     state = newest.get("qualification")
@@ -577,7 +605,9 @@ def register(sub: Commands) -> None:
     remote.add_argument("name", help="the bot's name")
     remote.add_argument("--version", help="a label for the version (default: the server numbers it)")
     remote.add_argument("--command", default="python main.py", help="your bot's command, for the hint")
-    remote.add_argument("--referee", help="the referee's HOST:PORT, for the hint")
+    remote.add_argument(
+        "--referee", help="the referee's HOST:PORT, for the hint (default: the address the server gives)"
+    )
     remote.add_argument("--token-file", help="write the bot token to this file (0600) instead of printing it")
     _common(remote)
     remote.set_defaults(func=_guarded(_cmd_bot_remote))
@@ -586,7 +616,8 @@ def register(sub: Commands) -> None:
     status.add_argument("name", help="the bot's name")
     status.add_argument(
         "--wait", choices=("qualified", "rated"),
-        help="wait until the newest hosted version's qualification ends (exit 1 if it failed), "
+        help="wait until the newest hosted or remote version's qualification ends (exit 1 if it "
+        "failed; a remote one plays once its bot is connected), "
         "or until the newest version that passed has played a rated match",
     )
     status.add_argument("--timeout", type=float, default=600.0, help="seconds --wait waits (default 600)")

@@ -40,9 +40,23 @@ one whose detail — holding the lease — is unchanged since it was read), so e
 plays a version at a time; the claimer renews its lease (``lease_expires_at`` in the detail)
 every third of it, and writes its result only while it still holds it.
 
-Versions that need no games: a ``remote`` version (it plays from its author's machine, where
-no sandbox can watch it; its faults are ladder outcomes) and a built-in bot pass at once, with
-a reason saying why.
+**Remote versions** (the bot runs on its author's machine and connects to the long-lived
+referee with its bot token) qualify the same way, with the same games, faults and detail: the
+candidate's seat is bound to the bot (``SeatSpec.bot_id``) and the gRPC executor plays the games
+on the referee holding its stream, as it plays a remote bot's ladder matches. A remote version
+starts ``pending`` with the reason :data:`ladder.bots.WAITING_FOR_CONNECTION` (detail
+``waiting: "connection"``) and stays so while its bot is not connected (``connected``, default
+:func:`bot_connected`: the referee executor's ``can_seat``, i.e. ``ListBots`` on
+``$ARENA_REFEREE_ADDR``): :func:`due_versions` leaves it out and :func:`qualify_version` does not
+claim it. Once the bot is connected the sweeper sends it like an upload. If the bot is gone when
+a game starts (its seat forfeits ``never connected``), that is no verdict: the version goes back to
+waiting, the attempt not counted, tried again no sooner than :data:`RETRY_SECONDS` later. A
+disconnect *during* a game is a forfeit like any other: failed. Why not pass remote versions
+unplayed (as before): ``passed`` said a bot had played correctly when it had never played, and
+the first thing a broken remote bot did was forfeit rated games. See ``workers/README.md``,
+"Qualification".
+
+A built-in bot needs no games: it passes at once, with a reason saying why.
 """
 
 from __future__ import annotations
@@ -60,6 +74,7 @@ from typing import Any, Final, Literal
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
+from ladder.bots import REMOTE, WAITING_FOR_CONNECTION
 from ladder.db import write_transaction
 from ladder.schema import bot_versions, bots, ladder_entries, ladders
 from referee import settings
@@ -73,6 +88,7 @@ from workers.executor import (
     LadderTimeControl,
     MatchAborted,
     SeatSpec,
+    can_seat,
     executor_for,
 )
 from workers.lease import LeaseThread
@@ -83,6 +99,7 @@ __all__ = [
     "MAX_ATTEMPTS",
     "TIME_CONTROL",
     "QualificationRun",
+    "bot_connected",
     "dispatch_due",
     "due_versions",
     "game_faults",
@@ -157,18 +174,40 @@ def _moment(detail: Mapping[str, Any], key: str) -> datetime | None:
 # --- finding and dispatching -------------------------------------------------------------------
 
 
-def due_versions(engine: Engine, now: datetime | None = None, *, limit: int = 100) -> list[int]:
+def bot_connected(bot_id: int) -> bool:
+    """True while remote bot `bot_id` holds a stream to a long-lived referee (the referee
+    executor's ``can_seat``: ``ListBots`` on ``$ARENA_REFEREE_ADDR``; False without one)."""
+    return can_seat("", parse_command(REMOTE), bot_id)
+
+
+def due_versions(
+    engine: Engine,
+    now: datetime | None = None,
+    *,
+    limit: int = 100,
+    connected: Callable[[int], bool] | None = None,
+) -> list[int]:
     """Versions to qualify now: pending (past their ``retry_after``), and running ones whose
-    lease ran out (their worker died). Oldest first."""
+    lease ran out (their worker died). Oldest first. A remote version is due only while its bot
+    is connected (`connected`, default :func:`bot_connected`): its games need it there."""
     now = now or _now()
+    connected = connected or bot_connected
     with engine.connect() as conn:
         rows = conn.execute(
-            sa.select(bot_versions.c.id, bot_versions.c.qualification, bot_versions.c.qualification_detail)
+            sa.select(
+                bot_versions.c.id,
+                bot_versions.c.bot_id,
+                bot_versions.c.command,
+                bot_versions.c.qualification,
+                bot_versions.c.qualification_detail,
+            )
             .where(bot_versions.c.qualification.in_(("pending", "running")))
             .order_by(bot_versions.c.id)
         ).all()
     due = []
     for row in rows:
+        if row.command.strip() == REMOTE and not connected(int(row.bot_id)):
+            continue  # waiting for its bot: nothing to play against yet
         detail = _parse_detail(row.qualification_detail)
         if row.qualification == "pending":
             retry_after = _moment(detail, "retry_after")
@@ -183,11 +222,17 @@ def due_versions(engine: Engine, now: datetime | None = None, *, limit: int = 10
     return due
 
 
-def dispatch_due(engine: Engine, dispatch: Callable[[int], object], now: datetime | None = None) -> list[int]:
+def dispatch_due(
+    engine: Engine,
+    dispatch: Callable[[int], object],
+    now: datetime | None = None,
+    *,
+    connected: Callable[[int], bool] | None = None,
+) -> list[int]:
     """Hand every due version (:func:`due_versions`) to `dispatch`; returns their ids.
 
     A duplicate dispatch is harmless: the claim lets one through."""
-    due = due_versions(engine, now)
+    due = due_versions(engine, now, connected=connected)
     for version_id in due:
         dispatch(version_id)
     return due
@@ -390,8 +435,18 @@ def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[LadderMatc
     return planned
 
 
+def _remote_bot(engine: Engine, version_id: int) -> int | None:
+    """The bot id of a remote version (None: not remote, or no such version)."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(bot_versions.c.bot_id, bot_versions.c.command).where(bot_versions.c.id == version_id)
+        ).one_or_none()
+    return int(row.bot_id) if row is not None and row.command.strip() == REMOTE else None
+
+
 def _instant_pass(engine: Engine, version_id: int) -> str | None:
-    """Why a version passes without games (remote, built-in), or None if it must play."""
+    """Why a version passes without games (a built-in bot), or None if it must play (hosted
+    and remote versions alike)."""
     with engine.connect() as conn:
         command = conn.execute(
             sa.select(bot_versions.c.command).where(bot_versions.c.id == version_id)
@@ -400,23 +455,28 @@ def _instant_pass(engine: Engine, version_id: int) -> str | None:
         kind = parse_command(command or "").kind
     except BotCommandError:
         return None
-    if kind == "remote":
-        return (
-            "a remote bot plays from its author's machine: no qualification games "
-            "(its faults are ladder outcomes)"
-        )
     if kind == "builtin":
         return "a built-in reference bot: no qualification games"
     return None
 
 
 def qualify_version(
-    db_url: str, version_id: int, worker_id: str | None = None, *, games: int | None = None
+    db_url: str,
+    version_id: int,
+    worker_id: str | None = None,
+    *,
+    games: int | None = None,
+    connected: Callable[[int], bool] | None = None,
 ) -> QualificationRun:
     """Claim version `version_id` and qualify it (see the module docstring); at most one
-    worker at a time. Nothing the bot does makes it raise; a database error does."""
+    worker at a time. A remote version whose bot is not connected (`connected`, default
+    :func:`bot_connected`) is left waiting, unclaimed. Nothing the bot does makes it raise; a
+    database error does."""
     worker_id = worker_id or default_worker_id()
     engine = engine_for(db_url)
+    remote_bot = _remote_bot(engine, version_id)
+    if remote_bot is not None and not (connected or bot_connected)(remote_bot):
+        return QualificationRun(version_id, "not_claimed", WAITING_FOR_CONNECTION)
     claimed = _claim(engine, version_id, worker_id, _now())
     if claimed is None:
         return QualificationRun(version_id, "not_claimed")
@@ -442,6 +502,8 @@ def qualify_version(
             for number, (spec, seat, reference) in enumerate(planned, start=1):
                 started = time.monotonic()
                 execution = executor_for(spec).execute(spec, lease)
+                if remote_bot is not None and _never_connected(execution, seat):
+                    return _back_to_waiting(lease, number, games)
                 faults = game_faults(execution, seat)
                 played.append(
                     {
@@ -486,6 +548,31 @@ def qualify_version(
         outcome = "retry" if run.status == "pending" else "failed"
         metrics.QUALIFICATIONS.labels(game=game, outcome=outcome).inc()
         return run
+
+
+def _never_connected(execution: Execution, seat: int) -> bool:
+    """True if `seat` was forfeited because its bot never came (referee ruling ``never
+    connected``): a remote bot that left between its dispatch and the game."""
+    seats = execution.replay.get("seats") or []
+    record: Mapping[str, Any] = seats[seat] if seat < len(seats) else {}
+    why = str(record.get("forfeit") or next((w for s, w in execution.forfeits if s == seat), ""))
+    return why.startswith("never connected")
+
+
+def _back_to_waiting(lease: _Lease, number: int, games: int) -> QualificationRun:
+    """A remote bot gone before game `number`: no verdict; pending again, waiting for it to
+    connect, this attempt not counted, not due before :data:`RETRY_SECONDS`."""
+    reason = (
+        f"the bot was not connected when qualification game {number} of {games} began; "
+        + WAITING_FOR_CONNECTION
+    )
+    retry_after = _now() + timedelta(seconds=RETRY_SECONDS)
+    lease.write(
+        "pending", games=[], reason=reason, waiting="connection",
+        attempt=max(0, int(lease.detail.get("attempt", 1)) - 1),
+        retry_after=_iso(retry_after), lease_expires_at=None,
+    )
+    return QualificationRun(lease.version_id, "pending", reason)
 
 
 def _platform_failure(lease: _Lease, played: Sequence[dict[str, Any]], error: str) -> QualificationRun:

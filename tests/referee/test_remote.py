@@ -8,6 +8,7 @@ Everything is a real process: the referee (`arena serve referee --db URL`), the 
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import random
 import secrets
@@ -28,15 +29,17 @@ from sqlalchemy import Engine
 
 from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from bots.python.arena_bot.wire import ADMIN_SERVICE, bearer, channel_options, play_call
-from ladder.bots import REMOTE, add_bot_version, register_bot
+from ladder.accounts import authenticate_key, create_account
+from ladder.bots import REMOTE, add_bot_version, add_remote_version, register_bot
 from ladder.db import create_engine, upgrade
 from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
-from ladder.schema import matches, rating_history, replays, results
+from ladder.schema import bot_versions, matches, rating_history, replays, results
 from referee.replay import loads, verify
 from workers.executor import reset_referee_executor
 from workers.match_execution import MatchRun, run_match
-from workers.matchmaker import fill_queues
+from workers.matchmaker import fill_queues, load_ladder_views
+from workers.qualification import due_versions, qualify_version
 
 from .conftest import RANDOM_BOT, REPO
 
@@ -171,6 +174,87 @@ def _assert_recorded_once(engine: Engine, match_ids: list[int]) -> None:
             assert conn.execute(changes).scalar_one() == 2
             data = conn.execute(sa.select(replays.c.data).where(replays.c.match_id == m)).scalar_one()
             verify(loads(gzip.decompress(data)))
+
+
+def _remote_version(engine: Engine, ladder_id: int, name: str) -> tuple[int, int, str]:
+    """Bot `name` of a new account, on the ladder, with a remote version made as the API makes
+    it (`add_remote_version`: pending, a new bot token): (bot id, version id, token)."""
+    account = create_account(engine, f"{name}-owner")
+    who = authenticate_key(engine, account.api_key)
+    assert who is not None
+    bot = register_bot(engine, name, who.account_name, account_id=who.account_id, game="clank")
+    join_ladder(engine, ladder_id, bot.bot_id)
+    made = add_remote_version(engine, who, bot.bot_id)
+    assert made.token is not None and made.qualification == "pending"
+    return bot.bot_id, made.version_id, made.token
+
+
+def _qualification(engine: Engine, version_id: int) -> tuple[str, dict[str, Any]]:
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(bot_versions.c.qualification, bot_versions.c.qualification_detail).where(
+                bot_versions.c.id == version_id
+            )
+        ).one()
+    return row.qualification, json.loads(row.qualification_detail or "{}")
+
+
+def _seated(engine: Engine, ladder_id: int, bot_id: int) -> int | None:
+    (view,) = load_ladder_views(engine, [ladder_id])
+    return next((e.version_id for e in view.entrants if e.bot_id == bot_id), None)
+
+
+@pytest.mark.slow
+def test_a_remote_version_qualifies_by_playing_once_its_bot_connects(referee: RefereeProcess) -> None:
+    """Pending and unseated while its bot is away; once the bot connects, the sweeper's list
+    holds it and its qualification games are played on the long-lived referee against the
+    reference bots, with the same detail an upload gets; only then does the matchmaker seat it."""
+    engine = referee.engine
+    ladder_id = _ladder(engine, "remote-qualifies")
+    _bot(engine, ladder_id, "house-random-q", "builtin:random")
+    bot_id, version_id, token = _remote_version(engine, ladder_id, "far-qualifier")
+
+    # away: not due, not claimed, not seated, and it says why
+    assert version_id not in due_versions(engine)
+    assert qualify_version(referee.db_url, version_id).status == "not_claimed"
+    state, detail = _qualification(engine, version_id)
+    assert state == "pending" and detail["waiting"] == "connection"
+    assert _seated(engine, ladder_id, bot_id) is None
+
+    referee.start_bot(token, "far-qualifier")
+    wait_for(lambda: referee.lobby(bot_id), "the remote bot in the lobby")
+    wait_for(lambda: version_id in due_versions(engine), "its qualification due once connected")
+    run = qualify_version(referee.db_url, version_id)
+    assert run.status == "passed", (run.reason, referee.bot_log("far-qualifier"))
+    state, detail = _qualification(engine, version_id)
+    assert state == "passed" and "waiting" not in detail
+    assert [(g["opponent"], g["seat"], g["faults"]) for g in detail["games"]] == [
+        ("builtin:random", 0, []), ("builtin:greedy", 1, [])
+    ]
+    assert all(g["decisions"] > 0 for g in detail["games"])
+    # the games were the remote bot's, on its one stream
+    assert referee.lobby(bot_id).games == 2  # type: ignore[union-attr]
+    assert _seated(engine, ladder_id, bot_id) == version_id
+
+
+@pytest.mark.slow
+def test_a_remote_bot_gone_before_its_qualification_game_goes_back_to_waiting(
+    referee: RefereeProcess,
+) -> None:
+    """Sent to qualification as connected, but the bot is not there when the game starts (its
+    seat is forfeited `never connected`): no verdict, pending and waiting again, the attempt not
+    counted, not due again before the retry time."""
+    engine = referee.engine
+    ladder_id = _ladder(engine, "remote-gone")
+    bot_id, version_id, _ = _remote_version(engine, ladder_id, "far-gone")
+    run = qualify_version(referee.db_url, version_id, games=1, connected=lambda _bot: True)
+    assert run.status == "pending", run.reason
+    state, detail = _qualification(engine, version_id)
+    assert state == "pending" and detail["waiting"] == "connection"
+    assert "not connected when qualification game 1 of 1 began" in detail["reason"]
+    assert detail["attempt"] == 0 and detail["games"] == []
+    assert version_id not in due_versions(engine, connected=lambda _bot: True)  # its retry time
+    assert _seated(engine, ladder_id, bot_id) is None
 
 
 def test_a_bad_bot_token_is_refused(referee: RefereeProcess) -> None:

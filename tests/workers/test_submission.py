@@ -286,12 +286,15 @@ def test_when_the_platform_cannot_play_the_version_waits_and_is_tried_again(
     assert _qualification(sqlite_engine, version_id)[1]["attempt"] == 2
 
 
-def test_a_remote_version_passes_without_games(sqlite_url: str, sqlite_engine: Engine) -> None:
+def test_a_remote_version_never_passes_unplayed(sqlite_url: str, sqlite_engine: Engine) -> None:
+    """No referee holds the bot's stream (none is configured): the version waits, unclaimed and
+    never due; its games are played once it connects (tests/referee/test_remote.py)."""
     bot = register_bot(sqlite_engine, "faraway", "alice")
     version_id = _upload(sqlite_engine, bot.bot_id, "1", REMOTE)
-    assert qualify_version(sqlite_url, version_id).status == "passed"
-    status, detail = _qualification(sqlite_engine, version_id)
-    assert status == "passed" and "remote" in detail["reason"] and detail["games"] == []
+    assert due_versions(sqlite_engine) == []
+    run = qualify_version(sqlite_url, version_id)
+    assert run.status == "not_claimed" and "waiting for the bot to connect" in run.reason
+    assert _qualification(sqlite_engine, version_id) == ("pending", {})
 
 
 def test_the_embedded_season_qualifies_pending_uploads(sqlite_url: str, sqlite_engine: Engine) -> None:
