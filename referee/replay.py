@@ -6,15 +6,19 @@ seat, index, the action's kind/args/text, an optional bot note and times, or a f
 result. The recorder hashes the game state only at checkpoints (every :data:`CHECKPOINT_EVERY`
 steps, at each forfeit and after the last step): hashing is most of a step's cost. The local
 runner's `IndexRecorder` keeps only references per step and builds the same document on demand;
-the referee's `CompactRecorder` keeps a few bytes per step and writes format 2 from them.
+the referee's `CompactRecorder` keeps a few bytes per step and writes format 3 from them.
 
-On disk (`dumps`/`encode`) a replay is format 2: the header, the chosen action indexes as one
+On disk (`dumps`/`encode`) a replay is format 3: the header, the chosen action indexes as one
 integer array, the sparse extras (notes, default-action reasons, forfeits, times) and a chain
-of checkpoint digests that binds the header (seat metadata included) and every step's record to
-the re-simulated state. `loads` reads format 2 and the older format 1 (the expanded document
-itself), through one strict reader: every field is type-checked and a malformed file ends in a
-one-line `ReplayError` naming the field; the inflated size and the JSON nesting are capped.
-`verify` re-simulates the game and checks every digest and the result.
+of checkpoint digests that binds the header (seat metadata and the initial state included) and
+every step's record to the re-simulated state. Format 3 is format 2 with less of the chain
+stored: the checkpoints' positions follow from the actions, the header and checkpoint links
+keep 64 of their 128 bits (they only locate a fault; the final digest keeps all 128 and covers
+everything), and the initial state's digest is bound into the header's link instead of stored.
+`loads` reads formats 3, 2 and 1 (the expanded document itself), through one strict reader:
+every field is type-checked and a malformed file ends in a one-line `ReplayError` naming the
+field; the inflated size and the JSON nesting are capped. `verify` re-simulates the game and
+checks every digest and the result.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from referee.core.game import Action, Game, IllegalAction, Result, canonical_jso
 from referee.games import game_class
 
 __all__ = [
+    "CHAINED_VERSION",
     "CHECKPOINT_EVERY",
     "EXPANDED_VERSION",
     "FORMAT",
@@ -59,11 +64,14 @@ __all__ = [
 ]
 
 FORMAT: Final = "arena-replay"
-#: the version `dumps` writes: compact, checkpoint digests chained over header and steps
-FORMAT_VERSION: Final = 2
+#: the version `dumps` writes: compact, checkpoint digests chained over header and steps, the
+#: chain stored in short form (positions implied, 64-bit links)
+FORMAT_VERSION: Final = 3
+#: the compact version written before format 3 (positions and 128-bit links stored)
+CHAINED_VERSION: Final = 2
 #: the in-memory layout, and the files written before format 2 (a digest after every step)
 EXPANDED_VERSION: Final = 1
-SUPPORTED_VERSIONS: Final = (EXPANDED_VERSION, FORMAT_VERSION)
+SUPPORTED_VERSIONS: Final = (EXPANDED_VERSION, CHAINED_VERSION, FORMAT_VERSION)
 #: the state is hashed after every this many steps (and at forfeits and after the last step):
 #: a fault is located to within this many steps, and hashing costs 1/64 of what it did
 CHECKPOINT_EVERY: Final = 64
@@ -74,11 +82,14 @@ MAX_DEPTH: Final = 48
 NOTE_LIMIT: Final = 256
 
 _DIGEST = re.compile(r"[0-9a-f]{32}")
-# step keys with a column of their own in format 2; any other step key goes into "extra"
+#: hex digits format 3 stores of the header's and each checkpoint's link (64 bits)
+_SHORT_LINK: Final = 16
+_LINK = re.compile(r"[0-9a-f]{16}")
+# step keys with a column of their own in formats 2 and 3; any other step key goes into "extra"
 _STEP_KEYS: Final = frozenset(
     {"decision", "seat", "index", "action", "digest", "note", "ms", "cpu_ms", "reason", "forfeit"}
 )
-# format 2 keys that are not header: the body, the digests and the end
+# format 2 and 3 keys that are not header: the body, the digests and the end
 _BODY_KEYS: Final = frozenset(
     {
         "actions",
@@ -274,14 +285,14 @@ class IndexRecorder:
 
 class CompactRecorder:
     """The referee's recorder: everything `ReplayRecorder` records (notes, times, default-action
-    reasons, forfeits) kept as format 2 keeps it, in columns of a few bytes per step (the index,
+    reasons, forfeits) kept as format 3 keeps it, in columns of a few bytes per step (the index,
     the wall and CPU milliseconds, the reason's number) and sparse tables for the rare rest.
     A match's memory does not grow by a step dict per decision (about 400 B each).
 
     `finish` takes the last digest and the result; `encode` / `dumps` then write the same bytes
     as `encode` / `dumps` of `ReplayRecorder.finish`'s document with the same `header` keys, at
     no step dict kept (the expanded document is `loads(dumps())`: it re-simulates). The
-    decision ids, seats and actions are not kept: format 2 re-derives them from the indexes.
+    decision ids, seats and actions are not kept: format 3 re-derives them from the indexes.
     """
 
     __slots__ = (
@@ -422,7 +433,7 @@ class CompactRecorder:
         self._header = doc
 
     def _steps(self) -> Iterator[dict[str, Any]]:
-        """Each step as format 2 sees it (built one at a time)."""
+        """Each step as format 3 sees it (built one at a time)."""
         cpu = self._cpu
         none = self._NONE
         for i, index in enumerate(self._indexes):
@@ -449,7 +460,7 @@ class CompactRecorder:
             yield step
 
     def encode(self) -> bytes:
-        """The format 2 bytes (uncompressed), as `encode` gives them; after `finish`."""
+        """The format 3 bytes (uncompressed), as `encode` gives them; after `finish`."""
         if self._header is None:
             raise RuntimeError("CompactRecorder.encode before finish")
         return _write(self._header, self._steps(), len(self._indexes))
@@ -475,19 +486,27 @@ class _Appender:
         return len(self._recorder)
 
 
-# --- the digest chain (format 2) ----------------------------------------------------------
+# --- the digest chain (formats 2 and 3) -----------------------------------------------------
 
 
 def _hash(*parts: str) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 
-def _header(doc: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in doc.items() if k not in _NOT_HEADER}
+def _header(doc: Mapping[str, Any], version: int) -> dict[str, Any]:
+    """The header a compact format's first link covers: format 3 binds the initial state's
+    digest into that link itself, so it is not a header field there."""
+    skip = _NOT_HEADER if version == CHAINED_VERSION else _NOT_HEADER | {"initial_digest"}
+    return {k: v for k, v in doc.items() if k not in skip}
 
 
-def _header_digest(doc: Mapping[str, Any]) -> str:
-    return _hash("arena-replay/2 header", canonical_json(_header(doc)))
+def _header_link(doc: Mapping[str, Any], version: int, initial: str) -> str:
+    """The chain's first link (format 2 stores it whole as `header_digest`; format 3 its first
+    64 bits). `initial` is the state digest before the first step (format 3 only)."""
+    header = canonical_json(_header(doc, version))
+    if version == CHAINED_VERSION:
+        return _hash("arena-replay/2 header", header)
+    return _hash(f"arena-replay/{version} header", header, initial)
 
 
 def _record(step: Mapping[str, Any]) -> dict[str, Any]:
@@ -498,38 +517,66 @@ def _record(step: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in step.items() if k not in ("digest", "action", "decision", "seat")}
 
 
-def _link(previous: str, n: int, state: str, records: Sequence[Mapping[str, Any]]) -> str:
-    return _hash("arena-replay/2 checkpoint", previous, str(n), state, canonical_json(list(records)))
+def _link(version: int, previous: str, n: int, state: str, records: Sequence[Mapping[str, Any]]) -> str:
+    return _hash(f"arena-replay/{version} checkpoint", previous, str(n), state, canonical_json(list(records)))
 
 
-def _final_digest(last: str, steps: int, doc: Mapping[str, Any]) -> str:
+def _final_digest(version: int, last: str, steps: int, doc: Mapping[str, Any]) -> str:
     end = {k: doc[k] for k in _END_KEYS if k in doc}
-    return _hash("arena-replay/2 final", last, str(steps), canonical_json(end))
+    if version != CHAINED_VERSION:
+        end["result"] = doc.get("result")  # format 3 derives it on reading: absent and null are one
+    return _hash(f"arena-replay/{version} final", last, str(steps), canonical_json(end))
+
+
+def _is_checkpoint(n: int, count: int, forfeit: bool) -> bool:
+    """Whether step n of `count` is a checkpoint: format 3 stores no positions, they are these."""
+    return n % CHECKPOINT_EVERY == 0 or forfeit or n == count
+
+
+def _initial_digest(doc: Mapping[str, Any]) -> str:
+    """The state digest before the first step: the document's, or (a format 1 file written
+    without one) the engine's for its header."""
+    recorded = doc.get("initial_digest")
+    if isinstance(recorded, str):
+        return recorded
+    return _start(doc).digest()
 
 
 # --- writing -------------------------------------------------------------------------------
 
 
-def encode(replay: Mapping[str, Any]) -> bytes:
-    """Replay document -> format 2 canonical JSON bytes (uncompressed, deterministic).
+def encode(replay: Mapping[str, Any], *, version: int = FORMAT_VERSION) -> bytes:
+    """Replay document -> format 3 canonical JSON bytes (uncompressed, deterministic).
 
-    Checkpoints are the steps that carry a state digest at every CHECKPOINT_EVERY-th step, the
-    forfeits and the last step (which must carry one: the recorder's `finish` sees to it)."""
+    Checkpoints are every CHECKPOINT_EVERY-th step, the forfeits and the last step: each must
+    carry its state digest (the recorders see to it). `version` 2 writes the format before
+    (for the fixtures that test it is still read: `tests/fixtures/replays`)."""
+    if version not in (CHAINED_VERSION, FORMAT_VERSION):
+        raise ValueError(f"encode writes format {CHAINED_VERSION} or {FORMAT_VERSION}, not {version}")
     doc = load_document(replay)  # the strict reader: only a sound document is written
     steps: list[Mapping[str, Any]] = doc["steps"]
-    return _write(doc, steps, len(steps))
+    return _write(doc, steps, len(steps), version)
 
 
-def _write(doc: Mapping[str, Any], steps: Iterable[Mapping[str, Any]], count: int) -> bytes:
-    """Format 2 bytes of a checked header (`doc`, its "steps" ignored) and its `count` steps,
-    each an expanded step or the part of one format 2 keeps (no decision, seat or action):
-    `encode` gives the document's steps, `CompactRecorder` builds them one at a time."""
+def _write(
+    doc: Mapping[str, Any], steps: Iterable[Mapping[str, Any]], count: int, version: int = FORMAT_VERSION
+) -> bytes:
+    """Format 3 (or 2) bytes of a checked header (`doc`, its "steps" ignored) and its `count`
+    steps, each an expanded step or the part of one the format keeps (no decision, seat or
+    action): `encode` gives the document's steps, `CompactRecorder` builds them one at a time."""
     clashing = sorted(set(doc) & _BODY_KEYS)
     if clashing:
-        raise ReplayError(f"replay: {clashing[0]}: a header key may not be named like a format 2 field")
-    out: dict[str, Any] = {k: v for k, v in doc.items() if k != "steps"}
-    out["format_version"] = FORMAT_VERSION
-    out["checkpoint_every"] = CHECKPOINT_EVERY
+        raise ReplayError(
+            f"replay: {clashing[0]}: a header key may not be named like a format {version} field"
+        )
+    short = version == FORMAT_VERSION
+    # format 3 stores nothing re-simulation derives: the initial digest (bound into the header's
+    # link) and the result (bound by the final digest) are given back by reading
+    derived = ("steps", "initial_digest", "result") if short else ("steps",)
+    out: dict[str, Any] = {k: v for k, v in doc.items() if k not in derived}
+    out["format_version"] = version
+    if not short:
+        out["checkpoint_every"] = CHECKPOINT_EVERY
     actions: list[int | None] = []
     forfeits: list[list[Any]] = []
     notes: list[list[Any]] = []
@@ -537,12 +584,10 @@ def _write(doc: Mapping[str, Any], steps: Iterable[Mapping[str, Any]], count: in
     extra: list[list[Any]] = []
     ms: list[int | None] = []
     cpu: list[int | None] = []
-    checkpoints: list[list[Any]] = []
-    chain = header = _header_digest(doc)
+    checkpoints: list[Any] = []
+    chain = header = _header_link(doc, version, _initial_digest(doc) if short else "")
     block: list[dict[str, Any]] = []
     for n, step in enumerate(steps, start=1):
-        if n == count and "digest" not in step:
-            raise ReplayError(f"replay: steps[{count - 1}].digest: missing (the last step needs one)")
         if "forfeit" in step:
             actions.append(None)
             forfeits.append([n, step["forfeit"], step["reason"]])
@@ -558,9 +603,11 @@ def _write(doc: Mapping[str, Any], steps: Iterable[Mapping[str, Any]], count: in
         if others:
             extra.append([n, others])
         block.append(_record(step))
-        if "digest" in step and (n % CHECKPOINT_EVERY == 0 or "forfeit" in step or n == count):
-            chain = _link(chain, n, step["digest"], block)
-            checkpoints.append([n, chain])
+        if _is_checkpoint(n, count, "forfeit" in step):
+            if "digest" not in step:
+                raise ReplayError(f"replay: steps[{n - 1}].digest: missing (step {n} is a checkpoint)")
+            chain = _link(version, chain, n, step["digest"], block)
+            checkpoints.append(chain[:_SHORT_LINK] if short else [n, chain])
             block = []
     out["actions"] = actions
     for key, column in (("forfeits", forfeits), ("notes", notes), ("reasons", reasons), ("extra", extra)):
@@ -570,19 +617,19 @@ def _write(doc: Mapping[str, Any], steps: Iterable[Mapping[str, Any]], count: in
         if any(v is not None for v in values):
             out[key] = values
     out["checkpoints"] = checkpoints
-    out["header_digest"] = header
-    out["final_digest"] = _final_digest(chain, len(actions), doc)
+    out["header_digest"] = header[:_SHORT_LINK] if short else header
+    out["final_digest"] = _final_digest(version, chain, len(actions), doc)
     return canonical_json(out).encode()
 
 
 def dumps(replay: Mapping[str, Any]) -> bytes:
-    """Replay document -> format 2 file bytes: gzip (no timestamp) of `encode`; the same game
+    """Replay document -> format 3 file bytes: gzip (no timestamp) of `encode`; the same game
     gives the same bytes."""
     return gzip.compress(encode(replay), compresslevel=9, mtime=0)
 
 
 def save(replay: Mapping[str, Any], path: Path) -> None:
-    """Write a replay file (format 2)."""
+    """Write a replay file (format 3)."""
     path.write_bytes(dumps(replay))
 
 
@@ -645,7 +692,7 @@ def _parse(raw: bytes) -> Any:
 def loads(data: bytes, *, limit: int = MAX_INFLATED_BYTES) -> dict[str, Any]:
     """Compressed (or plain JSON) bytes of any supported format -> the expanded document.
 
-    Raises ReplayError (one line, naming the field) for anything malformed. A format 2 file is
+    Raises ReplayError (one line, naming the field) for anything malformed. A format 2 or 3 file is
     expanded by re-simulation, which checks its digest chain on the way (see `verify`)."""
     return load_document(_parse(_inflate(io.BytesIO(data), limit)))
 
@@ -679,6 +726,8 @@ def _is(value: Any, kind: str) -> bool:
         return isinstance(value, list)
     if kind == "digest":
         return isinstance(value, str) and _DIGEST.fullmatch(value) is not None
+    if kind == "link":
+        return isinstance(value, str) and _LINK.fullmatch(value) is not None
     raise AssertionError(kind)
 
 
@@ -689,6 +738,7 @@ _WANT = {
     "dict": "an object",
     "list": "an array",
     "digest": "32 hex digits",
+    "link": "16 hex digits",
 }
 
 
@@ -809,7 +859,7 @@ def _pairs(doc: Mapping[str, Any], key: str, arity: int, kinds: Sequence[str], s
     return rows
 
 
-def _check_compact(doc: Mapping[str, Any]) -> None:
+def _check_compact(doc: Mapping[str, Any], version: int) -> None:
     _check_header(doc)
     actions = _field(doc, "actions", "list", "")
     for i, a in enumerate(actions):
@@ -836,26 +886,47 @@ def _check_compact(doc: Mapping[str, Any]) -> None:
         for i, v in enumerate(column):
             if v is not None and not _is(v, "int"):
                 raise ReplayError(f"replay: {key}[{i}]: expected an integer or null, got {_type_name(v)}")
-    checkpoints = _pairs(doc, "checkpoints", 2, ("int", "digest"), n)
-    if n and (not checkpoints or checkpoints[-1][0] != n):
-        raise ReplayError("replay: checkpoints: the last step must be a checkpoint")
-    _field(doc, "checkpoint_every", "int", "", optional=True)
-    _field(doc, "header_digest", "digest", "")
+    if version == CHAINED_VERSION:
+        checkpoints = _pairs(doc, "checkpoints", 2, ("int", "digest"), n)
+        if n and (not checkpoints or checkpoints[-1][0] != n):
+            raise ReplayError("replay: checkpoints: the last step must be a checkpoint")
+        _field(doc, "checkpoint_every", "int", "", optional=True)
+        _field(doc, "header_digest", "digest", "")
+    else:
+        for key in ("initial_digest", "result"):
+            if key in doc:
+                raise ReplayError(f"replay: {key}: format 3 derives it by re-simulation; it is not a field")
+        links = _field(doc, "checkpoints", "list", "")
+        expected = len(_checkpoint_steps(actions))
+        if len(links) != expected:
+            raise ReplayError(f"replay: checkpoints: {len(links)} links for {expected} checkpoints")
+        for i, link in enumerate(links):
+            if not _is(link, "link"):
+                raise ReplayError(
+                    f"replay: checkpoints[{i}]: expected {_WANT['link']}, got {_type_name(link)}"
+                )
+        _field(doc, "header_digest", "link", "")
     _field(doc, "final_digest", "digest", "")
+
+
+def _checkpoint_steps(actions: Sequence[int | None]) -> list[int]:
+    """Format 3's checkpoint positions (1-based) for its actions column (null: a forfeit)."""
+    count = len(actions)
+    return [n for n, a in enumerate(actions, start=1) if _is_checkpoint(n, count, a is None)]
 
 
 def load_document(doc: Any) -> dict[str, Any]:
     """A parsed replay of any supported format, checked field by field -> the expanded document
-    (a format 2 document is expanded by re-simulation, its digest chain checked on the way)."""
+    (a format 2 or 3 document is expanded by re-simulation, its digest chain checked on the way)."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ReplayError("not a replay file: missing format marker")
     version = doc.get("format_version")
     if version == EXPANDED_VERSION:
         _check_expanded(doc)
         return doc
-    if version == FORMAT_VERSION:
-        _check_compact(doc)
-        return _expand(doc)
+    if version in (CHAINED_VERSION, FORMAT_VERSION):
+        _check_compact(doc, version)
+        return _expand(doc, version)
     raise ReplayError(
         f"replay format version {version!r} is not supported (this build reads {list(SUPPORTED_VERSIONS)})"
     )
@@ -893,6 +964,14 @@ def _start(replay: Mapping[str, Any]) -> Game:
     return game
 
 
+def _result(game: Game) -> dict[str, Any] | None:
+    """The result the engine gives the re-simulated game (null if it is not over)."""
+    try:
+        return game.result().to_json() if game.is_over() else None
+    except Exception as exc:
+        raise ReplayError(f"the engine cannot score the final state: {type(exc).__name__}: {exc}") from None
+
+
 def _forfeit(game: Game, seat: int, n: int) -> None:
     if not 0 <= seat < game.num_seats:
         raise ReplayError(f"step {n}: forfeit of seat {seat}, which does not exist")
@@ -913,25 +992,37 @@ def _choose(game: Game, index: int, n: int) -> Action:
     return d.actions[index]
 
 
-def _expand(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """Format 2 -> the expanded document, re-simulating to recover each step's decision id,
-    seat and action, and checking the header digest and each checkpoint of the chain."""
-    if _header_digest(doc) != doc["header_digest"]:
+def _expand(doc: Mapping[str, Any], version: int) -> dict[str, Any]:
+    """Format 2 or 3 -> the expanded document, re-simulating to recover each step's decision
+    id, seat and action, and checking the header digest and each checkpoint of the chain."""
+    actions: list[int | None] = doc["actions"]
+    initial = ""
+    if version == CHAINED_VERSION:
+        chain = _header_link(doc, version, initial)
+        stored = {n: (link, len(link)) for n, link in doc["checkpoints"]}
+        game = None
+    else:
+        game = _start(doc)  # the initial state is part of format 3's header link
+        initial = game.digest()
+        chain = _header_link(doc, version, initial)
+        stored = {
+            n: (link, _SHORT_LINK)
+            for n, link in zip(_checkpoint_steps(actions), doc["checkpoints"], strict=True)
+        }
+    if chain[: len(doc["header_digest"])] != doc["header_digest"]:
         raise ReplayError(
             "replay: header_digest differs: the header (seats and their metadata, config, seed, "
             "versions) was changed after the replay was written"
         )
-    game = _start(doc)
-    actions: list[int | None] = doc["actions"]
+    if game is None:
+        game = _start(doc)
     forfeits = {row[0]: row for row in doc.get("forfeits", [])}
     notes = dict(doc.get("notes", []))
     reasons = dict(doc.get("reasons", []))
     extra = dict(doc.get("extra", []))
     ms: list[int | None] = doc.get("ms") or [None] * len(actions)
     cpu: list[int | None] = doc.get("cpu_ms") or [None] * len(actions)
-    checkpoints = dict(doc["checkpoints"])
     steps: list[dict[str, Any]] = []
-    chain = doc["header_digest"]
     block: list[dict[str, Any]] = []
     start = 1
     for n, index in enumerate(actions, start=1):
@@ -962,13 +1053,14 @@ def _expand(doc: Mapping[str, Any]) -> dict[str, Any]:
                 raise ReplayError(f"replay: extra: step {n} names {key!r}, which has a field of its own")
             step[key] = value
         block.append(_record(step))
-        if n in checkpoints:
+        if n in stored:
             try:
                 state = game.digest()
             except Exception as exc:
                 raise _engine_fault(n, exc) from None
-            chain = _link(chain, n, state, block)
-            if chain != checkpoints[n]:
+            chain = _link(version, chain, n, state, block)
+            link, length = stored[n]
+            if chain[:length] != link:
                 raise ReplayError(
                     f"step {n}: digest differs: the state after step {n} or the record of steps "
                     f"{start}..{n} (index, note, times, forfeit) differs from what was recorded"
@@ -977,11 +1069,14 @@ def _expand(doc: Mapping[str, Any]) -> dict[str, Any]:
             block = []
             start = n + 1
         steps.append(step)
-    if _final_digest(chain, len(actions), doc) != doc["final_digest"]:
+    out = {k: v for k, v in doc.items() if k not in _BODY_KEYS}
+    if version != CHAINED_VERSION:
+        out["initial_digest"] = initial
+        out["result"] = _result(game)
+    if _final_digest(version, chain, len(actions), out) != doc["final_digest"]:
         raise ReplayError(
             "replay: final_digest differs: the result or ended_by was changed after the replay was written"
         )
-    out = {k: v for k, v in doc.items() if k not in _BODY_KEYS}
     out["format_version"] = EXPANDED_VERSION
     out["steps"] = steps
     return out
@@ -990,7 +1085,7 @@ def _expand(doc: Mapping[str, Any]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class VerifyReport:
     """Outcome of `verify`: steps re-simulated, checkpoints whose digest matched, the result,
-    and whether the seat metadata is covered by the digests (format 2 files only)."""
+    and whether the seat metadata is covered by the digests (format 2 and 3 files only)."""
 
     steps: int
     result: Result | None
@@ -1092,5 +1187,5 @@ def verify_file(path: Path, *, limit: int = MAX_INFLATED_BYTES) -> VerifyReport:
         result=report.result,
         checkpoints=report.checkpoints,
         format_version=version if isinstance(version, int) else EXPANDED_VERSION,
-        metadata_covered=version == FORMAT_VERSION,
+        metadata_covered=version in (CHAINED_VERSION, FORMAT_VERSION),
     )

@@ -1,8 +1,9 @@
 """Replay figures for `make bench` (not pass/fail): stored bytes per decision and recorder cost.
 
 - bytes per decision, gzipped, of the same games written as format 1 (a digest after every
-  step, the layout before format 2) and as format 2 (`referee.replay.dumps`);
-- decisions/s of the same games played bare (engine and bots, no recorder), with the format 2
+  step, the layout before format 2), as format 2 (128-bit links and their positions stored) and
+  as format 3 (`referee.replay.dumps`; the goal is at most 4);
+- decisions/s of the same games played bare (engine and bots, no recorder), with the format 3
   recorder (digests at checkpoints) and file, and with a digest after every step (what the
   format 1 recorder paid), in the same run.
 
@@ -21,11 +22,10 @@ from referee.bots import make_bot
 from referee.core.game import canonical_json
 from referee.games import all_specs, game_class
 from referee.games.spec import GameSpec
-from referee.replay import dumps
+from referee.replay import dumps, encode
 from referee.runner import play_local
 
 __all__ = ["bench_player_counts", "figures", "format1_bytes", "format1_document", "lineups", "main"]
-
 
 
 def bench_player_counts(spec: GameSpec) -> tuple[int, ...]:
@@ -101,15 +101,16 @@ def _rates(plays: dict[str, Callable[[int], int]], seeds: range, rounds: int = 3
 
 
 def figures(games: int) -> dict[str, dict[str, float]]:
-    """Per lineup: bytes/decision (format 1, format 2) and decisions/s (bare, recorded, old)."""
+    """Per lineup: bytes/decision (formats 1, 2, 3) and decisions/s (bare, recorded, old)."""
     out: dict[str, dict[str, float]] = {}
     for label, name, bots in lineups():
         seeds = range(1000, 1000 + games)
-        old = new = decisions = 0
+        old = chained = new = decisions = 0
         for seed in seeds:
             played = play_local(name, list(bots), seed)
             decisions += played.decisions
             old += format1_bytes(played.replay)
+            chained += len(gzip.compress(encode(played.replay, version=2), compresslevel=9, mtime=0))
             new += len(dumps(played.replay))
 
         def recorded(seed: int, name: str = name, bots: tuple[str, ...] = bots) -> int:
@@ -128,7 +129,8 @@ def figures(games: int) -> dict[str, dict[str, float]]:
         out[label] = {
             "decisions_per_game": decisions / games,
             "format1_bytes_per_decision": old / decisions,
-            "format2_bytes_per_decision": new / decisions,
+            "format2_bytes_per_decision": chained / decisions,
+            "format3_bytes_per_decision": new / decisions,
             "bare_decisions_per_s": bare,
             "recorded_decisions_per_s": with_recorder,
             "recorded_vs_bare": with_recorder / bare,

@@ -47,9 +47,29 @@ def v1_edit(edit: Callable[[dict[str, Any]], object]) -> Callable[[dict[str, Any
     return make
 
 
-def v2_edit(edit: Callable[[dict[str, Any]], object]) -> Callable[[dict[str, Any]], bytes]:
+def v3_edit(edit: Callable[[dict[str, Any]], object]) -> Callable[[dict[str, Any]], bytes]:
+    """The good game as `encode` writes it today (format 3), edited."""
+
     def make(doc: dict[str, Any]) -> bytes:
         compact = json.loads(rp.encode(doc))
+        assert compact["format_version"] == 3
+        edit(compact)
+        return gzip.compress(plain(compact))
+
+    return make
+
+
+V2_FIXTURE = Path(__file__).parent / "fixtures" / "replays" / "v2-clank-forfeit.replay.json.gz"
+
+
+def v2_edit(edit: Callable[[dict[str, Any]], object]) -> Callable[[dict[str, Any]], bytes]:
+    """The format 2 fixture (written before format 3: notes, times, a forfeit at step 13), edited:
+    format 2 files are still read, by their own checks."""
+
+    def make(doc: dict[str, Any]) -> bytes:
+        del doc
+        compact = json.loads(gzip.decompress(V2_FIXTURE.read_bytes()))
+        assert compact["format_version"] == 2
         edit(compact)
         return gzip.compress(plain(compact))
 
@@ -115,10 +135,16 @@ CASES: dict[str, tuple[Callable[[dict[str, Any]], bytes], str]] = {
     ),
     "actor seat 5": (v1_edit(_set("steps.2.seat", 5)), "steps[2].seat: seat 5 does not exist"),
     "v2 forfeit of seat 9": (
-        v2_edit(lambda c: (c["actions"].__setitem__(4, None), c.update(forfeits=[[5, 9, "x"]]))),
+        v2_edit(lambda c: c["forfeits"][0].__setitem__(1, 9)),
         "forfeits[0]: seat 9 does not exist",
     ),
     "v2 edited bot name": (v2_edit(_set("seats.0.bot", "mallory")), "header_digest differs"),
+    "v3 forfeit of seat 9": (
+        v3_edit(lambda c: (c["actions"].__setitem__(4, None), c.update(forfeits=[[5, 9, "x"]]))),
+        "forfeits[0]: seat 9 does not exist",
+    ),
+    "v3 edited bot name": (v3_edit(_set("seats.0.bot", "mallory")), "header_digest differs"),
+    "v3 edited config": (v3_edit(_set("config.board", "side_a ")), "replay: config:"),
     "unknown game": (v1_edit(_set("game", "chess")), "replay: game:"),
     "top level array": (lambda d: plain([1, 2, 3]), "missing format marker"),
     "format version 9": (v1_edit(_set("format_version", 9)), "format version 9 is not supported"),
@@ -135,6 +161,25 @@ CASES: dict[str, tuple[Callable[[dict[str, Any]], bytes], str]] = {
     "v2 ms too short": (v2_edit(_set("ms", [1, 2])), "ms: 2 entries"),
     "v2 edited index": (
         v2_edit(lambda c: c["actions"].__setitem__(10, c["actions"][10] + 100)),
+        "step 11: index",
+    ),
+    "v3 actions as strings": (v3_edit(lambda c: c.update(actions=["0"] * len(c["actions"]))), "actions[0]"),
+    "v3 no checkpoints": (v3_edit(_set("checkpoints", [])), "checkpoints: 0 links for"),
+    "v3 one checkpoint too many": (v3_edit(lambda c: c["checkpoints"].append("0" * 16)), "links for"),
+    "v3 checkpoint as a number": (
+        v3_edit(_set("checkpoints.0", 7)),
+        "checkpoints[0]: expected 16 hex digits",
+    ),
+    "v3 long header digest": (v3_edit(_set("header_digest", "0" * 32)), "header_digest: expected 16 hex"),
+    "v3 initial digest added": (
+        v3_edit(_set("initial_digest", "0" * 32)),
+        "initial_digest: format 3 derives",
+    ),
+    "v3 result added": (v3_edit(_set("result", {"scores": [99, 0]})), "result: format 3 derives"),
+    "v3 forfeit without a null action": (v3_edit(_set("forfeits", [[3, 0, "x"]])), "forfeits"),
+    "v3 ms too short": (v3_edit(_set("ms", [1, 2])), "ms: 2 entries"),
+    "v3 edited index": (
+        v3_edit(lambda c: c["actions"].__setitem__(10, c["actions"][10] + 100)),
         "step 11: index",
     ),
 }
@@ -157,7 +202,11 @@ def test_malformed_file_ends_in_one_line_and_exit_1(
 
 def test_the_unedited_file_passes_both_commands(expanded: dict[str, Any], tmp_path: Path) -> None:
     """The cases above fail because of their edit, not because the base file is bad."""
-    for name, data in (("v1", gzip.compress(plain(expanded))), ("v2", rp.dumps(expanded))):
+    for name, data in (
+        ("v1", gzip.compress(plain(expanded))),
+        ("v2", V2_FIXTURE.read_bytes()),
+        ("v3", rp.dumps(expanded)),
+    ):
         path = tmp_path / f"{name}.replay.json.gz"
         path.write_bytes(data)
         assert arena("replay", "verify", str(path)).returncode == 0
