@@ -25,8 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
-from referee.core.game import Action, Arg, Decision, Game, IllegalAction, InvalidConfig, Result, json_digest
+from referee.core.game import Action, Arg, Decision, IllegalAction, InvalidConfig, Result
 from referee.core.rng import RandomStreams
+from referee.core.state_game import StateGame, check_content_version
 from referee.games.alien import observation as seen
 from referee.games.alien.content import (
     AlienContent,
@@ -56,7 +57,7 @@ def _stream_deck(seat: int) -> str:
     return f"deck/{seat}"
 
 
-class AlienGame(Game):
+class AlienGame(StateGame):
     """One game of Legendary Encounters: Alien."""
 
     name = "alien"
@@ -66,10 +67,11 @@ class AlienGame(Game):
 
     __slots__ = ("_actions", "_decision", "content", "s")
 
+    s: AlienState
+    content: AlienContent
+
     def __init__(self, state: AlienState, content: AlienContent) -> None:
-        self.s = state
-        self.content = content
-        self._decision: Decision | None = None
+        super().__init__(state, content)
         #: legal actions built so far in this game, under what each one's text depends on (the
         #: content is fixed for a game): see _known
         self._actions: dict[tuple[Any, ...], Action] = {}
@@ -168,14 +170,6 @@ class AlienGame(Game):
 
     # --- the contract --------------------------------------------------------------------
 
-    @property
-    def num_seats(self) -> int:
-        return self.s.players_n
-
-    @property
-    def content_version(self) -> str:
-        return self.s.content_version
-
     def card(self, card_id: str) -> PlayerCard:
         """The definition of a player card."""
         return self.content.cards[card_id]
@@ -184,26 +178,11 @@ class AlienGame(Game):
         """The definition of a Hive, Hatchery or Chestburster card."""
         return self.content.hive_cards[card_id]
 
-    def is_over(self) -> bool:
-        return self.s.over
-
-    def copy(self) -> Self:
-        return type(self)(self.s.copy(), self.content)
-
-    def to_json(self) -> dict[str, Any]:
-        return self.s.to_json()
-
-    def digest(self) -> str:
-        return json_digest(self.s.json_view())
-
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
         content = default_content()
         state = AlienState.from_json(dict(data))
-        if state.content_version != content.version:
-            raise InvalidConfig(
-                f"state was made with content {state.content_version}, this build has {content.version}"
-            )
+        check_content_version(state.content_version, content.version)
         return cls(state, content)
 
     def _apply(self, decision: Decision, action: Action) -> None:
