@@ -646,7 +646,7 @@ def create_app(
             raise NotFound(f"no replay for match {match_id}")
         data, sha256 = found
         headers = {
-            "Content-Disposition": f'attachment; filename="match-{match_id}.replay.gz"',
+            "Content-Disposition": f'attachment; filename="match-{match_id}.replay.json.gz"',
             "ETag": f'"{sha256}"',
             "X-Replay-SHA256": sha256,
         }

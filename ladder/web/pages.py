@@ -370,7 +370,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
                 message=f"The stored replay cannot be read: {problem}.", css="error",
             )
         try:
-            name = f"match-{match_id}.replay.gz"
+            name = f"match-{match_id}.replay.json.gz"
             return cache.get((match_id, sha), lambda: Timeline(replay, name)), None
         except ReplayError as exc:
             return None, render(

@@ -126,7 +126,7 @@ def test_match_and_replay_download(client: TestClient, played: tuple[Roster, int
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/gzip"
     assert "attachment" in response.headers["content-disposition"]
-    assert f"match-{done}.replay.gz" in response.headers["content-disposition"]
+    assert f"match-{done}.replay.json.gz" in response.headers["content-disposition"]
     assert gzip.decompress(response.content) == REPLAY
     assert response.headers["x-replay-sha256"] == hashlib.sha256(REPLAY).hexdigest()
 
