@@ -369,7 +369,7 @@ def test_a_symlink_out_of_the_bot_folder_is_refused_before_sending(tmp_path: Pat
 
 
 def _finished_match(
-    api: Api, capsys: pytest.CaptureFixture[str], bot_name: str, seed: int, log: bytes
+    api: Api, capsys: pytest.CaptureFixture[str], bot_name: str, seed: int, log: bytes, replay: bytes = b"{}"
 ) -> int:
     """A finished match of the logged-in account's new bot `bot_name` (seat 1, a hosted version)
     against the ladder's reference bot (seat 0), its seat-1 log `log`; the match id."""
@@ -391,7 +391,7 @@ def _finished_match(
         match_id = enqueue_match(engine, api.ladder_id, [reference, version], seed)
         record_result(
             engine, match_id, Result(scores=(1, 0), places=(1, 2), outcomes=("escaped", "knocked_out")),
-            b"{}", "finished", logs={1: (log, False)},
+            replay, "finished", logs={1: (log, False)},
         )
     finally:
         engine.dispose()
@@ -429,6 +429,34 @@ def test_another_accounts_bot_cannot_be_changed_and_its_logs_are_not_shown(
     assert code == 1 and "403" in err and err.count("\n") == 1
     code, _, err = _arena(capsys, "ladder", "join", "owned-by-alice", str(api.ladder_id))  # ladder by id
     assert code == 1 and "403" in err
+
+
+def test_bot_replay_downloads_a_replay_that_verifies_and_refuses_one_that_does_not(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.replay import encode, loads
+    from referee.runner import play_local
+
+    _login(capsys, tmp_path, api.url, api.alice)
+    played = play_local("clank", ["random", "random"], 12)
+    good = _finished_match(api, capsys, "replayed-bot", 12, b"", replay=encode(played.replay))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _arena(capsys, "bot", "replay", "replayed-bot", "--match", str(good))
+    assert code == 0, err
+    written = tmp_path / f"match-{good}.replay.json.gz"
+    assert loads(written.read_bytes())["steps"] == played.replay["steps"]
+    assert f"{len(played.replay['steps'])} steps" in out and "replayed-bot played seat 1" in out
+    assert f"arena replay show match-{good}.replay.json.gz --seat 1" in out
+
+    # a stored replay that is not one (this fixture's default, b"{}") is refused, nothing written
+    bad = _finished_match(api, capsys, "unreplayable-bot", 13, b"")
+    target = tmp_path / "bad.replay.json.gz"
+    code, out, err = _arena(
+        capsys, "bot", "replay", "unreplayable-bot", "--match", "latest", "--out", str(target)
+    )
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert f"match {bad}: the server's replay does not verify" in err
+    assert not target.exists()
 
 
 # --- errors: one line, never a traceback ------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``arena login``, ``arena account``, ``arena bot create|upload|remote|status|logs``,
+"""``arena login``, ``arena account``, ``arena bot create|upload|remote|status|logs|replay``,
 ``arena ladder list|join``: the submission path, as a client of the HTTP API.
 
 Every command talks to the API only (``workers/client.py``), with the key stored by
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -382,29 +383,68 @@ def _latest_match(api: Any, bot: dict[str, Any]) -> int:
 
 
 def _cmd_bot_logs(args: argparse.Namespace) -> int:
+
+    with _client(args) as api:
+        match_id, seats = _match_and_seats(api, args)
+        for seat in seats:
+            text = api.request("GET", f"/api/matches/{match_id}/logs/{seat}").text
+            if len(seats) > 1:
+                print(f"== match {match_id}, seat {seat} ==")
+            sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+            if not text:  # an empty log is the bot's silence, not a failure: say so
+                print(f"(seat {seat} of match {match_id}: the bot wrote nothing)", file=sys.stderr)
+    return 0
+
+
+def _match_and_seats(api: Any, args: argparse.Namespace) -> tuple[int, list[int]]:
+    """The match `--match` names (an id, or 'latest': the bot's latest finished match) and the
+    seats the bot `args.name` played in it (only `--seat`, when given)."""
+    from workers.client import ClientError
+
+    bot = api.bot_by_name(args.name)
+    if args.match == "latest":
+        match_id = _latest_match(api, bot)
+    elif args.match.isdigit():
+        match_id = int(args.match)
+    else:
+        raise ClientError(f"--match: a match id or 'latest', not {args.match!r}")
+    match = api.get_json(f"/api/matches/{match_id}")
+    seats = [int(s["seat"]) for s in match.get("seats") or [] if s.get("bot_id") == bot["id"]]
+    if args.seat is not None:
+        if args.seat not in seats:
+            raise ClientError(f"{args.name} did not play seat {args.seat} of match {match_id}")
+        seats = [args.seat]
+    if not seats:
+        raise ClientError(f"{args.name} did not play in match {match_id}")
+    return match_id, seats
+
+
+def _cmd_bot_replay(args: argparse.Namespace) -> int:
+    """Download a match's replay, check it re-simulates (the server's bytes are outside input),
+    write it and say how to look at it as the bot's seat."""
+    from referee.replay import MAX_INFLATED_BYTES, ReplayError, loads
     from workers.client import ClientError
 
     with _client(args) as api:
-        bot = api.bot_by_name(args.name)
-        if args.match == "latest":
-            args.match = _latest_match(api, bot)
-        elif not args.match.isdigit():
-            raise ClientError(f"--match: a match id or 'latest', not {args.match!r}")
-        match = api.get_json(f"/api/matches/{args.match}")
-        seats = [int(s["seat"]) for s in match.get("seats") or [] if s.get("bot_id") == bot["id"]]
-        if args.seat is not None:
-            if args.seat not in seats:
-                raise ClientError(f"{args.name} did not play seat {args.seat} of match {args.match}")
-            seats = [args.seat]
-        if not seats:
-            raise ClientError(f"{args.name} did not play in match {args.match}")
-        for seat in seats:
-            text = api.request("GET", f"/api/matches/{args.match}/logs/{seat}").text
-            if len(seats) > 1:
-                print(f"== match {args.match}, seat {seat} ==")
-            sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
-            if not text:  # an empty log is the bot's silence, not a failure: say so
-                print(f"(seat {seat} of match {args.match}: the bot wrote nothing)", file=sys.stderr)
+        match_id, seats = _match_and_seats(api, args)
+        data = api.request("GET", f"/api/matches/{match_id}/replay").content
+    try:
+        replay = loads(data, limit=MAX_INFLATED_BYTES)
+    except ReplayError as exc:
+        raise ClientError(f"match {match_id}: the server's replay does not verify: {exc}") from None
+    out = Path(args.out or f"match-{match_id}.replay.json.gz")
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise ClientError(f"cannot write {out}: {exc.strerror or exc}") from None
+    steps = len(replay["steps"])
+    seat_list = ", ".join(str(s) for s in seats)
+    size = f"{len(data):,} bytes"
+    print(f"wrote {out} (match {match_id}, {replay['game']}, {steps} steps, {size}; re-simulated)")
+    print(f"{args.name} played seat {seat_list}. What it saw, and a decision sent to your bot again:")
+    quoted = shlex.quote(str(out))
+    print(f"  arena replay show {quoted} --seat {seats[0]}")
+    print(f"  arena replay rerun {quoted} --seat {seats[0]} --step K --bot \"python main.py\"")
     return 0
 
 
@@ -549,7 +589,7 @@ def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
 
 
 def register(sub: Commands) -> None:
-    """Add login, logout, account, bot create/upload/remote/status/logs, ladder list/join."""
+    """Add login, logout, account, bot create/upload/remote/status/logs/replay, ladder list/join."""
     # no abbreviations: `--key SECRET` must be an error, not taken as `--key-file SECRET`
     login = sub.add_parser(
         "login", allow_abbrev=False,
@@ -630,6 +670,16 @@ def register(sub: Commands) -> None:
     logs.add_argument("--seat", type=int, help="one seat (default: every seat the bot played)")
     _common(logs, json_flag=False)
     logs.set_defaults(func=_guarded(_cmd_bot_logs))
+
+    replay = bots.add_parser(
+        "replay", help="download one match's replay (checked: it must re-simulate) to show or rerun it"
+    )
+    replay.add_argument("name", help="the bot's name")
+    replay.add_argument("--match", required=True, help="a match id, or 'latest' (its latest finished match)")
+    replay.add_argument("--seat", type=int, help="the seat to name in the hints (default: the bot's first)")
+    replay.add_argument("--out", help="write it here (default: match-ID.replay.json.gz in this folder)")
+    _common(replay, json_flag=False)
+    replay.set_defaults(func=_guarded(_cmd_bot_replay))
 
     ladders = sub.add_parser("ladder", help="ladders").add_subparsers(dest="ladder_command", required=True)
     create_ladder = ladders.add_parser(

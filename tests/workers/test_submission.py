@@ -509,6 +509,9 @@ def test_the_readme_walkthrough_runs_from_an_empty_database_to_a_first_rated_mat
     assert "qualification pending" in out
     assert "passed" in out and "played 2 games against the reference bot without a fault" in out
     assert "playing seat" in out  # the bot's own output, from its latest match's log
+    assert "re-simulated" in out and "arena replay show match-" in out  # its replay, downloaded
+    (downloaded,) = work.glob("match-*.replay.json.gz")
+    assert downloaded.read_bytes()[:2] == b"\x1f\x8b"
     credentials = tmp_path / "config" / "arena" / "credentials.json"
     assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
     assert stat.S_IMODE((work / "alice.key").stat().st_mode) == 0o600
