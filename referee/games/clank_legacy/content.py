@@ -747,17 +747,23 @@ def reachable(
 ) -> set[str]:
     """Spaces reachable from `source` over `open_paths` respecting one-way arrows (`forward`
     False: the spaces from which `source` can be reached). `canoe` False ignores canoe paths."""
+    # the open paths as a successor list first: the search then visits each path once per end,
+    # not every open path for every space it reaches (the loader runs this for each side after
+    # every path change of every campaign the Book allows)
+    successors: dict[str, list[str]] = {}
+    for i in open_paths:
+        p = board.paths[i]
+        if p.canoe and not canoe:
+            continue
+        start, end = (p.a, p.b) if forward else (p.b, p.a)
+        successors.setdefault(start, []).append(end)
+        if not p.one_way:
+            successors.setdefault(end, []).append(start)
     seen = {source}
     frontier = [source]
     while frontier:
-        here = frontier.pop()
-        for i in open_paths:
-            p = board.paths[i]
-            if p.canoe and not canoe:
-                continue
-            start, end = (p.a, p.b) if forward else (p.b, p.a)
-            nxt = end if start == here else (start if end == here and not p.one_way else None)
-            if nxt is not None and nxt not in seen:
+        for nxt in successors.get(frontier.pop(), ()):
+            if nxt not in seen:
                 seen.add(nxt)
                 frontier.append(nxt)
     return seen
@@ -1144,8 +1150,14 @@ def walk_campaign(
 
 
 def _walk(
-    content: LegacyContent, choices: Sequence[int], facts: Iterable[str], games: int | None = None
+    content: LegacyContent,
+    choices: Sequence[int],
+    facts: Iterable[str],
+    games: int | None = None,
+    checked: set[tuple[str, frozenset[int]]] | None = None,
 ) -> CampaignRun:
+    """`walk_campaign`'s body; `checked` carries the (side, open paths) already found sound
+    from one walk to the next (`all_campaign_runs` walks every path through the Book)."""
     w = _Walk(content, choices, facts)
     steps: list[CampaignStep] = []
     current = content.first_prologue
@@ -1164,7 +1176,7 @@ def _walk(
             )
         w.board, w.patrons, w.contracts = "", [], []
         w.run(current, prologue.effects)
-        _check_path_changes(content, w, current)
+        _check_path_changes(content, w, current, checked)
         epilogue = content.passages[prologue.epilogue]
         if epilogue.game != prologue.game:
             raise ContentError(
@@ -1178,7 +1190,7 @@ def _walk(
         )
         w.next, w.ended = [], False
         w.run(epilogue.id, epilogue.effects)
-        _check_path_changes(content, w, epilogue.id)
+        _check_path_changes(content, w, epilogue.id, checked)
         if len(w.next) + int(w.ended) != 1:
             raise w.fail(epilogue.id, "an epilogue resolves to exactly one next_game or end_campaign")
         if w.ended or len(steps) == games:
@@ -1197,13 +1209,22 @@ def _walk(
     )
 
 
-def _check_path_changes(content: LegacyContent, w: _Walk, passage: int) -> None:
-    """After a passage changed paths: every artifact still reachable and no trap, per side."""
+def _check_path_changes(
+    content: LegacyContent, w: _Walk, passage: int, checked: set[tuple[str, frozenset[int]]] | None = None
+) -> None:
+    """After a passage changed paths: every artifact still reachable and no trap, per side.
+    A side whose open paths are in `checked` passed before (the check depends on nothing else);
+    those that pass now are added to it."""
     for bid, board in content.boards.items():
         rev = [r.split(":", 1)[1] for r in w.revealed if r.startswith(bid + ":")]
         blk = [b.split(":", 1)[1] for b in w.blocked if b.startswith(bid + ":")]
         if rev or blk:
-            _check_open_board("book.json", board, board.open_paths(rev, blk), f"passage {passage}")
+            open_paths = board.open_paths(rev, blk)
+            if checked is not None and (bid, open_paths) in checked:
+                continue
+            _check_open_board("book.json", board, open_paths, f"passage {passage}")
+            if checked is not None:
+                checked.add((bid, open_paths))
 
 
 def all_campaign_runs(content: LegacyContent, facts: Iterable[str] = ()) -> list[CampaignRun]:
@@ -1211,10 +1232,11 @@ def all_campaign_runs(content: LegacyContent, facts: Iterable[str] = ()) -> list
     fixed = tuple(facts)
     runs: list[CampaignRun] = []
     stack: list[tuple[int, ...]] = [()]
+    checked: set[tuple[str, frozenset[int]]] = set()  # sides' open paths found sound so far
     while stack:
         prefix = stack.pop()
         try:
-            runs.append(_walk(content, prefix, fixed))
+            runs.append(_walk(content, prefix, fixed, checked=checked))
         except _NeedChoice as need:
             stack.extend((*prefix, i) for i in reversed(range(need.options)))
         if len(runs) > 10_000:
