@@ -290,6 +290,19 @@ def test_the_readmes_bot_outside_the_sandbox_is_told_how_to_get_the_sdk(tmp_path
     fine = arena("bot", "check", f"python {EXAMPLES / 'random_bot.py'}", cwd=tmp_path, timeout=150)
     assert fine.returncode == 0 and fix not in fine.stdout + fine.stderr
 
+def test_a_javascript_bot_that_crashes_before_playing_is_told_its_error_line(tmp_path: Path) -> None:
+    """Node.js ends an uncaught error's report with stack frames and its version line: the error
+    line names the error itself (here a module a sandboxed bot cannot reach), not "Node.js v20"."""
+    bot = "const { run } = require('/nowhere/arena_bot');\nrun({ act: () => 0 });\n"
+    (tmp_path / "main.js").write_text(bot)
+    out = arena(
+        "match", "clank", "--bot", "node main.js", "--bot", "builtin:greedy", cwd=tmp_path, timeout=150
+    )
+    errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]
+    assert out.returncode == 1 and len(errors) == 1, out.stderr
+    assert "it printed: Error: Cannot find module '/nowhere/arena_bot';" in errors[0], errors[0]
+
+
 
 def test_bot_check_says_its_cpu_clock_options_do_not_apply() -> None:
     """`arena bot check` has no --sandbox: its bot is on the wall clock whatever --cpu-decision-ms
