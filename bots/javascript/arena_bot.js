@@ -137,6 +137,9 @@ function parseArgs(argv) {
   return out;
 }
 
+// marks an error thrown by the bot's own code (not the referee's refusal or a broken stream)
+const IN_BOT = Symbol('arena.inBot');
+
 // Play one match session. `bot` has act(observation, legalActions, request) -> index (may be
 // async), and optional name, version, onGameStart(start), onNotice(notice), onGameEnd(end).
 // Resolves with the GameEnd message; rejects if the referee refuses the session.
@@ -193,8 +196,11 @@ function play(bot, referee, token, tls = null) {
           if (bot.onGameEnd) bot.onGameEnd(end);
         }
       }).catch((err) => {
+        // thrown by the bot's own code (act, onGameStart, ...), not sent by the referee
+        const failure = err instanceof Error ? err : new Error(String(err));
+        failure[IN_BOT] = true;
         call.cancel();
-        reject(err);
+        reject(failure);
       });
     });
     call.on('error', (err) => {
@@ -231,7 +237,14 @@ function run(bot, argv = process.argv.slice(2)) {
       return end;
     },
     (err) => {
-      const code = err.code === undefined ? '' : `${err.code} `;
+      if (err[IN_BOT]) {
+        // the stack says where; its first line, the error, is what `arena match` quotes
+        console.error(`[${bot.name}] the bot's own code failed, so it left the match:\n${err.stack}`);
+        process.exitCode = 1;
+        return null;
+      }
+      const name = Object.keys(grpc.status).find((k) => grpc.status[k] === err.code);
+      const code = err.code === undefined ? '' : `${err.code}${name ? ` (${name})` : ''} `;
       // UNAVAILABLE (14) without TLS: a referee serving TLS closes a plaintext client's socket
       const hint = err.code === grpc.status.UNAVAILABLE && !args.tls
         ? ' (connected without TLS: if the referee serves TLS, add --tls, or --ca FILE for its own CA)'

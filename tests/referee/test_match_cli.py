@@ -155,3 +155,21 @@ def test_an_unknown_builtin_is_one_error_line_naming_the_known_ones() -> None:
         "known: builtin:greedy, builtin:random\n"
     )
     assert out.stdout == ""
+
+
+def test_a_javascript_bot_whose_own_code_throws_is_told_so_with_its_stack(tmp_path: Path) -> None:
+    """An error thrown by the bot's act() is the bot's, not the referee's: the kit prints the
+    error and the stack down to the bot's own line, rather than "referee closed the session"."""
+    bot = tmp_path / "thrower.js"
+    kit = REPO / "bots" / "javascript" / "arena_bot.js"
+    bot.write_text(
+        f"const {{ run }} = require({json.dumps(str(kit))});\n"
+        "let n = 0;\n"
+        "run({ name: 'thrower', act() { if (++n > 2) throw new TypeError('boom in act'); return 0; } });\n"
+    )
+    played = play([f"node {bot}", GREEDY_BOT], tmp_path)
+    assert played.replay["seats"][0]["forfeit"] == "crashed: exit code 1"
+    log = played.log(0)
+    assert "[thrower] the bot's own code failed, so it left the match:\nTypeError: boom in act\n" in log, log
+    assert f"at Object.act ({bot}:3:" in log, log
+    assert "referee closed the session" not in log, log

@@ -563,7 +563,7 @@ def test_javascript_bots_play_over_tls(secured: Secured) -> None:
         ["node", js_bot, "--referee", ref.address, "--token", made.seat_tokens[0]],
         capture_output=True, text=True, timeout=60, env=base,
     )
-    assert plain.returncode == 1 and "referee closed the session: 14" in plain.stderr  # UNAVAILABLE
+    assert plain.returncode == 1 and "referee closed the session: 14 (UNAVAILABLE) " in plain.stderr
     assert "connected without TLS: if the referee serves TLS, add --tls" in plain.stderr
     runs = [
         subprocess.Popen(
