@@ -59,7 +59,11 @@ def _id(text: str) -> int | None:
 
 
 def _seat_name(record: Mapping[str, Any], seat: int) -> str:
-    return str(record.get("bot") or record.get("name") or record.get("kind") or f"seat {seat}")
+    # a ladder match's record (bot_id) holds the ladder's name for the seat in bot_name, as its
+    # match page shows it; "bot" may be only the built-in strategy behind it ("greedy" for two
+    # different ladder bots, when the in-process executor played them)
+    ladder_name = record.get("bot_name") if record.get("bot_id") is not None else None
+    return str(ladder_name or record.get("bot") or record.get("name") or record.get("kind") or f"seat {seat}")
 
 
 def match_facts(replay: Mapping[str, Any]) -> dict[str, Any]:

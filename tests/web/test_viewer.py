@@ -199,3 +199,35 @@ def test_names_and_incidents_from_a_replay_are_escaped(
         ladder=None, replay=evil, replay_problem=None, changes={}, **facts,
     )
     assert "<img src=x" not in html and "onerror=alert(2)&gt;" in html
+
+
+def test_a_ladder_match_played_in_process_names_its_seats_by_the_ladders_bots(db_url: str) -> None:
+    """Two ladder bots behind the same built-in strategy, played by the in-process executor (the
+    demo's): the viewer and the match page name each seat by its ladder bot, not "greedy" twice."""
+    from ladder.api import create_app
+    from ladder.bots import add_bot_version, register_bot
+    from ladder.db import create_engine
+    from ladder.ladders import create_ladder, join_ladder
+    from ladder.match_queue import enqueue_match
+    from workers.match_execution import engine_for, run_match
+
+    engine = create_engine(db_url)
+    try:
+        ladder = create_ladder(engine, "duel", "clank", 2, decision_ms=1000, bank_ms=30000, max_strikes=3)
+        versions = []
+        for name in ("gus-one", "gus-two"):
+            bot = register_bot(engine, name, "owner").bot_id
+            versions.append(add_bot_version(engine, bot, "1", "builtin:greedy"))
+            join_ladder(engine, ladder, bot)
+        match_id = enqueue_match(engine, ladder, versions, seed=3)
+        ran = run_match(db_url, match_id)
+        engine_for(db_url).dispose()
+        assert ran.status == "recorded", ran
+        with TestClient(create_app(engine)) as client:
+            viewer = client.get(f"/matches/{match_id}/replay").text
+            page = client.get(f"/matches/{match_id}").text
+    finally:
+        engine.dispose()
+    assert "seat 0: gus-one" in viewer and "seat 1: gus-two" in viewer, viewer
+    assert '<option value="0">seat 0 (gus-one)</option>' in viewer
+    assert "gus-one" in page and "gus-two" in page
