@@ -52,6 +52,14 @@ def percentile(values: Sequence[float], q: float) -> float:
     return float(ordered[rank - 1])
 
 
+def _example_command(seats: Sequence[Any], seat: int) -> str:
+    """The bot command the rerun line suggests: a Node.js one for a seat that played with the
+    JavaScript kit (its hello's `sdk`), else a Python one."""
+    record = seats[seat] if 0 <= seat < len(seats) and isinstance(seats[seat], Mapping) else {}
+    node = str(record.get("sdk", "")).startswith("arena-bot-node/")
+    return "node my_bot.js" if node else "python my_bot.py"
+
+
 def _colour(seat: int) -> str:
     return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
 
@@ -228,7 +236,7 @@ class Timeline:
             parts.append(f"<ol class=actions start=0>{''.join(items)}</ol>")
             command = (
                 f"arena replay rerun {shlex.quote(self.file_name)} --step {n} --seat {d.seat} "
-                '--bot "python my_bot.py"'
+                f'--bot "{_example_command(self.replay["seats"], d.seat)}"'
             )
             parts.append(
                 f"<p class=rerun>Your bot at this moment: <code id=rerun-command>{escape(command)}</code></p>"

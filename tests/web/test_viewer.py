@@ -17,7 +17,7 @@ from ladder.schema import matches
 from ladder.web.local import file_app
 from ladder.web.viewer import Timeline
 from referee.games import game_class
-from referee.replay import ReplayError, ReplayRecorder, save, verify
+from referee.replay import ReplayError, ReplayRecorder, load, save, verify
 from referee.replay_view import render
 
 from .seeding import Seeded, play_local
@@ -231,3 +231,33 @@ def test_a_ladder_match_played_in_process_names_its_seats_by_the_ladders_bots(db
     assert "seat 0: gus-one" in viewer and "seat 1: gus-two" in viewer, viewer
     assert '<option value="0">seat 0 (gus-one)</option>' in viewer
     assert "gus-one" in page and "gus-two" in page
+
+
+def test_the_rerun_line_suggests_a_command_in_the_seats_own_language(tmp_path: Path) -> None:
+    """A JavaScript seat (its hello's sdk: the Node.js kit) is offered `node my_bot.js` to rerun
+    a decision, a Python seat `python my_bot.py`, in a replay `arena match` wrote."""
+    import shutil
+    import subprocess
+    import sys
+
+    assert shutil.which("node"), "Node.js is required to test the JavaScript kit"
+    repo = Path(__file__).resolve().parents[2]
+    path = tmp_path / "js.replay.json.gz"
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "arena"), "match", "clank",
+         "--bot", f"node {repo / 'bots' / 'javascript' / 'random_bot.js'}",
+         "--bot", f"python {repo / 'bots' / 'python' / 'examples' / 'random_bot.py'}",
+         "--replay", str(path)],
+        capture_output=True, text=True, timeout=150, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    timeline = Timeline(load(path), path.name)
+    commands = {}
+    for n in range(1, timeline.total):
+        seat = timeline.replay["steps"][n - 1].get("seat")
+        if seat is not None and seat not in commands:
+            found = re.search(r"<code id=rerun-command>([^<]*)</code>", timeline.frame(n, seat)["seat_html"])
+            assert found, n
+            commands[seat] = found.group(1)
+    assert commands[0].endswith("--seat 0 --bot &quot;node my_bot.js&quot;"), commands
+    assert commands[1].endswith("--seat 1 --bot &quot;python my_bot.py&quot;"), commands
