@@ -404,6 +404,7 @@ def _cmd_match(
                 "forfeit": record.get("forfeit", ""),
                 "incidents": [describe_incident(i) for i in record.get("incidents") or ()],
                 "exit_code": run.exit_code,
+                "killed_for": run.killed_for,
                 "log": str(run.log_path),
             }
         )
@@ -444,6 +445,8 @@ def _cmd_match(
             )
             if r["forfeit"]:
                 line += f"; forfeited: {r['forfeit']}"
+            if r["killed_for"]:
+                line += f"; killed at its sandbox's {r['killed_for']} (workers/SANDBOX.md, Limits)"
             if r["place_note"]:
                 line += f" ({r['place_note']})"
             print(line)

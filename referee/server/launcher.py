@@ -179,6 +179,8 @@ class BotRun:
     process: BotProcess | None = None
     #: "bubblewrap" when sandboxed, "" when not
     sandbox: str = ""
+    #: which of its sandbox's limits ended the bot, when known ("memory limit of 512 MB"), else ""
+    killed_for: str = ""
 
     def log_tail(self, lines: int = 20) -> str:
         """The last lines the bot printed."""
@@ -249,10 +251,25 @@ async def launch_bot(
 
     async def watch() -> None:
         run.exit_code = await process.wait()
+        run.killed_for = _killed_for(process, run.exit_code)
         if on_exit is not None:
             on_exit(run)
 
     return process, run, asyncio.create_task(watch(), name=f"bot-{seat}")
+
+
+def _killed_for(process: BotProcess, exit_code: int) -> str:
+    """Which sandbox limit ended a bot that just exited, read now: its cgroup (the OOM count)
+    is removed with the sandbox at the end of the match. "" for a plain process or no limit."""
+    limits = getattr(process, "limits", None)
+    if limits is None:
+        return ""
+    oom_killed = getattr(process, "oom_killed", None)
+    if callable(oom_killed) and oom_killed():
+        return f"memory limit of {limits.memory_mb} MB"
+    if exit_code == 128 + signal.SIGXCPU:  # RLIMIT_CPU's soft limit; its shell reports 128 + N
+        return f"CPU seconds limit of {limits.cpu_seconds} s"
+    return ""
 
 
 async def stop_bots(procs: Sequence[BotProcess], watchers: Sequence[asyncio.Task[None]] = ()) -> None:

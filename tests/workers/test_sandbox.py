@@ -302,6 +302,58 @@ def test_arena_match_sandbox_plays_a_python_and_a_javascript_bot(folder: Path) -
     assert out.stdout.count(", 0 strikes") == 2 and "forfeit" not in out.stdout, out.stdout
 
 
+
+#: a bot that plays two decisions, then goes for one limit on its third (LIMIT: memory or cpu;
+#: the SDK takes the command line, the sandbox empties the environment: the file says which)
+LIMIT_BOT = """
+from arena_bot import Bot, run
+
+LIMIT = "{limit}"
+
+
+class Greedy(Bot):
+    name = "limit-" + LIMIT
+    asked = 0
+
+    def act(self, observation, legal_actions):
+        self.asked += 1
+        if self.asked == 3:
+            hoard = []
+            while True:
+                if LIMIT == "memory":
+                    hoard.append(bytearray(8 << 20))
+        return 0
+
+
+raise SystemExit(run(Greedy()))
+"""
+
+
+def test_arena_match_sandbox_says_which_limit_killed_a_bot(folder: Path) -> None:
+    """A bot killed by the memory limit or its CPU seconds is not only "crashed: exit code 137 /
+    152": `arena match --sandbox` names the limit and its value, as the operator set it."""
+    env = {**os.environ, "ARENA_SANDBOX_MEMORY_MB": "96", "ARENA_SANDBOX_CPU_SECONDS": "2"}
+    said = {}
+    for limit in ("memory", "cpu"):
+        (folder / f"{limit}.py").write_text(LIMIT_BOT.replace("{limit}", limit))
+        (folder / f"{limit}.py").chmod(0o644)
+        out = subprocess.run(
+            [str(ARENA), "match", "clank", "--sandbox", "--decision-ms", "30000",
+             "--bot", f"python {limit}.py", "--bot", "builtin:greedy"],
+            cwd=folder, capture_output=True, text=True, timeout=150, env=env,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stdout + out.stderr
+        said[limit] = next(line for line in out.stdout.splitlines() if line.startswith("  seat 0 "))
+    assert said["memory"].endswith(
+        "forfeited: crashed: exit code 137; killed at its sandbox's memory limit of 96 MB "
+        "(workers/SANDBOX.md, Limits)"
+    ), said
+    assert said["cpu"].endswith(
+        "forfeited: crashed: exit code 152; killed at its sandbox's CPU seconds limit of 2 s "
+        "(workers/SANDBOX.md, Limits)"
+    ), said
+
+
 # --- hosted bots without the sandbox: only on the operator's explicit word ----------------------
 
 
