@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from referee.games.clank_core.rules import card_counts
+
 if TYPE_CHECKING:
     from referee.games.clank.engine import ClankGame
 
@@ -27,13 +29,8 @@ __all__ = ["observe", "observe_all"]
 _KEPT = 4096
 
 
-def _counts(cards: list[str]) -> dict[str, int]:
-    """Card id -> copies, in card id order. (Not remembered: a referee's decks are many and
-    change at every draw, so a memo of them grew to megabytes for a microsecond a call.)"""
-    found: dict[str, int] = {}
-    for card in sorted(cards):
-        found[card] = found.get(card, 0) + 1
-    return found
+# (A deck's counts, `card_counts`, are not remembered: a referee's decks are many and change at
+# every draw, so a memo of them grew to megabytes for a microsecond a call.)
 
 #: keys as a dict holds them -> the same keys sorted. The rooms of a board holding secrets or
 #: artifacts are a few fixed sets (a room's entry stays when its secrets are gone), so this stays
@@ -126,7 +123,7 @@ def observe(game: ClankGame, seat: int) -> dict[str, Any]:
         "board": s.board,
         "you": {
             "hand": me.hand.copy(),
-            "deck_contents": _counts(me.deck),
+            "deck_contents": card_counts(me.deck),
             "may_take": me.may_take,
         },
         "players": players,

@@ -22,7 +22,7 @@ from referee.core.game import Action
 from referee.core.rng import RandomStreams
 from referee.games.clank_core.state import PLAYING, CorePlayer, CoreState
 
-__all__ = ["ClankCore", "CoreCard", "CoreContent", "redeal_hidden_cards", "stream_deck"]
+__all__ = ["ClankCore", "CoreCard", "CoreContent", "card_counts", "redeal_hidden_cards", "stream_deck"]
 
 
 def stream_deck(seat: int) -> str:
@@ -326,6 +326,16 @@ class ClankCore:
                 if p.damage >= health:
                     self._knock_out(seat)
         return drawn
+
+
+def card_counts(cards: list[str]) -> dict[str, int]:
+    """Card id -> copies, in card id order: what an observation shows of a deck (its owner knows
+    what it holds, not the order). What `dict(sorted(Counter(cards).items()))` gives, at a
+    fraction of its cost (observe runs at every decision)."""
+    found: dict[str, int] = {}
+    for card in sorted(cards):
+        found[card] = found.get(card, 0) + 1
+    return found
 
 
 def redeal_hidden_cards(players: Sequence[CorePlayer], seat: int, rng: RandomStreams) -> None:

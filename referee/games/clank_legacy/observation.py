@@ -11,20 +11,15 @@ face-down minor and extra major secrets (counts only), the Adventure deck, the r
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from referee.core.rng import RandomStreams
-from referee.games.clank_core.rules import redeal_hidden_cards
+from referee.games.clank_core.rules import card_counts, redeal_hidden_cards
 
 if TYPE_CHECKING:
     from referee.games.clank_legacy.engine import ClankLegacyGame
 
 __all__ = ["hidden_variant", "observe", "observe_all", "summarize"]
-
-
-def _counts(cards: list[str]) -> dict[str, int]:
-    return dict(sorted(Counter(cards).items()))
 
 
 def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
@@ -33,36 +28,39 @@ def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
     if not 0 <= seat < s.players_n:
         raise ValueError(f"no seat {seat}")
     rules = game.content.rules
+    health = rules["health"]
     me = s.players[seat]
-    players = []
-    for i, p in enumerate(s.players):
-        players.append(
-            {
-                "seat": i,
-                "space": p.space,
-                "status": p.status,
-                "forfeited": p.forfeited,
-                "damage": p.damage,
-                "health": rules["health"] - p.damage,
-                "supply": p.supply,
-                "gold": p.gold,
-                "artifacts": list(p.artifacts),
-                "items": sorted(p.items),
-                "secrets": sorted(p.kept_secrets),
-                "potions": sorted(p.potions),
-                "fruit": p.fruit,
-                "fruit_expended": p.fruit_expended,
-                "mug": p.mug,
-                "hand_size": len(p.hand),
-                "deck_size": len(p.deck),
-                "play": list(p.play),
-                "discard": list(p.discard),
-                "trashed": p.trashed,
-                "visited": list(p.visited),
-                "clank_area": s.clank_area[i] if s.clank_area else 0,
-                "bag_cubes": s.bag_cubes[i] if s.bag_cubes else 0,
-            }
-        )
+    clank_area, bag_cubes = s.clank_area, s.bag_cubes
+    # it runs at every decision: copies rather than list(), and `sorted(x) if x else []` (most
+    # of these lists are empty most of the game); the same keys, values and order as ever
+    players = [
+        {
+            "seat": i,
+            "space": p.space,
+            "status": p.status,
+            "forfeited": p.forfeited,
+            "damage": p.damage,
+            "health": health - p.damage,
+            "supply": p.supply,
+            "gold": p.gold,
+            "artifacts": p.artifacts.copy(),
+            "items": sorted(p.items) if p.items else [],
+            "secrets": sorted(p.kept_secrets) if p.kept_secrets else [],
+            "potions": sorted(p.potions) if p.potions else [],
+            "fruit": p.fruit,
+            "fruit_expended": p.fruit_expended,
+            "mug": p.mug,
+            "hand_size": len(p.hand),
+            "deck_size": len(p.deck),
+            "play": p.play.copy(),
+            "discard": p.discard.copy(),
+            "trashed": p.trashed,
+            "visited": p.visited.copy(),
+            "clank_area": clank_area[i] if clank_area else 0,
+            "bag_cubes": bag_cubes[i] if bag_cubes else 0,
+        }
+        for i, p in enumerate(s.players)
+    ]
     decision = game.decision()
     pending = None
     if decision is not None and decision.kind != "turn":
@@ -76,6 +74,7 @@ def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
             "votes": list(top.get("votes", [])),
         }
     rage_track = rules["rage_track"]
+    pool, turn = s.pool, s.turn
     return {
         "game": "clank_legacy",
         "seat": seat,
@@ -85,53 +84,53 @@ def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
         "phase": s.phase,
         "over": s.over,
         "board": s.board,
-        "open_paths": list(s.open_paths),
+        "open_paths": s.open_paths.copy(),
         "you": {
-            "hand": list(me.hand),
-            "deck_contents": _counts(me.deck),
+            "hand": me.hand.copy(),
+            "deck_contents": card_counts(me.deck),
             "may_take": me.may_take,
-            "new_in_hand": list(me.new_hand),
+            "new_in_hand": me.new_hand.copy(),
         },
         "players": players,
         "pool": {
-            "skill": s.pool.skill,
-            "swords": s.pool.swords,
-            "boots": s.pool.boots,
-            "teleports": s.pool.teleports,
-            "negative_clank": s.pool.negative_clank,
-            "exhausted": s.pool.exhausted,
+            "skill": pool.skill,
+            "swords": pool.swords,
+            "boots": pool.boots,
+            "teleports": pool.teleports,
+            "negative_clank": pool.negative_clank,
+            "exhausted": pool.exhausted,
         },
         "turn": {
-            "acquired": s.turn.acquired,
-            "defeated": s.turn.defeated,
-            "patron_used": s.turn.patron_used,
-            "waiting_conditions": [w["effect"] for w in s.turn.deferred],
+            "acquired": turn.acquired,
+            "defeated": turn.defeated,
+            "patron_used": turn.patron_used,
+            "waiting_conditions": [w["effect"] for w in turn.deferred] if turn.deferred else [],
         },
         "pending": pending,
-        "row": list(s.row),
+        "row": s.row.copy(),
         "adventure_deck_size": len(s.adventure_deck),
-        "adventure_discard": list(s.adventure_discard),
-        "reserve": dict(s.reserve),
-        "patrons": list(s.patrons),
-        "contracts": list(s.contracts),
-        "claimed_contracts": dict(sorted(s.claimed.items())),
-        "market": dict(s.market),
+        "adventure_discard": s.adventure_discard.copy(),
+        "reserve": s.reserve.copy(),
+        "patrons": s.patrons.copy(),
+        "contracts": s.contracts.copy(),
+        "claimed_contracts": dict(sorted(s.claimed.items())) if s.claimed else {},
+        "market": s.market.copy(),
         "mugs_left": s.mugs,
         "rage": s.rage,
         "rage_draws": rage_track[s.rage] if s.rage < len(rage_track) else rage_track[-1],
-        "bag": {"black": s.bag_black, "cubes": list(s.bag_cubes)},
-        "clank_area": list(s.clank_area),
+        "bag": {"black": s.bag_black, "cubes": bag_cubes.copy()},
+        "clank_area": clank_area.copy(),
         "artifacts": dict(sorted(s.artifacts.items())),
         "major_secrets": {r: len(v) for r, v in sorted(s.major_secrets.items()) if v},
         "bank": {"minor_secrets": len(s.bank_minor), "major_secrets": len(s.bank_major)},
-        "fruit_spaces": sorted(s.fruit_spaces),
+        "fruit_spaces": sorted(s.fruit_spaces) if s.fruit_spaces else [],
         "fruit_supply": s.fruit_supply,
-        "last_attack": dict(s.last_attack),
+        "last_attack": s.last_attack.copy(),
         "end_reason": s.end_reason,
         "mvp": s.mvp,
         "prologue": s.prologue,
         "epilogue": s.epilogue,
-        "choices": list(s.choices),
+        "choices": s.choices.copy(),
         "campaign": s.campaign,
         "campaign_now": s.campaign_now,
     }
