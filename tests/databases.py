@@ -13,6 +13,7 @@ database; if the binaries are missing those tests fail, they are not skipped.
 from __future__ import annotations
 
 import glob
+import json
 import os
 import pwd
 import re
@@ -23,6 +24,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -163,3 +165,17 @@ class PrivatePostgres:
                 capture_output=True, timeout=60, cwd=self.root,
             )
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def qualification_of(engine: sa.Engine, version_id: int) -> tuple[str, dict[str, Any]]:
+    """A bot version's qualification state and its detail (parsed JSON; {} when none)."""
+    from ladder.schema import bot_versions
+
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(bot_versions.c.qualification, bot_versions.c.qualification_detail).where(
+                bot_versions.c.id == version_id
+            )
+        ).one()
+    detail: dict[str, Any] = json.loads(row.qualification_detail or "{}")
+    return row.qualification, detail

@@ -8,7 +8,6 @@ Everything is a real process: the referee (`arena serve referee --db URL`), the 
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import random
 import secrets
@@ -34,8 +33,9 @@ from ladder.bots import REMOTE, add_bot_version, add_remote_version, register_bo
 from ladder.db import create_engine, upgrade
 from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
-from ladder.schema import bot_versions, matches, rating_history, replays, results
+from ladder.schema import matches, rating_history, replays, results
 from referee.replay import loads, verify
+from tests.databases import qualification_of
 from workers.executor import reset_referee_executor
 from workers.match_execution import MatchRun, run_match
 from workers.matchmaker import fill_queues, load_ladder_views
@@ -189,16 +189,6 @@ def _remote_version(engine: Engine, ladder_id: int, name: str) -> tuple[int, int
     return bot.bot_id, made.version_id, made.token
 
 
-def _qualification(engine: Engine, version_id: int) -> tuple[str, dict[str, Any]]:
-    with engine.connect() as conn:
-        row = conn.execute(
-            sa.select(bot_versions.c.qualification, bot_versions.c.qualification_detail).where(
-                bot_versions.c.id == version_id
-            )
-        ).one()
-    return row.qualification, json.loads(row.qualification_detail or "{}")
-
-
 def _seated(engine: Engine, ladder_id: int, bot_id: int) -> int | None:
     (view,) = load_ladder_views(engine, [ladder_id])
     return next((e.version_id for e in view.entrants if e.bot_id == bot_id), None)
@@ -217,7 +207,7 @@ def test_a_remote_version_qualifies_by_playing_once_its_bot_connects(referee: Re
     # away: not due, not claimed, not seated, and it says why
     assert version_id not in due_versions(engine)
     assert qualify_version(referee.db_url, version_id).status == "not_claimed"
-    state, detail = _qualification(engine, version_id)
+    state, detail = qualification_of(engine, version_id)
     assert state == "pending" and detail["waiting"] == "connection"
     assert _seated(engine, ladder_id, bot_id) is None
 
@@ -226,7 +216,7 @@ def test_a_remote_version_qualifies_by_playing_once_its_bot_connects(referee: Re
     wait_for(lambda: version_id in due_versions(engine), "its qualification due once connected")
     run = qualify_version(referee.db_url, version_id)
     assert run.status == "passed", (run.reason, referee.bot_log("far-qualifier"))
-    state, detail = _qualification(engine, version_id)
+    state, detail = qualification_of(engine, version_id)
     assert state == "passed" and "waiting" not in detail
     assert [(g["opponent"], g["seat"], g["faults"]) for g in detail["games"]] == [
         ("builtin:random", 0, []), ("builtin:greedy", 1, [])
@@ -249,7 +239,7 @@ def test_a_remote_bot_gone_before_its_qualification_game_goes_back_to_waiting(
     bot_id, version_id, _ = _remote_version(engine, ladder_id, "far-gone")
     run = qualify_version(referee.db_url, version_id, games=1, connected=lambda _bot: True)
     assert run.status == "pending", run.reason
-    state, detail = _qualification(engine, version_id)
+    state, detail = qualification_of(engine, version_id)
     assert state == "pending" and detail["waiting"] == "connection"
     assert "not connected when qualification game 1 of 1 began" in detail["reason"]
     assert detail["attempt"] == 0 and detail["games"] == []

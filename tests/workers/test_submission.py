@@ -24,7 +24,6 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import httpx
 import psycopg
@@ -40,7 +39,7 @@ from ladder.db import create_engine, normalize_url
 from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
 from ladder.schema import bot_logs, bot_versions, bots, matches, rating_history
-from tests.databases import DEFAULT_ADMIN_URL
+from tests.databases import DEFAULT_ADMIN_URL, qualification_of
 from workers import qualification
 from workers.bot_commands import builtin_command
 from workers.celery_app import CeleryDispatcher, make_app
@@ -104,16 +103,6 @@ def _upload(
     return version_id
 
 
-def _qualification(engine: Engine, version_id: int) -> tuple[str, dict[str, Any]]:
-    with engine.connect() as conn:
-        row = conn.execute(
-            sa.select(bot_versions.c.qualification, bot_versions.c.qualification_detail).where(
-                bot_versions.c.id == version_id
-            )
-        ).one()
-    return row.qualification, json.loads(row.qualification_detail or "{}")
-
-
 def _qualifications_total(game: str, outcome: str) -> float:
     value = REGISTRY.get_sample_value("arena_qualifications_total", {"game": game, "outcome": outcome})
     return value or 0.0
@@ -140,7 +129,7 @@ def test_a_good_upload_qualifies_and_only_then_is_seated(pg_url: str, pg_engine:
     run = qualify_version(pg_url, version_id)
 
     assert run.status == "passed", run
-    status, detail = _qualification(pg_engine, version_id)
+    status, detail = qualification_of(pg_engine, version_id)
     assert status == "passed"
     assert [g["opponent"] for g in detail["games"]] == ["builtin:random", "builtin:greedy"]
     assert [g["seat"] for g in detail["games"]] == [0, 1]
@@ -171,7 +160,7 @@ def test_a_faulty_upload_fails_with_its_reason_and_output_and_the_last_passed_ve
     run = qualify_version(sqlite_url, bad)
 
     assert run.status == "failed"
-    status, detail = _qualification(sqlite_engine, bad)
+    status, detail = qualification_of(sqlite_engine, bad)
     assert status == "failed"
     assert fault in detail["reason"] and detail["reason"].startswith("game 1 of 2")
     assert len(detail["games"]) == 1  # the first faulty game ends it
@@ -198,7 +187,7 @@ def test_a_version_is_qualified_by_one_worker_at_a_time(sqlite_url: str, sqlite_
     for t in threads:
         t.join(120)
     assert sorted(r.status for r in runs) == ["not_claimed", "not_claimed", "passed"]
-    assert _qualification(sqlite_engine, version_id)[1]["attempt"] == 1
+    assert qualification_of(sqlite_engine, version_id)[1]["attempt"] == 1
 
 
 def test_a_dead_workers_qualification_is_retried_once_its_lease_runs_out(
@@ -209,7 +198,7 @@ def test_a_dead_workers_qualification_is_retried_once_its_lease_runs_out(
     now = datetime.now(UTC)
     # a worker claims it and dies at once: it never renews the lease
     assert qualification._claim(engine, version_id, "dead-worker", now) is not None
-    assert _qualification(engine, version_id)[0] == "running"
+    assert qualification_of(engine, version_id)[0] == "running"
     assert due_versions(engine, now) == []  # its lease still runs
     assert qualify_version(db_url, version_id, "eager", games=1).status == "not_claimed"
 
@@ -231,7 +220,7 @@ def test_a_dead_workers_qualification_is_retried_once_its_lease_runs_out(
     run = qualify_version(db_url, version_id, "rescuer", games=1)
 
     assert run.status == "passed"
-    status, final = _qualification(engine, version_id)
+    status, final = qualification_of(engine, version_id)
     assert status == "passed" and final["attempt"] == 2 and final["worker"] == "rescuer"
     assert "lease" in final["previous_attempt"]
 
@@ -247,7 +236,7 @@ def test_a_version_whose_workers_keep_dying_fails_after_the_last_attempt(
         assert qualification._claim(sqlite_engine, version_id, f"dies-{attempt}", moment) is not None
     run = qualify_version(sqlite_url, version_id, games=1)
     assert run.status == "failed"
-    status, detail = _qualification(sqlite_engine, version_id)
+    status, detail = qualification_of(sqlite_engine, version_id)
     assert status == "failed" and "did not finish in 3 attempts" in detail["reason"]
     assert detail["games"] == []  # no game was played for it
 
@@ -265,7 +254,7 @@ def test_when_the_platform_cannot_play_the_version_waits_and_is_tried_again(
 
     assert run.status == "pending"
     assert _qualifications_total("clank", "retry") == retries_before + 1
-    status, detail = _qualification(sqlite_engine, version_id)
+    status, detail = qualification_of(sqlite_engine, version_id)
     assert status == "pending" and "not your" not in detail["reason"]
     assert "ExecutorUnavailable" in detail["platform_errors"][0]
     retry_after = datetime.fromisoformat(detail["retry_after"])
@@ -283,7 +272,7 @@ def test_when_the_platform_cannot_play_the_version_waits_and_is_tried_again(
             .values(qualification_detail=json.dumps(detail))
         )
     assert qualify_version(sqlite_url, version_id, games=1).status == "passed"
-    assert _qualification(sqlite_engine, version_id)[1]["attempt"] == 2
+    assert qualification_of(sqlite_engine, version_id)[1]["attempt"] == 2
 
 
 def test_a_remote_version_never_passes_unplayed(sqlite_url: str, sqlite_engine: Engine) -> None:
@@ -294,7 +283,7 @@ def test_a_remote_version_never_passes_unplayed(sqlite_url: str, sqlite_engine: 
     assert due_versions(sqlite_engine) == []
     run = qualify_version(sqlite_url, version_id)
     assert run.status == "not_claimed" and "waiting for the bot to connect" in run.reason
-    assert _qualification(sqlite_engine, version_id) == ("pending", {})
+    assert qualification_of(sqlite_engine, version_id) == ("pending", {})
 
 
 def test_the_embedded_season_qualifies_pending_uploads(sqlite_url: str, sqlite_engine: Engine) -> None:
@@ -305,14 +294,14 @@ def test_the_embedded_season_qualifies_pending_uploads(sqlite_url: str, sqlite_e
     with LocalPool(sqlite_url, 2) as pool:
         play_season(sqlite_engine, pool, [ladder_id], 2, sweep_seconds=0.5, timeout=120)
     assert [q.version_id for q in pool.qualifications] == [version_id]
-    assert _qualification(sqlite_engine, version_id)[0] == "passed"
+    assert qualification_of(sqlite_engine, version_id)[0] == "passed"
 
 
 def test_an_alien_upload_qualifies_against_the_coop_bot(sqlite_url: str, sqlite_engine: Engine) -> None:
     bot = register_bot(sqlite_engine, "ripley", "alice", game="alien")
     version_id = _upload(sqlite_engine, bot.bot_id, "1")  # the random bot plays any game
     assert qualify_version(sqlite_url, version_id).status == "passed"
-    _, detail = _qualification(sqlite_engine, version_id)
+    _, detail = qualification_of(sqlite_engine, version_id)
     assert [(g["opponent"], g["seat"]) for g in detail["games"]] == [("builtin:coop", 0), ("builtin:coop", 1)]
 
 
@@ -349,13 +338,13 @@ def test_a_worker_killed_mid_qualification_leaves_the_version_to_the_next_worker
         (victim,) = worker_farm.start(1)
         assert dispatch_due(engine, dispatcher.dispatch_qualification) == [version_id]
         deadline = time.monotonic() + 60
-        while _qualification(engine, version_id)[0] != "running":
+        while qualification_of(engine, version_id)[0] != "running":
             assert time.monotonic() < deadline, worker_farm.log_text()
             time.sleep(0.1)
         time.sleep(1.0)  # well inside its first game
         os.killpg(victim.pid, signal.SIGKILL)  # the whole worker: main process and pool child
         victim.wait(10)
-        status, detail = _qualification(engine, version_id)
+        status, detail = qualification_of(engine, version_id)
         assert status == "running" and detail["games"] == []  # killed mid-qualification
 
         worker_farm.start(1)
@@ -364,7 +353,7 @@ def test_a_worker_killed_mid_qualification_leaves_the_version_to_the_next_worker
             assert time.monotonic() < deadline, worker_farm.log_text()
             dispatch_due(engine, dispatcher.dispatch_qualification)
             time.sleep(0.5)
-            status, detail = _qualification(engine, version_id)
+            status, detail = qualification_of(engine, version_id)
         assert status == "passed", detail
         assert detail["attempt"] == 2 and "lease" in detail["previous_attempt"]
         assert len(detail["games"]) == 2
