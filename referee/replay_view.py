@@ -10,6 +10,14 @@ from referee.replay import simulate
 
 __all__ = ["describe_incident", "place_notes", "render", "seat_label"]
 
+
+def example_bot_command(record: Mapping[str, Any], script: str = "my_bot") -> str:
+    """A bot command to suggest for `arena replay rerun --bot` at a seat of a replay: `node
+    SCRIPT.js` when the seat played with the JavaScript kit (its hello's `sdk`, recorded in the
+    seat's record), else `python SCRIPT.py`."""
+    node = str(record.get("sdk", "")).startswith("arena-bot-node/")
+    return f"node {script}.js" if node else f"python {script}.py"
+
 def _legend(game: str) -> tuple[str, ...]:
     from referee.games import game_spec
 

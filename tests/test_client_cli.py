@@ -447,6 +447,7 @@ def test_bot_replay_downloads_a_replay_that_verifies_and_refuses_one_that_does_n
     assert loads(written.read_bytes())["steps"] == played.replay["steps"]
     assert f"{len(played.replay['steps'])} steps" in out and "replayed-bot played seat 1" in out
     assert f"arena replay show match-{good}.replay.json.gz --seat 1" in out
+    assert f'arena replay rerun match-{good}.replay.json.gz --seat 1 --step K --bot "python main.py"' in out
 
     # a stored replay that is not one (this fixture's default, b"{}") is refused, nothing written
     bad = _finished_match(api, capsys, "unreplayable-bot", 13, b"")
@@ -457,6 +458,31 @@ def test_bot_replay_downloads_a_replay_that_verifies_and_refuses_one_that_does_n
     assert code == 1 and out == "" and err.count("\n") == 1
     assert f"match {bad}: the server's replay does not verify" in err
     assert not target.exists()
+
+
+def test_bot_replay_suggests_node_for_a_bot_that_played_with_the_javascript_kit(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rerun line names the bot's language, read from its seat's record (the kit's hello):
+    a JavaScript author is not told to rerun `python main.py`."""
+    from referee.replay import encode, load
+
+    repo = Path(__file__).resolve().parents[1]
+    file = tmp_path / "js.replay.json.gz"
+    played = subprocess.run(
+        [str(Path(sys.executable).parent / "arena"), "match", "clank", "--seed", "14",
+         "--bot", f"python {repo / 'bots' / 'python' / 'examples' / 'random_bot.py'}",
+         "--bot", f"node {repo / 'bots' / 'javascript' / 'random_bot.js'}", "--replay", str(file)],
+        capture_output=True, text=True, timeout=150,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stdout + played.stderr
+    _login(capsys, tmp_path, api.url, api.alice)
+    stored = encode(load(file))  # as the workers store a replay
+    match_id = _finished_match(api, capsys, "js-replayed-bot", 14, b"", replay=stored)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _arena(capsys, "bot", "replay", "js-replayed-bot", "--match", str(match_id))
+    assert code == 0, err
+    assert '--seat 1 --step K --bot "node main.js"' in out, out
 
 
 # --- errors: one line, never a traceback ------------------------------------------------------------

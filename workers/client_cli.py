@@ -423,6 +423,7 @@ def _cmd_bot_replay(args: argparse.Namespace) -> int:
     """Download a match's replay, check it re-simulates (the server's bytes are outside input),
     write it and say how to look at it as the bot's seat."""
     from referee.replay import MAX_INFLATED_BYTES, ReplayError, loads
+    from referee.replay_view import example_bot_command
     from workers.client import ClientError
 
     with _client(args) as api:
@@ -444,7 +445,10 @@ def _cmd_bot_replay(args: argparse.Namespace) -> int:
     print(f"{args.name} played seat {seat_list}. What it saw, and a decision sent to your bot again:")
     quoted = shlex.quote(str(out))
     print(f"  arena replay show {quoted} --seat {seats[0]}")
-    print(f"  arena replay rerun {quoted} --seat {seats[0]} --step K --bot \"python main.py\"")
+    records = replay["seats"]  # the server's: its seat list may not hold the API's seat number
+    record = records[seats[0]] if seats[0] < len(records) and isinstance(records[seats[0]], dict) else {}
+    command = example_bot_command(record, "main")  # main.py, main.js: the READMEs' bots
+    print(f"  arena replay rerun {quoted} --seat {seats[0]} --step K --bot \"{command}\"")
     return 0
 
 

@@ -34,6 +34,7 @@ from typing import Any, Final
 
 from referee.core.game import Game
 from referee.replay import ReplayError, simulate
+from referee.replay_view import example_bot_command
 
 __all__ = ["CHECKPOINT_EVERY", "Timeline", "TimelineCache", "percentile"]
 
@@ -50,14 +51,6 @@ def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
     return float(ordered[rank - 1])
-
-
-def _example_command(seats: Sequence[Any], seat: int) -> str:
-    """The bot command the rerun line suggests: a Node.js one for a seat that played with the
-    JavaScript kit (its hello's `sdk`), else a Python one."""
-    record = seats[seat] if 0 <= seat < len(seats) and isinstance(seats[seat], Mapping) else {}
-    node = str(record.get("sdk", "")).startswith("arena-bot-node/")
-    return "node my_bot.js" if node else "python my_bot.py"
 
 
 def _colour(seat: int) -> str:
@@ -234,9 +227,11 @@ class Timeline:
                     f"<li{mark} data-index={i}><code>{i}</code> {escape(action.text or action.kind)}</li>"
                 )
             parts.append(f"<ol class=actions start=0>{''.join(items)}</ol>")
+            seats = self.replay["seats"]
+            record = seats[d.seat] if d.seat < len(seats) and isinstance(seats[d.seat], Mapping) else {}
             command = (
                 f"arena replay rerun {shlex.quote(self.file_name)} --step {n} --seat {d.seat} "
-                f'--bot "{_example_command(self.replay["seats"], d.seat)}"'
+                f'--bot "{example_bot_command(record)}"'
             )
             parts.append(
                 f"<p class=rerun>Your bot at this moment: <code id=rerun-command>{escape(command)}</code></p>"
