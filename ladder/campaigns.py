@@ -14,7 +14,9 @@ retried or resumed game is never counted twice. A finished campaign on a campaig
 rated once (:func:`rate_campaign`; the formula is in ``ladder/RATINGS.md``, "Campaign ladders").
 
 Pure bookkeeping: playing a game and deriving the state after it (re-simulating the replay
-through the engine) is the caller's (``workers/campaign_cli.py``).
+through the engine) is the caller's (``workers/campaign_cli.py``, whose ``advance_campaign``
+step both ``arena campaign run`` and ``arena beat``'s campaign ladders take,
+``workers/campaign_ladders.py``).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from ladder.schema import (
     matches,
 )
 from referee.core.game import json_digest
+from referee.games import all_specs
 
 __all__ = [
     "CAMPAIGN_GAME",
@@ -51,7 +54,9 @@ __all__ = [
     "campaign_row",
     "create_campaign",
     "game_seed",
+    "insert_campaign",
     "load_campaign_games",
+    "lock_campaign",
     "mark_campaign_failed",
     "rate_campaign",
     "record_game",
@@ -69,9 +74,17 @@ def game_seed(campaign_seed: int, index: int) -> int:
     return int.from_bytes(digest[:6], "big")
 
 
-def create_campaign(
-    engine: Engine,
+def create_campaign(engine: Engine, **fields: Any) -> int:
+    """Store a new campaign and its own ladder; return the campaign id: :func:`insert_campaign`
+    (the same keyword arguments) in a transaction of its own."""
+    with write_transaction(engine) as conn:
+        return insert_campaign(conn, **fields)
+
+
+def insert_campaign(
+    conn: Connection,
     *,
+    game: str = CAMPAIGN_GAME,
     players: int,
     seats: Sequence[Mapping[str, Any]],
     seed: int,
@@ -80,15 +93,20 @@ def create_campaign(
     decision_ms: int = 10_000,
     bank_ms: int = 120_000,
     max_strikes: int = 3,
+    cpu_decision_ms: int = 0,
+    cpu_bank_ms: int = 0,
     rating_ladder_id: int | None = None,
     now: datetime | None = None,
 ) -> int:
-    """Store a new campaign and its own ladder; return the campaign id.
+    """Store a new campaign and its own ladder in the caller's transaction; the campaign id.
 
     `seats` are per seat ``{"version_id": bot_versions.id, "bot": label, "name": deck-box name}``;
     `state` the campaign state's JSON before game 1 (its `version` is stored beside it).
-    `rating_ladder_id` names a campaign ladder to rate it on when it finishes. Raises
-    InvalidInput for a wrong seat count or game count, NotFound for an unknown version or ladder.
+    `game` is a campaign game (its spec says so); `rating_ladder_id` names a campaign ladder of
+    that game and seat count to rate the campaign on when it finishes. The games are played
+    with the time control given (the CPU budgets as on ``ladders``, 0 = none). Raises
+    InvalidInput for a wrong seat count, game count, game or ladder, NotFound for an unknown
+    version or ladder.
     """
     now = now or datetime.now(UTC)
     if len(seats) != players:
@@ -96,60 +114,61 @@ def create_campaign(
     if not 1 <= games <= 100:
         raise InvalidInput(f"games: 1 to 100, got {games}")
     version_ids = [int(s["version_id"]) for s in seats]
-    with write_transaction(engine) as conn:
-        known = set(
-            conn.execute(sa.select(bot_versions.c.id).where(bot_versions.c.id.in_(version_ids))).scalars()
+    known = set(
+        conn.execute(sa.select(bot_versions.c.id).where(bot_versions.c.id.in_(version_ids))).scalars()
+    )
+    missing = sorted(set(version_ids) - known)
+    if missing:
+        raise NotFound(f"no bot versions {missing}")
+    if not any(spec.name == game and spec.campaign for spec in all_specs()):
+        raise InvalidInput(f"game: {game!r} is not played in campaigns")
+    if rating_ladder_id is not None:
+        ladder = conn.execute(
+            sa.select(ladders.c.kind, ladders.c.game, ladders.c.players).where(
+                ladders.c.id == rating_ladder_id
+            )
+        ).one_or_none()
+        if ladder is None:
+            raise NotFound(f"no ladder {rating_ladder_id}")
+        if ladder.kind != "campaign" or ladder.game != game or ladder.players != players:
+            raise InvalidInput(f"ladder {rating_ladder_id} is not a {players}-player {game} campaign ladder")
+    ladder_id: int = conn.execute(
+        sa.insert(ladders)
+        .values(
+            # unique: the seed and the time make it readable, the digest unique enough
+            name=f"campaign-{seed}-{json_digest([seed, now.isoformat(), version_ids])[:10]}",
+            game=game,
+            players=players,
+            decision_ms=decision_ms,
+            bank_ms=bank_ms,
+            max_strikes=max_strikes,
+            cpu_decision_ms=cpu_decision_ms,
+            cpu_bank_ms=cpu_bank_ms,
+            kind="ffa",
+            created_at=now,
         )
-        missing = sorted(set(version_ids) - known)
-        if missing:
-            raise NotFound(f"no bot versions {missing}")
-        if rating_ladder_id is not None:
-            ladder = conn.execute(
-                sa.select(ladders.c.kind, ladders.c.game, ladders.c.players).where(
-                    ladders.c.id == rating_ladder_id
-                )
-            ).one_or_none()
-            if ladder is None:
-                raise NotFound(f"no ladder {rating_ladder_id}")
-            if ladder.kind != "campaign" or ladder.game != CAMPAIGN_GAME or ladder.players != players:
-                raise InvalidInput(
-                    f"ladder {rating_ladder_id} is not a {players}-player {CAMPAIGN_GAME} campaign ladder"
-                )
-        ladder_id: int = conn.execute(
-            sa.insert(ladders)
-            .values(
-                # unique: the seed and the time make it readable, the digest unique enough
-                name=f"campaign-{seed}-{json_digest([seed, now.isoformat(), version_ids])[:10]}",
-                game=CAMPAIGN_GAME,
-                players=players,
-                decision_ms=decision_ms,
-                bank_ms=bank_ms,
-                max_strikes=max_strikes,
-                kind="ffa",
-                created_at=now,
-            )
-            .returning(ladders.c.id)
-        ).scalar_one()
-        campaign_id: int = conn.execute(
-            sa.insert(campaigns)
-            .values(
-                game=CAMPAIGN_GAME,
-                players=players,
-                seats=[dict(s) for s in seats],
-                seed=seed,
-                games=games,
-                state=dict(state),
-                state_digest=json_digest(dict(state)),
-                state_version=int(state["version"]),
-                next_index=1,
-                status="running",
-                ladder_id=ladder_id,
-                rating_ladder_id=rating_ladder_id,
-                created_at=now,
-                updated_at=now,
-            )
-            .returning(campaigns.c.id)
-        ).scalar_one()
+        .returning(ladders.c.id)
+    ).scalar_one()
+    campaign_id: int = conn.execute(
+        sa.insert(campaigns)
+        .values(
+            game=game,
+            players=players,
+            seats=[dict(s) for s in seats],
+            seed=seed,
+            games=games,
+            state=dict(state),
+            state_digest=json_digest(dict(state)),
+            state_version=int(state["version"]),
+            next_index=1,
+            status="running",
+            ladder_id=ladder_id,
+            rating_ladder_id=rating_ladder_id,
+            created_at=now,
+            updated_at=now,
+        )
+        .returning(campaigns.c.id)
+    ).scalar_one()
     return campaign_id
 
 
@@ -173,6 +192,8 @@ class CampaignGame:
     scores: tuple[int, ...] | None
     outcomes: tuple[str, ...] | None
     match_status: str
+    #: True when :func:`schedule_game` queued its match just now (the caller dispatches it)
+    new: bool = False
 
 
 def _game(row: Any) -> CampaignGame:
@@ -199,7 +220,9 @@ def load_campaign_games(conn: Connection, campaign_id: int) -> list[CampaignGame
     return [_game(r) for r in rows]
 
 
-def _lock_campaign(conn: Connection, campaign_id: int) -> Any:
+def lock_campaign(conn: Connection, campaign_id: int) -> Any:
+    """The campaign's row, locked until the transaction ends (``SELECT ... FOR UPDATE`` on
+    PostgreSQL; SQLite's write transaction holds the database); NotFound if there is none."""
     row = conn.execute(
         sa.select(campaigns).where(campaigns.c.id == campaign_id).with_for_update()
     ).one_or_none()
@@ -214,7 +237,7 @@ def schedule_game(engine: Engine, campaign_id: int, *, now: datetime | None = No
     campaign is not running. Idempotent: one match per (campaign, index)."""
     now = now or datetime.now(UTC)
     with write_transaction(engine) as conn:
-        row = _lock_campaign(conn, campaign_id)
+        row = lock_campaign(conn, campaign_id)
         if row.status != "running":
             return None
         index = int(row.next_index)
@@ -247,7 +270,7 @@ def schedule_game(engine: Engine, campaign_id: int, *, now: datetime | None = No
                 state_before=row.state_digest,
             )
         )
-    return CampaignGame(index, match_id, seed, row.state_digest, None, None, None, "queued")
+    return CampaignGame(index, match_id, seed, row.state_digest, None, None, None, "queued", new=True)
 
 
 def record_game(
@@ -271,7 +294,7 @@ def record_game(
     now = now or datetime.now(UTC)
     digest = json_digest(dict(state_after))
     with write_transaction(engine) as conn:
-        row = _lock_campaign(conn, campaign_id)
+        row = lock_campaign(conn, campaign_id)
         if int(row.next_index) > index:
             return False
         if int(row.next_index) != index or row.status != "running":
@@ -342,7 +365,7 @@ def rate_campaign(engine: Engine, campaign_id: int, *, now: datetime | None = No
     """
     now = now or datetime.now(UTC)
     with write_transaction(engine) as conn:
-        row = _lock_campaign(conn, campaign_id)
+        row = lock_campaign(conn, campaign_id)
         if row.rated_at is not None:
             return RatedCampaign(campaign_id, True, {})
         if row.rating_ladder_id is None or row.status != "finished":

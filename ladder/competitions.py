@@ -57,6 +57,7 @@ __all__ = [
     "competition_results",
     "create_competition",
     "default_name",
+    "entry_version",
     "list_competitions",
     "load_games",
     "parse_entry",
@@ -120,6 +121,18 @@ def parse_entry(game: str, text: str, archive: NormalizedArchive | None = None) 
     return EntrantSpec("command", text, short_name(text), archive)
 
 
+def entry_version(conn: Connection, entry: EntrantSpec, now: datetime) -> int:
+    """The bot version a "builtin" or "version" entry (:func:`parse_entry`) names: a built-in's
+    shared bot ``builtin-<name>`` (made on first use), or a registered version (``version:ID``;
+    ``bot:NAME``: that bot's newest qualified version). NotFound for an unknown one; ValueError
+    for a "command" entry, which needs a bot of its own."""
+    if entry.kind == "builtin":
+        return _builtin_version(conn, entry.spec, now)
+    if entry.kind == "version":
+        return _registered_version(conn, entry.spec)
+    raise ValueError(f"a {entry.kind} entry names no existing version")
+
+
 def _builtin_version(conn: Connection, name: str, now: datetime) -> int:
     """The version of the shared bot ``builtin-<name>`` (made on first use)."""
     bot_name = f"builtin-{name}"
@@ -127,11 +140,15 @@ def _builtin_version(conn: Connection, name: str, now: datetime) -> int:
     if bot_id is None:
         bot_id = _insert_bot(conn, bot_name, now)
         return _insert_version(conn, bot_id, f"builtin:{name}", None, now)
-    version: int | None = conn.execute(
-        sa.select(bot_versions.c.id)
-        .where(bot_versions.c.bot_id == bot_id, bot_versions.c.command == f"builtin:{name}")
-        .order_by(bot_versions.c.id.desc())
-    ).scalars().first()
+    version: int | None = (
+        conn.execute(
+            sa.select(bot_versions.c.id)
+            .where(bot_versions.c.bot_id == bot_id, bot_versions.c.command == f"builtin:{name}")
+            .order_by(bot_versions.c.id.desc())
+        )
+        .scalars()
+        .first()
+    )
     if version is None:
         raise Conflict(f"a bot named {bot_name!r} exists but is not the built-in {name!r}")
     return version
@@ -176,12 +193,16 @@ def _insert_version(
 def _registered_version(conn: Connection, spec: str) -> int:
     if spec.startswith("bot:"):
         bot_name = spec.removeprefix("bot:")
-        found: int | None = conn.execute(
-            sa.select(bot_versions.c.id)
-            .join(bots, bots.c.id == bot_versions.c.bot_id)
-            .where(bots.c.name == bot_name, bot_versions.c.qualification == "passed")
-            .order_by(bot_versions.c.id.desc())
-        ).scalars().first()
+        found: int | None = (
+            conn.execute(
+                sa.select(bot_versions.c.id)
+                .join(bots, bots.c.id == bot_versions.c.bot_id)
+                .where(bots.c.name == bot_name, bot_versions.c.qualification == "passed")
+                .order_by(bot_versions.c.id.desc())
+            )
+            .scalars()
+            .first()
+        )
         if found is None:
             raise NotFound(f"field: no bot {bot_name!r} with a qualified version")
         return found
@@ -262,8 +283,9 @@ def create_competition(
     if first_round > MAX_GAMES:
         raise InvalidInput(f"the first round alone has {first_round} games (at most {MAX_GAMES})")
     try:
-        formats.next_round(fmt, n, players, [], sets=sets, rounds=rounds,
-                           scenarios=max(1, len(scenario_list)))
+        formats.next_round(
+            fmt, n, players, [], sets=sets, rounds=rounds, scenarios=max(1, len(scenario_list))
+        )
     except ValueError as exc:
         raise InvalidInput(str(exc)) from None
     label = name or default_name(fmt, game, players)
@@ -302,10 +324,8 @@ def create_competition(
             ).scalar_one()
             names: set[str] = set()
             for slot, entry in enumerate(field):
-                if entry.kind == "builtin":
-                    version_id = _builtin_version(conn, entry.spec, now)
-                elif entry.kind == "version":
-                    version_id = _registered_version(conn, entry.spec)
+                if entry.kind in ("builtin", "version"):
+                    version_id = entry_version(conn, entry, now)
                 else:
                     bot_id = _insert_bot(conn, f"competition{competition_id}-{slot}", now)
                     version_id = _insert_version(conn, bot_id, entry.spec, entry.archive, now)
@@ -330,8 +350,9 @@ def create_competition(
     return competition_id
 
 
-def set_status(engine: Engine, competition_id: int, status: str, *, error: str | None = None,
-               now: datetime | None = None) -> None:
+def set_status(
+    engine: Engine, competition_id: int, status: str, *, error: str | None = None, now: datetime | None = None
+) -> None:
     """Move a competition to `status` (stamping started_at / finished_at)."""
     now = now or datetime.now(UTC)
     values: dict[str, Any] = {"status": status}
@@ -519,16 +540,25 @@ def competition_results(
     entrants = _entrants(conn, competition_id)
     games = load_games(conn, competition_id)
     names = [e.name for e in entrants]
-    labels = [
-        match_scenario(row.game, row.players, cfg or None).scenario.key
-        for cfg in (row.options.get("scenarios") or [])
-    ] if row.format == "scenarios" else []
+    labels = (
+        [
+            match_scenario(row.game, row.players, cfg or None).scenario.key
+            for cfg in (row.options.get("scenarios") or [])
+        ]
+        if row.format == "scenarios"
+        else []
+    )
     kwargs: dict[str, Any] = {}
     if bootstrap_samples is not None:
         kwargs["bootstrap_samples"] = bootstrap_samples
     table = results_table(
-        row.format, names, row.players, [g.record for g in games], seed=int(row.seed),
-        scenario_labels=labels, **kwargs,
+        row.format,
+        names,
+        row.players,
+        [g.record for g in games],
+        seed=int(row.seed),
+        scenario_labels=labels,
+        **kwargs,
     )
     counts = table.pop("games")
     return {

@@ -79,9 +79,13 @@ _DECLARED: Final = (
              "arena"),
     Variable("ARENA_LEASE_SECONDS", "a running match's lease: unrenewed this long, it is "
              "requeued", "30"),
-    Variable("ARENA_BEAT_SECONDS", "seconds between two passes of `arena beat` (sweeper and "
-             "matchmaker)", "5"),
+    Variable("ARENA_BEAT_SECONDS", "seconds between two passes of `arena beat` (sweeper, "
+             "matchmaker, competitions, campaign ladders)", "5"),
     Variable("ARENA_QUEUE_DEPTH", "matches the matchmaker keeps queued per ladder", "8"),
+    Variable("ARENA_CAMPAIGNS_PER_LADDER", "campaigns `arena beat` keeps running on each campaign "
+             "ladder (each has one game queued or in play at a time); 0 starts none", "4"),
+    Variable("ARENA_CAMPAIGN_GAMES", "games of each campaign `arena beat` starts on a campaign "
+             "ladder (the Book may end one sooner)", "10"),
     Variable("ARENA_DUPLICATE_SETS", "1 = the matchmaker plans each pairing as a duplicate set "
              "(the seed played once per seat rotation)"),
     Variable("ARENA_QUALIFICATION_GAMES", "games a new version plays to qualify (hosted: in the "

@@ -130,7 +130,7 @@ def test_every_variable_has_a_meaning_and_a_reader() -> None:
 
 
 def test_the_declared_defaults_are_the_readers_defaults() -> None:
-    from workers import control, executor, match_execution, matchmaker, qualification
+    from workers import campaign_ladders, control, executor, match_execution, matchmaker, qualification
     from workers.celery_app import match_queue
     from workers.sandbox import uids
     from workers.sandbox.limits import ENV_PREFIX, SandboxLimits
@@ -141,6 +141,8 @@ def test_the_declared_defaults_are_the_readers_defaults() -> None:
         return value
 
     assert int(default("ARENA_QUEUE_DEPTH")) == matchmaker.DEFAULT_QUEUE_DEPTH
+    assert int(default("ARENA_CAMPAIGNS_PER_LADDER")) == campaign_ladders.DEFAULT_CAMPAIGNS_PER_LADDER
+    assert int(default("ARENA_CAMPAIGN_GAMES")) == campaign_ladders.DEFAULT_CAMPAIGN_GAMES
     assert float(default("ARENA_LEASE_SECONDS")) == match_execution.DEFAULT_LEASE_SECONDS
     assert int(default("ARENA_QUALIFICATION_GAMES")) == qualification.DEFAULT_GAMES
     assert float(default("ARENA_BEAT_SECONDS")) == control.DEFAULT_INTERVAL_S

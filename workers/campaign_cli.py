@@ -27,6 +27,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -35,6 +36,8 @@ from sqlalchemy import Engine
 
 __all__ = [
     "CampaignFailed",
+    "CampaignStep",
+    "advance_campaign",
     "campaign_report",
     "play_campaign",
     "register",
@@ -77,69 +80,185 @@ def retry_failed_game(engine: Engine, campaign_id: int, *, now: datetime | None 
     nothing to retry (the campaign did not fail). Raises CampaignFailed when the game was
     retried already (:data:`GAME_RETRIES`) or the campaign failed for another reason.
     """
+    from ladder.campaigns import lock_campaign
     from ladder.db import write_transaction
-    from ladder.errors import NotFound
-    from ladder.schema import campaign_games, campaigns, matches
-    from referee.core.game import json_digest
+    from ladder.schema import campaigns
 
     now = now or datetime.now(UTC)
     with write_transaction(engine) as conn:
-        row: Any = conn.execute(
-            sa.select(campaigns).where(campaigns.c.id == campaign_id).with_for_update()
-        ).one_or_none()
-        if row is None:
-            raise NotFound(f"no campaign {campaign_id}")
+        row = lock_campaign(conn, campaign_id)
         if row.status != "failed":
             return None
         index = int(row.next_index)
-        game: Any = conn.execute(
-            sa.select(campaign_games.c.match_id, campaign_games.c.seed).where(
-                campaign_games.c.campaign_id == campaign_id, campaign_games.c.game_index == index
-            )
-        ).one_or_none()
-        failed: Any = None
-        if game is not None:
-            failed = conn.execute(sa.select(matches).where(matches.c.id == game.match_id)).one()
+        game, failed = _current_game(conn, campaign_id, index)
         if failed is None or failed.status != "failed":
             raise CampaignFailed(f"campaign {campaign_id} failed ({row.error}); no failed game to retry")
-        tries = _attempts(conn, int(row.ladder_id), int(game.seed))
-        if len(tries) > GAME_RETRIES:
+        if _was_retried(conn, row, game.seed):
             raise CampaignFailed(
                 f"campaign {campaign_id}: game {index} failed again when retried (match {failed.id}: "
                 f"{failed.error}); a failed game is retried once, the campaign stays failed"
             )
-        if json_digest((failed.config or {}).get("campaign")) != row.state_digest:
-            raise CampaignFailed(
-                f"campaign {campaign_id}: game {index}'s match does not carry the campaign state"
-            )
-        retry_id: int = conn.execute(
-            sa.insert(matches)
-            .values(
-                ladder_id=failed.ladder_id,
-                status="queued",
-                seed=failed.seed,
-                seats=failed.seats,
-                config=failed.config,
-                attempts=0,
-                created_at=now,
-            )
-            .returning(matches.c.id)
-        ).scalar_one()
-        conn.execute(
-            sa.update(campaign_games)
-            .where(
-                campaign_games.c.campaign_id == campaign_id,
-                campaign_games.c.game_index == index,
-                campaign_games.c.match_id == failed.id,
-            )
-            .values(match_id=retry_id)
-        )
+        retry_id = _queue_again(conn, campaign_id, row, failed, now)
         conn.execute(
             sa.update(campaigns)
             .where(campaigns.c.id == campaign_id)
             .values(status="running", error=None, updated_at=now)
         )
     return retry_id
+
+
+def _current_game(conn: sa.Connection, campaign_id: int, index: int) -> tuple[Any, Any]:
+    """(campaign_games row of game `index`, its match's row), None for either not there."""
+    from ladder.schema import campaign_games, matches
+
+    game = conn.execute(
+        sa.select(campaign_games.c.match_id, campaign_games.c.seed).where(
+            campaign_games.c.campaign_id == campaign_id, campaign_games.c.game_index == index
+        )
+    ).one_or_none()
+    if game is None:
+        return None, None
+    return game, conn.execute(sa.select(matches).where(matches.c.id == game.match_id)).one()
+
+
+def _was_retried(conn: sa.Connection, row: Any, seed: int) -> bool:
+    """True if the game of `seed` has had its retry (:data:`GAME_RETRIES`) already."""
+    return len(_attempts(conn, int(row.ladder_id), int(seed))) > GAME_RETRIES
+
+
+def _queue_again(conn: sa.Connection, campaign_id: int, row: Any, failed: Any, now: datetime) -> int:
+    """A new match playing failed match `failed`'s game again (its seed, seats and config: the
+    same campaign state, checked by digest), now the game's match; its id."""
+    from ladder.schema import campaign_games, matches
+    from referee.core.game import json_digest
+
+    if json_digest((failed.config or {}).get("campaign")) != row.state_digest:
+        raise CampaignFailed(
+            f"campaign {campaign_id}: game {row.next_index}'s match does not carry the campaign state"
+        )
+    retry_id: int = conn.execute(
+        sa.insert(matches)
+        .values(
+            ladder_id=failed.ladder_id,
+            status="queued",
+            seed=failed.seed,
+            seats=failed.seats,
+            config=failed.config,
+            attempts=0,
+            created_at=now,
+        )
+        .returning(matches.c.id)
+    ).scalar_one()
+    conn.execute(
+        sa.update(campaign_games)
+        .where(
+            campaign_games.c.campaign_id == campaign_id,
+            campaign_games.c.game_index == row.next_index,
+            campaign_games.c.match_id == failed.id,
+        )
+        .values(match_id=retry_id)
+    )
+    return retry_id
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignStep:
+    """What one :func:`advance_campaign` did or found.
+
+    `kind`: "waiting" (game `index` is match `match_id`, queued or in play; `new`: queued by
+    this step, so the caller dispatches it), "recorded" (game `index` was written by this
+    step, or by a concurrent one), "finished" (over, rated if it has a campaign ladder) or
+    "failed" (`error` says why; for a failed game, `match_id` is its match, `error` the match's
+    error and `retried` whether that was its retry).
+    """
+
+    kind: str
+    index: int | None = None
+    match_id: int | None = None
+    new: bool = False
+    error: str | None = None
+    retried: bool = False
+
+
+def advance_campaign(engine: Engine, campaign_id: int, *, retry_failed: bool = False) -> CampaignStep:
+    """One step of campaign `campaign_id`, as far as it can go without waiting for a match:
+    rate it if it finished unrated; else queue its next game unless it is queued already (one
+    match per game); record a finished game (the state after it re-derived from the replay,
+    written once, :func:`ladder.campaigns.record_game`) and rate the campaign if that was its
+    last; or handle a failed game: with `retry_failed`, play it again once (a new match, same
+    seed and state) and fail the campaign on its second failure (``arena beat``); without,
+    fail the campaign at once (``arena campaign run``, whose ``resume`` retries).
+
+    Safe to call from several processes at once and after a process died between steps: each
+    write is idempotent or made under the campaign's row lock."""
+    from ladder.campaigns import campaign_row, rate_campaign, record_game, schedule_game
+
+    with engine.connect() as conn:
+        row = campaign_row(conn, campaign_id)
+    if row.status == "failed":
+        return CampaignStep("failed", int(row.next_index), error=row.error)
+    if row.status == "finished":
+        rate_campaign(engine, campaign_id)  # once: a rated campaign is left alone
+        return CampaignStep("finished")
+    game = schedule_game(engine, campaign_id)
+    if game is None:  # it finished or failed since we read it
+        return advance_campaign(engine, campaign_id, retry_failed=retry_failed)
+    if game.match_status in ("queued", "running"):
+        return CampaignStep("waiting", game.index, game.match_id, new=game.new)
+    if game.match_status == "failed":
+        return _game_failed(engine, campaign_id, game.index, game.match_id, retry=retry_failed)
+    try:
+        after, result = state_after_match(engine, game.match_id)
+    except CampaignFailed as exc:  # a recorded game that does not replay: nothing can go on
+        _fail(engine, campaign_id, f"game {game.index} (match {game.match_id}): {exc}")
+        return CampaignStep("failed", game.index, game.match_id, error=str(exc))
+    record_game(
+        engine, campaign_id, game.index, after,
+        scores=result["scores"], outcomes=result["outcomes"], over=bool(after["over"]),
+    )  # fmt: skip
+    rate_campaign(engine, campaign_id)  # nothing unless that was its last game
+    return CampaignStep("recorded", game.index, game.match_id)
+
+
+def _fail(engine: Engine, campaign_id: int, error: str) -> None:
+    from ladder.campaigns import mark_campaign_failed
+
+    mark_campaign_failed(engine, campaign_id, error)
+
+
+def _game_failed(engine: Engine, campaign_id: int, index: int, match_id: int, *, retry: bool) -> CampaignStep:
+    """Game `index`'s match `match_id` failed: queue its retry (`retry`, once) or fail the
+    campaign, under the campaign's row lock; a concurrent step that got there first wins."""
+    from ladder.campaigns import lock_campaign
+    from ladder.db import write_transaction
+    from ladder.schema import campaigns
+
+    now = datetime.now(UTC)
+    with write_transaction(engine) as conn:
+        row = lock_campaign(conn, campaign_id)
+        game, failed = _current_game(conn, campaign_id, index)
+        moved = row.status != "running" or int(row.next_index) != index or game is None
+        if not moved and game.match_id == match_id:
+            retried = _was_retried(conn, row, game.seed)
+            why = (
+                f"game {index} failed again when retried (match {match_id}: {failed.error}); "
+                "a failed game is retried once"
+                if retried
+                else f"game {index} (match {match_id}): {failed.error}"
+            )
+            if retry and not retried:
+                try:
+                    retry_id = _queue_again(conn, campaign_id, row, failed, now)
+                    return CampaignStep("waiting", index, retry_id, new=True)
+                except CampaignFailed as exc:  # checked before any write: nothing to undo
+                    why = f"{why}; not retried: {exc}"
+            conn.execute(
+                sa.update(campaigns)
+                .where(campaigns.c.id == campaign_id)
+                .values(status="failed", error=why[:2000], updated_at=now)
+            )
+            return CampaignStep("failed", index, match_id, error=str(failed.error), retried=retried)
+    return advance_campaign(engine, campaign_id, retry_failed=retry)  # handled already: look again
 
 
 def state_after_match(engine: Engine, match_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -234,56 +353,36 @@ def play_campaign(
     retry_failed: bool = False,
 ) -> None:
     """Play campaign `campaign_id` from its next game to its end (resuming a half-played game:
-    a match already done is not played again), rating it once if it has a campaign ladder.
+    a match already done is not played again), rating it once if it has a campaign ladder:
+    :func:`advance_campaign` step after step, waiting for each game's match here.
     `on_game` gets each newly recorded game's report row. `retry_failed`: a failed campaign's
     failed game is played again first, once (:func:`retry_failed_game`). Raises
     CampaignFailed."""
-    from ladder.campaigns import mark_campaign_failed, rate_campaign, record_game, schedule_game
-
     if retry_failed:
         retry_failed_game(engine, campaign_id)
     while True:
-        game = schedule_game(engine, campaign_id)
-        if game is None:
-            break
-        status = game.match_status if game.match_status in ("done", "failed") else None
-        if status is None:
-            status = _wait(engine, game.match_id, dispatcher, timeout)
-        if status == "failed":
-            from ladder.schema import campaigns, matches
-
-            with engine.connect() as conn:
-                error = conn.execute(
-                    sa.select(matches.c.error).where(matches.c.id == game.match_id)
-                ).scalar_one()
-                ladder_id = conn.execute(
-                    sa.select(campaigns.c.ladder_id).where(campaigns.c.id == campaign_id)
-                ).scalar_one()
-                retried = len(_attempts(conn, int(ladder_id), game.seed)) > GAME_RETRIES
-            mark_campaign_failed(engine, campaign_id, f"game {game.index} (match {game.match_id}): {error}")
-            if retried:
-                raise CampaignFailed(
-                    f"game {game.index} failed again when retried (match {game.match_id}: {error}); "
-                    "a failed game is retried once, the campaign stays failed"
-                )
+        step = advance_campaign(engine, campaign_id)
+        if step.kind == "finished":
+            return
+        if step.kind == "waiting":
+            assert step.match_id is not None
+            _wait(engine, step.match_id, dispatcher, timeout)
+        elif step.kind == "recorded":
+            if on_game is not None:
+                report = campaign_report(engine, campaign_id)
+                on_game(report["games"][int(step.index or 0) - 1])
+        elif step.retried:
             raise CampaignFailed(
-                f"game {game.index} (match {game.match_id}) failed: {error}; "
+                f"game {step.index} failed again when retried (match {step.match_id}: {step.error}); "
+                "a failed game is retried once, the campaign stays failed"
+            )
+        elif step.match_id is not None:
+            raise CampaignFailed(
+                f"game {step.index} (match {step.match_id}) failed: {step.error}; "
                 f"`arena campaign resume {campaign_id}` plays it again, once"
             )
-        after, result = state_after_match(engine, game.match_id)
-        record_game(
-            engine,
-            campaign_id,
-            game.index,
-            after,
-            scores=result["scores"],
-            outcomes=result["outcomes"],
-            over=bool(after["over"]),
-        )
-        if on_game is not None:
-            report = campaign_report(engine, campaign_id)
-            on_game(report["games"][game.index - 1])
-    rate_campaign(engine, campaign_id)
+        else:
+            raise CampaignFailed(f"campaign {campaign_id} failed: {step.error}")
 
 
 def campaign_report(engine: Engine, campaign_id: int) -> dict[str, Any]:
@@ -390,7 +489,7 @@ def _print_total(report: dict[str, Any]) -> None:
 def _seats_for(engine: Engine, texts: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
     """Built-in bots or registered versions (version:ID, bot:NAME) as campaign seats."""
     from ladder.campaigns import CAMPAIGN_GAME
-    from ladder.competitions import _builtin_version, _registered_version, parse_entry
+    from ladder.competitions import entry_version, parse_entry
     from ladder.db import write_transaction
     from ladder.errors import InvalidInput
 
@@ -399,15 +498,11 @@ def _seats_for(engine: Engine, texts: Sequence[str], names: Sequence[str]) -> li
     with write_transaction(engine) as conn:
         for i, text in enumerate(texts):
             entry = parse_entry(CAMPAIGN_GAME, text)
-            if entry.kind == "builtin":
-                version_id = _builtin_version(conn, entry.spec, now)
-            elif entry.kind == "version":
-                version_id = _registered_version(conn, entry.spec)
-            else:
+            if entry.kind == "command":
                 raise InvalidInput(
                     f"bots: {text!r}: a campaign seat is a built-in bot, version:ID or bot:NAME"
                 )
-            seats.append({"version_id": version_id, "bot": entry.name, "name": names[i]})
+            seats.append({"version_id": entry_version(conn, entry, now), "bot": entry.name, "name": names[i]})
     return seats
 
 

@@ -194,7 +194,8 @@ def _cmd_worker(args: argparse.Namespace) -> int:
 
 
 def _cmd_beat(args: argparse.Namespace) -> int:
-    """The control process: sweeper and matchmaker inline, every interval, until SIGTERM/SIGINT."""
+    """The control process: sweeper, matchmaker, competitions and campaign ladders inline, every
+    interval, until SIGTERM/SIGINT."""
     import logging
     import signal
 
@@ -211,7 +212,8 @@ def _cmd_beat(args: argparse.Namespace) -> int:
     loop = arena_control_loop(args.interval)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: loop.stop.set())
-    print(f"arena beat: sweeper and matchmaker every {loop.interval:g} s (Ctrl-C stops)", flush=True)
+    print(f"arena beat: sweeper, matchmaker, competitions and campaign ladders every {loop.interval:g} s "
+          "(Ctrl-C stops)", flush=True)  # fmt: skip
     print(_connections_line("arena beat"), flush=True)
     loop.run()
     return 0
@@ -282,7 +284,18 @@ def register(sub: Commands) -> None:
     worker.set_defaults(func=_cmd_worker)
 
     beat = sub.add_parser(
-        "beat", help="the control process: runs the sweeper and the matchmaker (not via the queue)"
+        "beat",
+        help="the control process: runs the sweeper, the matchmaker, competitions and campaign "
+        "ladders (not via the queue)",
+        description="The control process (one is enough; a second is harmless). Every interval it "
+        "requeues matches whose worker died, tops up each ladder's queue, schedules running "
+        "competitions' next rounds and plays campaign ladders (the queue top-up and the campaign "
+        "ladders also run whenever a worker reports a match taken or finished). On each campaign "
+        "ladder it keeps $ARENA_CAMPAIGNS_PER_LADDER campaigns (default 4) of "
+        "$ARENA_CAMPAIGN_GAMES games (default 10) running, seating the joined bots as the "
+        "matchmaker does, queues each campaign's next game for the workers when its previous one "
+        "is recorded, retries a failed game once, and rates each finished campaign once "
+        "(ladder/RATINGS.md, \"Campaign ladders\").",
     )
     beat.add_argument("--loglevel", default="INFO", help="log level (default INFO)")
     beat.add_argument("--interval", type=float, default=None, metavar="S",

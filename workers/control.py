@@ -1,4 +1,5 @@
-"""The control loop: the sweeper and the matchmaker, run inline by `arena beat` in its own process.
+"""The control loop: the sweeper, the matchmaker, competitions and campaign ladders, run inline by
+`arena beat` in its own process (campaign ladders: ``workers.campaign_ladders``).
 
 Why not Celery tasks: a control task queued behind matches waits for a worker process to come
 free, and every worker process may be playing a match for minutes; with an expiry it is then
@@ -117,14 +118,23 @@ class ControlLoop:
 
 
 def arena_control_loop(interval: float | None = None) -> ControlLoop:
-    """The loop `arena beat` runs: sweep first (recover dead workers' matches), then matchmake."""
+    """The loop `arena beat` runs: sweep first (recover dead workers' matches), then matchmake,
+    then competitions and campaign ladders."""
+    from workers.campaign_ladders import run_beat_step
     from workers.celery_app import matchmake, sweep_leases, wait_for_completion
     from workers.tournament import advance_running
 
-    # competitions after the matchmaker: a started competition's next round is scheduled here
+    # competitions after the matchmaker: a started competition's next round is scheduled here;
+    # campaign ladders last, and on every wake too: a campaign's next game is queued as soon
+    # as a worker reports its previous one finished, not a whole interval later
     return ControlLoop(
-        [("sweeper", sweep_leases), ("matchmaker", matchmake), ("competitions", advance_running)],
+        [
+            ("sweeper", sweep_leases),
+            ("matchmaker", matchmake),
+            ("competitions", advance_running),
+            ("campaigns", run_beat_step),
+        ],
         interval if interval is not None else beat_seconds(),
         wake=wait_for_completion,
-        on_wake=("matchmaker",),
+        on_wake=("matchmaker", "campaigns"),
     )

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import sqlalchemy as sa
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 from ladder.bots import REFERENCE_OWNER
 from ladder.formats import rotations
@@ -62,9 +62,11 @@ __all__ = [
     "QUEUE_DEPTH_ENV",
     "RATING_JITTER",
     "Entrant",
+    "LadderField",
     "LadderView",
     "PlannedMatch",
     "fill_queues",
+    "load_entrants",
     "load_ladder_views",
     "plan_matches",
     "queue_depth",
@@ -293,6 +295,70 @@ def _default_seatable(game: str, command: str, bot_id: int) -> bool:
         return False
 
 
+@dataclass(frozen=True, slots=True)
+class LadderField:
+    """The bots a ladder may seat now, and the bot of each of their versions."""
+
+    entrants: tuple[Entrant, ...]
+    #: version id -> bot id, for every version of the ladder's bots (seatable or not): old
+    #: matches and campaigns name versions
+    bot_of_version: Mapping[int, int]
+
+
+def load_entrants(
+    conn: Connection,
+    ladder_id: int,
+    game: str,
+    *,
+    seatable: Callable[[str, str, int], bool] = _default_seatable,
+    site_of: Callable[[str, int], str | None] = _default_site,
+) -> LadderField:
+    """The ladder's entrants as the matchmaker seats them: each bot on it with its newest
+    version that passed qualification and can be seated now (`seatable`), its rating and games
+    there, its referee (`site_of`, remote bots) and whether it is a reference bot. Campaign
+    ladders (``workers.campaign_ladders``) seat their campaigns from the same field."""
+    entries = conn.execute(
+        sa.select(
+            ladder_entries.c.bot_id,
+            ladder_entries.c.rating,
+            ladder_entries.c.games,
+            # made by the operator's tool, never through an account (an account
+            # named like the owner does not make its bots reference bots)
+            sa.and_(bots.c.owner == REFERENCE_OWNER, bots.c.account_id.is_(None)).label("reference"),
+        )
+        .join(bots, bots.c.id == ladder_entries.c.bot_id)
+        .where(ladder_entries.c.ladder_id == ladder_id)
+    ).all()
+    bot_ids = [e.bot_id for e in entries]
+    version_rows = conn.execute(
+        sa.select(
+            bot_versions.c.id,
+            bot_versions.c.bot_id,
+            bot_versions.c.command,
+            bot_versions.c.qualification,
+        ).where(bot_versions.c.bot_id.in_(bot_ids))
+    ).all()
+    # only qualified versions play (workers.qualification): a pending or failed upload
+    # leaves its bot on the newest version that passed, or out of the pairings
+    newest = _seatable_versions(
+        [row for row in version_rows if row.qualification == "passed"], game, seatable
+    )
+    command_of = {row.id: row.command for row in version_rows}
+    entrants = tuple(
+        Entrant(
+            e.bot_id,
+            newest[e.bot_id],
+            float(e.rating),
+            e.games,
+            site_of(command_of[newest[e.bot_id]], e.bot_id),
+            reference=bool(e.reference),
+        )
+        for e in entries
+        if e.bot_id in newest
+    )
+    return LadderField(entrants, {row.id: row.bot_id for row in version_rows})
+
+
 def load_ladder_views(
     engine: Engine,
     ladder_ids: Iterable[int] | None = None,
@@ -304,7 +370,8 @@ def load_ladder_views(
     views = []
     with engine.connect() as conn:
         # a competition's (or campaign's) own ladder plays only the games it schedules; a
-        # campaign ladder rates whole campaigns, never single games
+        # campaign ladder rates whole campaigns, never single games (workers.campaign_ladders
+        # starts its campaigns, seated with load_entrants and plan_matches)
         query = (
             sa.select(ladders)
             .where(
@@ -317,34 +384,8 @@ def load_ladder_views(
         if ladder_ids is not None:
             query = query.where(ladders.c.id.in_(list(ladder_ids)))
         for ladder in conn.execute(query).all():
-            entries = conn.execute(
-                sa.select(
-                    ladder_entries.c.bot_id,
-                    ladder_entries.c.rating,
-                    ladder_entries.c.games,
-                    # made by the operator's tool, never through an account (an account
-                    # named like the owner does not make its bots reference bots)
-                    sa.and_(bots.c.owner == REFERENCE_OWNER, bots.c.account_id.is_(None)).label("reference"),
-                )
-                .join(bots, bots.c.id == ladder_entries.c.bot_id)
-                .where(ladder_entries.c.ladder_id == ladder.id)
-            ).all()
-            bot_ids = [e.bot_id for e in entries]
-            version_rows = conn.execute(
-                sa.select(
-                    bot_versions.c.id,
-                    bot_versions.c.bot_id,
-                    bot_versions.c.command,
-                    bot_versions.c.qualification,
-                ).where(bot_versions.c.bot_id.in_(bot_ids))
-            ).all()
-            # only qualified versions play (workers.qualification): a pending or failed upload
-            # leaves its bot on the newest version that passed, or out of the pairings
-            newest = _seatable_versions(
-                [row for row in version_rows if row.qualification == "passed"], ladder.game, seatable
-            )
-            bot_of_version = {row.id: row.bot_id for row in version_rows}
-            command_of = {row.id: row.command for row in version_rows}
+            field = load_entrants(conn, ladder.id, ladder.game, seatable=seatable, site_of=site_of)
+            bot_of_version = field.bot_of_version
             recent = conn.execute(
                 sa.select(matches.c.seats, matches.c.status)
                 .where(matches.c.ladder_id == ladder.id)
@@ -375,15 +416,7 @@ def load_ladder_views(
                     name=ladder.name,
                     game=ladder.game,
                     players=ladder.players,
-                    entrants=tuple(
-                        Entrant(
-                            e.bot_id, newest[e.bot_id], float(e.rating), e.games,
-                            site_of(command_of[newest[e.bot_id]], e.bot_id),
-                            reference=bool(e.reference),
-                        )
-                        for e in entries
-                        if e.bot_id in newest
-                    ),
+                    entrants=field.entrants,
                     queued=in_flight.get("queued", 0),
                     pending=dict(pending),
                     history=history,
