@@ -51,11 +51,23 @@ def _ladder_authenticator(db_url: str) -> Authenticator:
 
 
 def _sandbox() -> Any:
-    """The sandbox the ladder runs hosted bots in (`workers/SANDBOX.md`), checked to work here."""
-    from workers.sandbox import Sandbox
+    """The sandbox the ladder runs hosted bots in (`workers/SANDBOX.md`), checked to work here,
+    on the current folder: `arena match --sandbox` shows it to its bots as /bot."""
+    import os
+
+    from workers.sandbox import Sandbox, SandboxUnavailable
+    from workers.sandbox.sandbox import unreachable_reason
 
     sandbox = Sandbox()
     sandbox.check()
+    # as root each bot has a uid of its own, and that uid mounts the folder: say so before the
+    # match, in one line, rather than fail at the first bot's launch
+    why = unreachable_reason(Path.cwd()) if os.geteuid() == 0 else None
+    if why is not None:
+        raise SandboxUnavailable(
+            f"its bots run as another user, who cannot read this folder: {why}; "
+            "make it readable by other users (chmod o+rx), or run from a folder that is"
+        )
     return sandbox
 
 

@@ -354,6 +354,26 @@ def test_arena_match_sandbox_says_which_limit_killed_a_bot(folder: Path) -> None
     ), said
 
 
+
+def test_arena_match_sandbox_in_a_folder_other_users_cannot_read_is_one_error_line(folder: Path) -> None:
+    """The sandbox's own uid mounts the current folder: a private one (0700) is refused before
+    the match with the folder and the fix named, not a traceback from the first bot's launch."""
+    assert os.geteuid() == 0, "the sandbox tests run as root (each bot gets a uid of its own)"
+    private = folder / "private"
+    private.mkdir(mode=0o700)
+    shutil.copy(BOTS / "js_bot" / "main.js", private / "main.js")
+    out = subprocess.run(
+        [str(ARENA), "match", "clank", "--sandbox", "--bot", "node main.js", "--bot", "builtin:greedy"],
+        cwd=private, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert out.stdout == "" and out.stderr.count("\n") == 1, out.stdout + out.stderr
+    said = "error: the sandbox cannot run here: its bots run as another user"
+    assert out.stderr.startswith(said), out.stderr
+    assert f"{private} is not readable by other users (mode 700)" in out.stderr
+    assert "chmod o+rx" in out.stderr
+
+
 # --- hosted bots without the sandbox: only on the operator's explicit word ----------------------
 
 
