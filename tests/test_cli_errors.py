@@ -347,6 +347,18 @@ def test_servers_on_a_taken_port_say_so_in_one_line(tmp_path: Path) -> None:
             assert f"cannot listen on 127.0.0.1:{port}" in one_error_line(out), args
 
 
+def test_the_replay_viewer_on_a_taken_port_says_so_in_one_line(tmp_path: Path) -> None:
+    """Before announcing the viewer's address: not an address printed, then uvicorn's log."""
+    replay = tmp_path / "game.replay.json.gz"
+    save(play_local("clank", ["random", "random"], 3).replay, replay)
+    with _taken_port() as sock:
+        port = sock.getsockname()[1]
+        out = arena("replay", "serve", str(replay), "--port", str(port), timeout=60)
+    line = one_error_line(out)
+    assert line.startswith(f"error: cannot serve on 127.0.0.1:{port} (Address already in use)"), line
+    assert "Give --port N" in line and out.stdout == "", out.stdout
+
+
 def test_the_demo_counts_matches_with_a_crashed_bot_as_failed(tmp_path: Path) -> None:
     """A hosted bot on the demo ladder that exits at once: its matches are recorded (and rated)
     but the demo's summary counts them as failed and it exits 1."""

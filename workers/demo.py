@@ -77,18 +77,18 @@ class PortInUse(Exception):
     """The demo cannot serve on the port it was given (another demo, or any server, has it)."""
 
 
-def check_port(host: str, port: int) -> None:
-    """Raise :class:`PortInUse` unless `host`:`port` can be listened on (as uvicorn will)."""
+def check_port(
+    host: str, port: int, hint: str = "is another demo running? Stop it, or give --port N (or --no-serve)"
+) -> None:
+    """Raise :class:`PortInUse` unless `host`:`port` can be listened on (as uvicorn will); its
+    message ends with `hint`, what to do."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # uvicorn sets it too
         try:
             probe.bind((host, port))
         except OSError as exc:
-            raise PortInUse(
-                f"cannot serve on {host}:{port} ({exc.strerror or exc}): is another demo running? "
-                "Stop it, or give --port N (or --no-serve)"
-            ) from None
+            raise PortInUse(f"cannot serve on {host}:{port} ({exc.strerror or exc}): {hint}") from None
 
 
 def crash_forfeits(engine: Engine, match_ids: Sequence[int]) -> int:

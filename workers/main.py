@@ -81,7 +81,14 @@ def _builtin_seat(game: str, name: str, seed: int) -> Any:
 def _cmd_replay_serve(args: argparse.Namespace) -> int:
     from ladder.web.local import serve_file
     from referee.replay import ReplayError
+    from workers.demo import PortInUse, check_port
 
+    try:
+        # a taken port is one line before the viewer is announced, not uvicorn's log after it
+        check_port(args.host, args.port, "is another viewer or server running there? Give --port N")
+    except PortInUse as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         serve_file(Path(args.file), args.host, args.port)
     except (ReplayError, OSError) as exc:
