@@ -397,6 +397,15 @@ def create_app(
 
     Key = Annotated[Identity, Depends(require_key)]
 
+    def optional_key(
+        request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+    ) -> Identity | None:
+        """The caller's identity if it sent a key (401 for a bad one, as everywhere), else None:
+        for what anyone may read but its owner sees more of."""
+        return None if credentials is None else _authenticate(request, credentials)
+
+    MaybeKey = Annotated[Identity | None, Depends(optional_key)]
+
     from ladder.competitions_api import competitions_router  # /api/competitions (ladder.competitions)
 
     app.include_router(competitions_router(engine, require_key, _errors))
@@ -497,34 +506,46 @@ def create_app(
         reg = create_bot(engine, who, body.name, body.game)
         return NewBotToken(id=reg.bot_id, name=reg.name, owner=reg.owner, game=body.game, token=reg.token)
 
+    def _may_change(conn: Any, bot_id: int, who: Identity) -> bool:
+        try:
+            authorize_bot(conn, bot_id, who)
+        except (Forbidden, NotFound):
+            return False
+        return True
+
     def _authorize(bot_id: int, who: Identity) -> None:
         with engine.connect() as conn:
             authorize_bot(conn, bot_id, who)
 
-    def _bot(bot_id: int) -> BotProfile:
+    def _bot(bot_id: int, who: Identity | None) -> BotProfile:
         with engine.connect() as conn:
-            info = queries.bot_info(conn, bot_id)
+            owner = who is not None and _may_change(conn, bot_id, who)
+            info = queries.bot_info(conn, bot_id, with_output=owner)
         if info is None:
             raise NotFound(f"no bot {bot_id}")
         remote = any(v["remote"] for v in info["versions"])
         return {**info, "referee": referee_info if remote else None}
 
-    @app.get("/api/bots/by-name/{name}", responses=_errors(404, 422))
+    # a key is optional here (it shows the owner more): "no security" is one of the alternatives
+    optional_auth: dict[str, Any] = {"security": [{}]}
+
+    @app.get("/api/bots/by-name/{name}", responses=_errors(401, 404, 422), openapi_extra=optional_auth)
     def bot_by_name(
-        name: Annotated[str, Path(pattern=NAME_PATTERN, min_length=1, max_length=64)],
+        name: Annotated[str, Path(pattern=NAME_PATTERN, min_length=1, max_length=64)], who: MaybeKey
     ) -> BotProfile:
         """A bot's profile, by its name."""
         with engine.connect() as conn:
             bot_id = queries.bot_id_by_name(conn, name)
         if bot_id is None:
             raise NotFound(f"no bot named {name!r}")
-        return _bot(bot_id)
+        return _bot(bot_id, who)
 
-    @app.get("/api/bots/{bot_id}", responses=_errors(404, 422))
-    def bot(bot_id: int) -> BotProfile:
+    @app.get("/api/bots/{bot_id}", responses=_errors(401, 404, 422), openapi_extra=optional_auth)
+    def bot(bot_id: int, who: MaybeKey) -> BotProfile:
         """A bot's profile: owner, game, versions with qualification, ratings, recent matches;
-        where its remote versions connect."""
-        return _bot(bot_id)
+        where its remote versions connect. What the bot printed in qualification (the record's
+        `log_excerpt`) is there for its owner's key (or an operator's) only."""
+        return _bot(bot_id, who)
 
     @app.get("/api/bots/{bot_id}/matches", responses=_errors(404, 422))
     def bot_matches(

@@ -488,8 +488,20 @@ def scenario_ratings(conn: Connection, ladder_id: int) -> ScenariosPage | None:
     return {"ladder": ladder, "scenarios": table}
 
 
-def bot_info(conn: Connection, bot_id: int) -> BotInfo | None:
-    """A bot's profile: versions and ladder standings, or None."""
+#: qualification detail that is the bot's own output: shown to its owner only (as its logs are)
+OWNER_ONLY_DETAIL: Final = frozenset({"log_excerpt"})
+
+
+def _detail(raw: str | None, with_output: bool) -> dict[str, Any] | None:
+    detail = _json_object(raw)
+    if detail is None or with_output:
+        return detail
+    return {k: v for k, v in detail.items() if k not in OWNER_ONLY_DETAIL}
+
+
+def bot_info(conn: Connection, bot_id: int, *, with_output: bool = False) -> BotInfo | None:
+    """A bot's profile: versions and ladder standings, or None. The qualification records leave
+    out what the bot printed (`OWNER_ONLY_DETAIL`) unless `with_output` (its owner's view)."""
     if not storable_id(bot_id):
         return None
     bot = conn.execute(
@@ -506,7 +518,7 @@ def bot_info(conn: Connection, bot_id: int) -> BotInfo | None:
             "kind": version_kind(row.command),
             "remote": row.command == REMOTE,
             "qualification": row.qualification,
-            "qualification_detail": _json_object(row.qualification_detail),
+            "qualification_detail": _detail(row.qualification_detail, with_output),
             "archive_sha256": row.archive_sha256,
             "created_at": row.created_at.isoformat(),
         }

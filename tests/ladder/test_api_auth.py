@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import tarfile
 from collections.abc import Iterator
 from typing import Any
@@ -321,6 +322,38 @@ def test_logs_are_for_the_owner_and_operators(
     _error(client.get(url, headers=_auth(mallory)), 403)
     _error(client.get(f"/api/matches/{match_id}/logs/0", headers=_auth(alice)), 404)
     _error(client.get("/api/matches/99999/logs/0", headers=_auth(alice)), 404)
+
+
+def test_what_a_bot_printed_in_qualification_is_for_the_owner_and_operators(
+    client: TestClient, engine: Engine, alice: NewAccount, mallory: NewAccount, root: NewAccount
+) -> None:
+    """The profile is public, but its qualification record's log excerpt is the bot's output:
+    shown to the owner's and an operator's key, never to anyone else, nor on the web page."""
+    bot = _new_bot(client, alice)
+    printed = "my secret opening book: rush the crown\n"
+    detail = json.dumps({"reason": "played 2 games without a fault", "log_excerpt": printed})
+    with engine.begin() as conn:
+        conn.execute(
+            sa.insert(bot_versions).values(bot_id=bot["id"], version="1", command="python main.py",
+                                           qualification="passed", qualification_detail=detail,
+                                           created_at=sa.func.now())
+        )
+
+    def excerpt(response: Any) -> Any:
+        assert response.status_code == 200, response.text
+        (version,) = response.json()["versions"]
+        assert version["qualification_detail"]["reason"] == "played 2 games without a fault"
+        return version["qualification_detail"].get("log_excerpt")
+
+    for url in (f"/api/bots/{bot['id']}", "/api/bots/by-name/alicebot"):
+        assert excerpt(client.get(url, headers=_auth(alice))) == printed
+        assert excerpt(client.get(url, headers=_auth(root))) == printed
+        assert excerpt(client.get(url)) is None
+        assert excerpt(client.get(url, headers=_auth(mallory))) is None
+        _error(client.get(url, headers=_auth("arena_not_a_key")), 401)
+    page = client.get(f"/bots/{bot['id']}")
+    assert page.status_code == 200 and "alicebot" in page.text
+    assert "opening book" not in page.text and "played 2 games without a fault" in page.text
 
 
 def test_per_key_rate_limit(engine: Engine, client: TestClient, alice: NewAccount) -> None:
