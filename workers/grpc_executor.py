@@ -571,12 +571,14 @@ def _sandbox_figures(run: BotRun) -> dict[str, Any]:
     cpu = proc.cpu_seconds()
     if cpu is not None:
         figures["cpu_ms"] = round(cpu * 1000)
-    for name in ("memory_peak_bytes", "output_bytes", "output_truncated", "killed_for"):
+    for name in ("memory_peak_bytes", "output_bytes", "output_truncated"):
         value = getattr(proc, name, None)
         value = value() if callable(value) else value
         if value is not None:
             figures[name] = value
-    if getattr(proc, "oom_killed", lambda: False)():
+    if run.killed_for:  # read as it exited: "CPU seconds limit of 10 s", "memory limit of 512 MB"
+        figures["killed_for"] = run.killed_for
+    elif getattr(proc, "oom_killed", lambda: False)():  # a child of a bot still running at the end
         figures["killed_for"] = "memory limit"
     return figures
 

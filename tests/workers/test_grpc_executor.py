@@ -184,3 +184,33 @@ def test_hosted_bots_do_not_inherit_the_workers_secrets(monkeypatch: pytest.Monk
     env = bot_environment()
     assert "DATABASE_URL" not in env and "ARENA_ADMIN_TOKEN" not in env and "SOME_API_KEY" not in env
     assert env["ARENA_DEMO_FLAG"] == "kept" and "PATH" in env
+
+
+class _Sandboxed:
+    """A stand-in for a sandboxed bot's process (the unit seam `_sandbox_figures` reads)."""
+
+    def __init__(self, oom: bool) -> None:
+        self._oom = oom
+
+    def cpu_seconds(self) -> float:
+        return 10.2
+
+    def oom_killed(self) -> bool:
+        return self._oom
+
+
+def test_the_replay_names_the_sandbox_limit_that_ended_a_hosted_bot(tmp_path: Path) -> None:
+    """The launcher reads which limit ended the bot as it exits (`BotRun.killed_for`); the seat's
+    sandbox record keeps it, so a CPU-seconds kill is not just 'crashed: exit code 152'."""
+    from referee.server.launcher import BotRun
+    from workers.grpc_executor import _sandbox_figures
+
+    run = BotRun(0, "python main.py", tmp_path / "log", exit_code=152, sandbox="bubblewrap")
+    run.process = _Sandboxed(oom=False)  # type: ignore[assignment]
+    run.killed_for = "CPU seconds limit of 10 s"
+    assert _sandbox_figures(run)["killed_for"] == "CPU seconds limit of 10 s"
+    # a bot still running at the end (its child was OOM-killed): the cgroup's count says so
+    run.process, run.killed_for = _Sandboxed(oom=True), ""  # type: ignore[assignment]
+    assert _sandbox_figures(run)["killed_for"] == "memory limit"
+    run.process = _Sandboxed(oom=False)  # type: ignore[assignment]
+    assert "killed_for" not in _sandbox_figures(run)

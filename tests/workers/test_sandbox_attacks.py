@@ -401,7 +401,7 @@ def test_attackers_on_the_ladder_fail_and_leave_nothing_behind(stack: Stack) -> 
     assert 0 < tried["fork bomb"]["processes"] <= LIMITS["pids"]
     memory = tried["allocate 2 GiB"]
     assert memory["allocated_mb"] < LIMITS["memory_mb"] and memory["child"] == "signal 9"
-    assert box["kind"] == "bubblewrap" and box.get("killed_for") == "memory limit", box
+    assert box["kind"] == "bubblewrap" and box.get("killed_for", "").startswith("memory limit"), box
     assert box["memory_peak_bytes"] <= LIMITS["memory_mb"] * MIB
     # 100 MB of output: all of it read (the bot was never blocked), only the cap kept
     assert box["output_bytes"] >= 100 * MIB and box["output_truncated"] is True
