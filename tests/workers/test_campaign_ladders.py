@@ -395,8 +395,14 @@ def test_arena_beat_and_a_worker_play_a_campaign_ladder_by_themselves(
         assert "campaign ladders:" not in beat_log.read_text(errors="replace")  # no step failed
         assert first.status == "finished" and first.games == 2 and first.next_index == 3
         assert [(g[0], g[2]) for g in _games(engine, first.id)] == [(1, "done"), (2, "done")]
-        games, _rows = _rated(engine, field.ladder_id)
-        assert games == {field.bot_ids[0]: 1, field.bot_ids[1]: 1}
+        # the beat goes on starting campaigns (one at a time): stop it, then count. Each rated
+        # campaign (the first, and any that finished since) rated both bots once, no more
+        beat.terminate()
+        assert beat.wait(timeout=20) is not None
+        rated = [c for c in _campaigns(engine) if c.rated_at is not None]
+        games, rows = _rated(engine, field.ladder_id)
+        assert len(rated) >= 1 and games == {field.bot_ids[0]: len(rated), field.bot_ids[1]: len(rated)}
+        assert rows == 2 * len(rated)
     finally:
         if beat is not None:
             beat.terminate()
