@@ -70,7 +70,15 @@ from referee.bots import LocalBot, make_bot
 from referee.core.game import Action, Result, canonical_json
 from referee.replay import loads
 from referee.server.config import TimeControl
-from referee.server.launcher import BotProcess, BotRun, BotSandbox, follow_match, launch_bot, stop_bots
+from referee.server.launcher import (
+    BotProcess,
+    BotRun,
+    BotSandbox,
+    follow_match,
+    killed_for,
+    launch_bot,
+    stop_bots,
+)
 from referee.server.rulings import ForfeitKind
 from referee.server.server import RunningReferee, start
 from referee.wire._proto.arena.v1 import admin_pb2
@@ -576,10 +584,11 @@ def _sandbox_figures(run: BotRun) -> dict[str, Any]:
         value = value() if callable(value) else value
         if value is not None:
             figures[name] = value
-    if run.killed_for:  # read as it exited: "CPU seconds limit of 10 s", "memory limit of 512 MB"
-        figures["killed_for"] = run.killed_for
-    elif getattr(proc, "oom_killed", lambda: False)():  # a child of a bot still running at the end
-        figures["killed_for"] = "memory limit"
+    # read as the bot exited, else now (a bot still running at the end: its wall clock, or an
+    # OOM-killed child)
+    reason = run.killed_for or killed_for(proc, run.exit_code)
+    if reason:
+        figures["killed_for"] = reason
     return figures
 
 

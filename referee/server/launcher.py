@@ -43,6 +43,7 @@ __all__ = [
     "SeatPlayer",
     "follow_match",
     "interpreter_env",
+    "killed_for",
     "launch_bot",
     "missing_sdk_hint",
     "run_match",
@@ -251,19 +252,23 @@ async def launch_bot(
 
     async def watch() -> None:
         run.exit_code = await process.wait()
-        run.killed_for = _killed_for(process, run.exit_code)
+        run.killed_for = killed_for(process, run.exit_code)
         if on_exit is not None:
             on_exit(run)
 
     return process, run, asyncio.create_task(watch(), name=f"bot-{seat}")
 
 
-def _killed_for(process: BotProcess, exit_code: int) -> str:
-    """Which sandbox limit ended a bot that just exited, read now: its cgroup (the OOM count)
-    is removed with the sandbox at the end of the match. "" for a plain process or no limit."""
+def killed_for(process: BotProcess, exit_code: int | None) -> str:
+    """Which sandbox limit ended a bot, "" for a plain process or none: its wall time (the
+    sandbox's own clock says so), its memory (the cgroup's OOM count: read it while the sandbox
+    exists, as the bot exits) or its CPU seconds (RLIMIT_CPU's signal in `exit_code`)."""
     limits = getattr(process, "limits", None)
     if limits is None:
         return ""
+    own = getattr(process, "killed_for", None)
+    if own:
+        return str(own)
     oom_killed = getattr(process, "oom_killed", None)
     if callable(oom_killed) and oom_killed():
         return f"memory limit of {limits.memory_mb} MB"

@@ -187,9 +187,14 @@ def test_hosted_bots_do_not_inherit_the_workers_secrets(monkeypatch: pytest.Monk
 
 
 class _Sandboxed:
-    """A stand-in for a sandboxed bot's process (the unit seam `_sandbox_figures` reads)."""
+    """A stand-in for a sandboxed bot's process (the unit seam `_sandbox_figures` reads): the
+    sandbox's limits, its own wall-clock verdict, its cgroup's OOM count."""
 
-    def __init__(self, oom: bool) -> None:
+    def __init__(self, oom: bool, killed_for: str | None = None) -> None:
+        from workers.sandbox import SandboxLimits
+
+        self.limits = SandboxLimits()
+        self.killed_for = killed_for
         self._oom = oom
 
     def cpu_seconds(self) -> float:
@@ -201,16 +206,21 @@ class _Sandboxed:
 
 def test_the_replay_names_the_sandbox_limit_that_ended_a_hosted_bot(tmp_path: Path) -> None:
     """The launcher reads which limit ended the bot as it exits (`BotRun.killed_for`); the seat's
-    sandbox record keeps it, so a CPU-seconds kill is not just 'crashed: exit code 152'."""
+    sandbox record keeps it, so a CPU-seconds kill is not just 'crashed: exit code 152'. A bot
+    still running at the end is read then: its sandbox's wall clock, or an OOM-killed child."""
     from referee.server.launcher import BotRun
     from workers.grpc_executor import _sandbox_figures
+    from workers.sandbox import SandboxLimits
 
     run = BotRun(0, "python main.py", tmp_path / "log", exit_code=152, sandbox="bubblewrap")
     run.process = _Sandboxed(oom=False)  # type: ignore[assignment]
     run.killed_for = "CPU seconds limit of 10 s"
     assert _sandbox_figures(run)["killed_for"] == "CPU seconds limit of 10 s"
-    # a bot still running at the end (its child was OOM-killed): the cgroup's count says so
-    run.process, run.killed_for = _Sandboxed(oom=True), ""  # type: ignore[assignment]
-    assert _sandbox_figures(run)["killed_for"] == "memory limit"
+    run.killed_for, run.exit_code = "", None
+    run.process = _Sandboxed(oom=True)  # type: ignore[assignment]
+    memory_mb = SandboxLimits().memory_mb
+    assert _sandbox_figures(run)["killed_for"] == f"memory limit of {memory_mb} MB"
+    run.process = _Sandboxed(oom=False, killed_for="wall time (5 s)")  # type: ignore[assignment]
+    assert _sandbox_figures(run)["killed_for"] == "wall time (5 s)"
     run.process = _Sandboxed(oom=False)  # type: ignore[assignment]
     assert "killed_for" not in _sandbox_figures(run)
