@@ -383,7 +383,7 @@ def _latest_match(api: Any, bot: dict[str, Any]) -> int:
 
 
 def _cmd_bot_logs(args: argparse.Namespace) -> int:
-
+    """Print what the bot printed in one match, seat by seat (its owner's key)."""
     with _client(args) as api:
         match_id, seats = _match_and_seats(api, args)
         for seat in seats:
@@ -422,7 +422,7 @@ def _match_and_seats(api: Any, args: argparse.Namespace) -> tuple[int, list[int]
 def _cmd_bot_replay(args: argparse.Namespace) -> int:
     """Download a match's replay, check it re-simulates (the server's bytes are outside input),
     write it and say how to look at it as the bot's seat."""
-    from referee.replay import MAX_INFLATED_BYTES, ReplayError, loads
+    from referee.replay import ReplayError, loads
     from referee.replay_view import example_bot_command
     from workers.client import ClientError
 
@@ -430,7 +430,7 @@ def _cmd_bot_replay(args: argparse.Namespace) -> int:
         match_id, seats = _match_and_seats(api, args)
         data = api.request("GET", f"/api/matches/{match_id}/replay").content
     try:
-        replay = loads(data, limit=MAX_INFLATED_BYTES)
+        replay = loads(data)  # bounded: its inflated size and nesting are capped
     except ReplayError as exc:
         raise ClientError(f"match {match_id}: the server's replay does not verify: {exc}") from None
     out = Path(args.out or f"match-{match_id}.replay.json.gz")

@@ -555,8 +555,10 @@ def _never_connected(execution: Execution, seat: int) -> bool:
     connected``): a remote bot that left between its dispatch and the game."""
     seats = execution.replay.get("seats") or []
     record: Mapping[str, Any] = seats[seat] if seat < len(seats) else {}
+    from referee.server.rulings import ForfeitKind  # (gRPC: loaded when a game was played)
+
     why = str(record.get("forfeit") or next((w for s, w in execution.forfeits if s == seat), ""))
-    return why.startswith("never connected")
+    return ForfeitKind.of(why) is ForfeitKind.NEVER_CONNECTED
 
 
 def _back_to_waiting(lease: _Lease, number: int, games: int) -> QualificationRun:
