@@ -8,7 +8,7 @@ from typing import Any
 from referee.core.game import canonical_json
 from referee.replay import simulate
 
-__all__ = ["describe_incident", "place_notes", "render", "seat_label"]
+__all__ = ["describe_incident", "example_bot_command", "place_notes", "render", "seat_label"]
 
 
 def example_bot_command(record: Mapping[str, Any], script: str = "my_bot") -> str:
@@ -17,6 +17,7 @@ def example_bot_command(record: Mapping[str, Any], script: str = "my_bot") -> st
     seat's record), else `python SCRIPT.py`."""
     node = str(record.get("sdk", "")).startswith("arena-bot-node/")
     return f"node {script}.js" if node else f"python {script}.py"
+
 
 def _legend(game: str) -> tuple[str, ...]:
     from referee.games import game_spec
