@@ -6,6 +6,12 @@ sorted by path, with fixed owners, modes (0644, or 0755 for executables) and mod
 so the same files always give the same bytes and the same SHA-256. :func:`extract_archive` writes
 a normalized archive into a directory (the lead's worker unpacks a version there for the sandbox).
 
+Both stream: each file is unpacked a 64 KiB chunk at a time into its own file in a scratch
+folder (``tempfile``'s, removed at the end), and the normalized tar.gz is compressed as it is
+written from those files. No whole file and no unpacked copy of the archive is ever in memory:
+a check takes the normalized tar.gz (at most :data:`MAX_NORMALIZED_BYTES`) and a few buffers,
+however much the archive unpacks to (up to :data:`MAX_UNPACKED_BYTES` on disk for a moment).
+
 Refused, each with an :class:`~ladder.errors.InvalidInput` naming the entry and the reason
 (:class:`~ladder.errors.TooLarge`, HTTP 413, for every size limit):
 
@@ -29,8 +35,10 @@ import gzip
 import hashlib
 import io
 import os
+import shutil
 import stat
 import tarfile
+import tempfile
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,6 +52,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_ENTRIES",
     "MAX_FILE_BYTES",
+    "MAX_NORMALIZED_BYTES",
     "MAX_UNPACKED_BYTES",
     "NormalizedArchive",
     "extract_archive",
@@ -58,6 +67,9 @@ MAX_ENTRIES: Final = 2_000
 MAX_UNPACKED_BYTES: Final = 64 * 1024 * 1024
 #: one unpacked file
 MAX_FILE_BYTES: Final = 32 * 1024 * 1024
+#: the normalized tar.gz an upload is stored as (a zip's LZMA or bzip2 entries can pack
+#: tighter than gzip does)
+MAX_NORMALIZED_BYTES: Final = 2 * MAX_COMPRESSED_BYTES
 #: path components of one entry (``a/b/c.py`` is 3)
 MAX_DEPTH: Final = 32
 #: one path component, and a whole path (common file system limits)
@@ -86,13 +98,17 @@ class _Entry:
     path: str  # normalized, relative, '/'-separated, no trailing '/'
     is_dir: bool
     executable: bool
-    data: bytes
+    size: int
+    #: the file in the scratch folder holding a regular file's bytes (None for a directory)
+    spool: Path | None
 
 
 class _Budget:
-    """Counts unpacked bytes against the per-file and total limits."""
+    """Counts entries and unpacked bytes against the limits, and spools each file's bytes to
+    its own file in `scratch`, so that no file (nor the whole archive) is ever held in memory."""
 
-    def __init__(self) -> None:
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
         self.total = 0
         self.entries = 0
 
@@ -101,22 +117,24 @@ class _Budget:
         if self.entries > MAX_ENTRIES:
             raise TooLarge(f"archive: more than {MAX_ENTRIES} entries")
 
-    def read_file(self, name: str, source: _Readable) -> bytes:
-        """Read `source` a chunk at a time, stopping as soon as a limit is passed."""
-        parts: list[bytes] = []
+    def spool_file(self, name: str, source: _Readable) -> tuple[Path, int]:
+        """Copy `source` to a new scratch file a chunk at a time, stopping as soon as a limit is
+        passed; the file's path and size."""
+        target = self.scratch / str(self.entries)
         size = 0
-        while True:
-            chunk = source.read(_CHUNK)
-            if not chunk:
-                break
-            size += len(chunk)
-            self.total += len(chunk)
-            if size > MAX_FILE_BYTES:
-                raise TooLarge(f"archive: {name!r} unpacks to more than {MAX_FILE_BYTES} bytes")
-            if self.total > MAX_UNPACKED_BYTES:
-                raise TooLarge(f"archive: the files unpack to more than {MAX_UNPACKED_BYTES} bytes")
-            parts.append(chunk)
-        return b"".join(parts)
+        with open(target, "xb") as out:
+            while True:
+                chunk = source.read(_CHUNK)
+                if not chunk:
+                    break
+                size += len(chunk)
+                self.total += len(chunk)
+                if size > MAX_FILE_BYTES:
+                    raise TooLarge(f"archive: {name!r} unpacks to more than {MAX_FILE_BYTES} bytes")
+                if self.total > MAX_UNPACKED_BYTES:
+                    raise TooLarge(f"archive: the files unpack to more than {MAX_UNPACKED_BYTES} bytes")
+                out.write(chunk)
+        return target, size
 
 
 class _Readable(Protocol):
@@ -188,7 +206,7 @@ def _tar_entries(fileobj: IO[bytes], budget: _Budget) -> Iterator[_Entry]:
                     kind = "symbolic" if member.issym() else "hard"
                     raise InvalidInput(f"archive: {member.name!r} is a {kind} link (links are not allowed)")
                 if member.isdir():
-                    yield _Entry(path, True, False, b"")
+                    yield _Entry(path, True, False, 0, None)
                     continue
                 if member.issparse() or not member.isreg():
                     raise InvalidInput(
@@ -198,15 +216,15 @@ def _tar_entries(fileobj: IO[bytes], budget: _Budget) -> Iterator[_Entry]:
                 source = tar.extractfile(member)
                 if source is None:  # pragma: no cover - a regular member always has a reader
                     raise InvalidInput(f"archive: {member.name!r} cannot be read")
-                data = budget.read_file(member.name, source)
-                yield _Entry(path, False, bool(member.mode & 0o111), data)
+                spool, size = budget.spool_file(member.name, source)
+                yield _Entry(path, False, bool(member.mode & 0o111), size, spool)
     except (tarfile.TarError, EOFError, OSError, UnicodeError) as exc:
         raise InvalidInput(f"archive: not a readable tar archive ({exc})") from exc
 
 
-def _zip_entries(data: bytes, budget: _Budget) -> Iterator[_Entry]:
+def _zip_entries(source: IO[bytes], budget: _Budget) -> Iterator[_Entry]:
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        with zipfile.ZipFile(source) as zf:
             infos = zf.infolist()
             if len(infos) > MAX_ENTRIES:
                 raise TooLarge(f"archive: more than {MAX_ENTRIES} entries")
@@ -229,38 +247,43 @@ def _zip_entries(data: bytes, budget: _Budget) -> Iterator[_Entry]:
                 if info.is_dir():
                     if file_type not in (0, stat.S_IFDIR):
                         raise InvalidInput(f"archive: {info.filename!r} is not a directory")
-                    yield _Entry(path, True, False, b"")
+                    yield _Entry(path, True, False, 0, None)
                     continue
                 if file_type not in (0, stat.S_IFREG):
                     raise InvalidInput(
                         f"archive: {info.filename!r} is not a regular file or directory "
                         "(devices and FIFOs are not allowed)"
                     )
-                with zf.open(info) as source:
-                    content = budget.read_file(info.filename, source)
-                yield _Entry(path, False, bool(mode & 0o111), content)
+                with zf.open(info) as member:
+                    spool, size = budget.spool_file(info.filename, member)
+                yield _Entry(path, False, bool(mode & 0o111), size, spool)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, NotImplementedError,
             RuntimeError, UnicodeError) as exc:
         raise InvalidInput(f"archive: not a readable zip archive ({exc})") from exc
 
 
-def _entries(data: bytes) -> list[_Entry]:
-    """Every entry of the archive `data`, checked, in archive order."""
-    if len(data) > MAX_COMPRESSED_BYTES:
+def _entries(source: IO[bytes], scratch: Path) -> list[_Entry]:
+    """Every entry of the archive in the seekable `source`, checked, in archive order; the
+    files' bytes are spooled into `scratch`."""
+    size = source.seek(0, io.SEEK_END)
+    if size > MAX_COMPRESSED_BYTES:
         raise TooLarge(f"archive: larger than {MAX_COMPRESSED_BYTES} bytes")
-    budget = _Budget()
-    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-        return list(_zip_entries(data, budget))
+    source.seek(0)
+    head = source.read(262)
+    source.seek(0)
+    budget = _Budget(scratch)
+    if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
+        return list(_zip_entries(source, budget))
     limit = MAX_UNPACKED_BYTES + _TAR_OVERHEAD
-    if data[:2] == b"\x1f\x8b":
-        gz = gzip.GzipFile(fileobj=io.BytesIO(data), mode="rb")
+    if head[:2] == b"\x1f\x8b":
+        gz = gzip.GzipFile(fileobj=source, mode="rb")
         stream: IO[bytes] = io.BufferedReader(_CountingReader(gz, limit), _CHUNK)
         try:
             return list(_tar_entries(stream, budget))
         except _StreamTooLarge:
             raise TooLarge(f"archive: the tar stream unpacks to more than {limit} bytes") from None
-    if data[257:262] == b"ustar":
-        return list(_tar_entries(io.BytesIO(data), budget))
+    if head[257:262] == b"ustar":
+        return list(_tar_entries(source, budget))
     raise InvalidInput("archive: not a zip, tar or tar.gz archive")
 
 
@@ -287,9 +310,34 @@ def _check_tree(entries: list[_Entry]) -> tuple[list[str], dict[str, _Entry]]:
     return sorted(dirs), files
 
 
+class _CappedWriter(io.RawIOBase):
+    """A write-only stream into `out` that fails once more than `limit` bytes were written."""
+
+    def __init__(self, out: IO[bytes], limit: int) -> None:
+        self._out = out
+        self._limit = limit
+        self.count = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        self.count += len(data)
+        if self.count > self._limit:
+            raise TooLarge(f"archive: its normalized tar.gz is larger than {self._limit} bytes")
+        return self._out.write(data)
+
+
 def _normalized_tar_gz(dirs: list[str], files: dict[str, _Entry]) -> bytes:
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+    out = io.BytesIO()
+    # no file name and a fixed mtime in the gzip header: same files, same bytes. The tar is
+    # compressed as it is written, each file copied from its spool a chunk at a time (deflate's
+    # output does not depend on how its input is cut into writes)
+    capped = _CappedWriter(out, MAX_NORMALIZED_BYTES)
+    with (
+        gzip.GzipFile(filename="", mode="wb", fileobj=capped, mtime=0, compresslevel=6) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
         for path in sorted([*dirs, *files]):
             info = tarfile.TarInfo(path)
             info.mtime = NORMALIZED_MTIME
@@ -301,48 +349,56 @@ def _normalized_tar_gz(dirs: list[str], files: dict[str, _Entry]) -> bytes:
                 info.mode = 0o755
                 tar.addfile(info)
             else:
+                assert entry.spool is not None
                 info.mode = 0o755 if entry.executable else 0o644
-                info.size = len(entry.data)
-                tar.addfile(info, io.BytesIO(entry.data))
-    out = io.BytesIO()
-    # no file name and a fixed mtime in the gzip header: same files, same bytes
-    with gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0, compresslevel=6) as gz:
-        gz.write(raw.getvalue())
+                info.size = entry.size
+                with open(entry.spool, "rb") as data:
+                    tar.addfile(info, data)
     return out.getvalue()
 
 
-def validate_archive(data: bytes) -> NormalizedArchive:
+def _source(data: bytes | IO[bytes]) -> IO[bytes]:
+    return io.BytesIO(data) if isinstance(data, bytes | bytearray | memoryview) else data
+
+
+def validate_archive(data: bytes | IO[bytes]) -> NormalizedArchive:
     """Check an uploaded zip, tar or tar.gz (see the module doc) and return it normalized.
 
+    `data` is the archive's bytes or a seekable binary file holding them. Each file is unpacked
+    to a scratch folder (removed before returning), never into memory: what this takes in memory
+    is the normalized tar.gz and a few chunk buffers, whatever the archive unpacks to.
     Raises InvalidInput (TooLarge for a size limit) saying which entry is refused and why.
     """
-    dirs, files = _check_tree(_entries(data))
-    if not files:
-        raise InvalidInput("archive: holds no files")
-    tar_gz = _normalized_tar_gz(dirs, files)
+    with tempfile.TemporaryDirectory(prefix="arena-upload-") as scratch:
+        dirs, files = _check_tree(_entries(_source(data), Path(scratch)))
+        if not files:
+            raise InvalidInput("archive: holds no files")
+        tar_gz = _normalized_tar_gz(dirs, files)
     return NormalizedArchive(
         tar_gz=tar_gz,
         sha256=hashlib.sha256(tar_gz).hexdigest(),
         files=len(files),
-        bytes=sum(len(e.data) for e in files.values()),
+        bytes=sum(e.size for e in files.values()),
     )
 
 
 def extract_archive(tar_gz: bytes, dest: Path) -> None:
     """Unpack a (normalized) archive into `dest`, creating it if needed.
 
-    The archive is checked again exactly as an upload is, so a tampered database row cannot
-    write outside `dest`; files are created with ``O_EXCL | O_NOFOLLOW`` (never through a link,
-    never over an existing file).
+    The archive is checked again exactly as an upload is (into a scratch folder, before `dest`
+    is touched), so a tampered database row cannot write outside `dest`; files are created with
+    ``O_EXCL | O_NOFOLLOW`` (never through a link, never over an existing file).
     """
-    dirs, files = _check_tree(_entries(tar_gz))
-    dest.mkdir(parents=True, exist_ok=True)
-    root = dest.resolve()
-    for path in dirs:
-        (root / path).mkdir(mode=0o755, exist_ok=True)
-    for path, entry in sorted(files.items()):
-        target = root / path
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                     0o755 if entry.executable else 0o644)
-        with os.fdopen(fd, "wb") as out:
-            out.write(entry.data)
+    with tempfile.TemporaryDirectory(prefix="arena-extract-") as scratch:
+        dirs, files = _check_tree(_entries(io.BytesIO(tar_gz), Path(scratch)))
+        dest.mkdir(parents=True, exist_ok=True)
+        root = dest.resolve()
+        for path in dirs:
+            (root / path).mkdir(mode=0o755, exist_ok=True)
+        for path, entry in sorted(files.items()):
+            assert entry.spool is not None
+            target = root / path
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                         0o755 if entry.executable else 0o644)
+            with os.fdopen(fd, "wb") as out, open(entry.spool, "rb") as data:
+                shutil.copyfileobj(data, out, _CHUNK)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import random
 import stat
 import tarfile
 import time
@@ -207,3 +208,43 @@ def test_extract_refuses_a_tampered_archive(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput):
         extract_archive(_tar([_special("x", tarfile.SYMTYPE, "/")]), tmp_path / "dest")
     assert not (tmp_path / "dest").exists()
+
+
+def _zeros_archive(size: int) -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        tar.addfile(_file("main.py", b"print('hi')\n")[0], io.BytesIO(b"print('hi')\n"))
+        for i in range(2):
+            info, _ = _file(f"data/{i}.bin", b"")
+            info.size = size // 2
+            tar.addfile(info, io.BytesIO(bytes(size // 2)))
+    return gzip.compress(raw.getvalue(), compresslevel=9)
+
+
+def test_the_check_streams_an_archive_that_unpacks_to_62_mib(tmp_path: Path) -> None:
+    """63 KB unpacking to 62 MiB: the check's peak Python allocation stays a few MiB (it was the
+    whole unpacked copy, twice over), and extraction likewise."""
+    import tracemalloc
+
+    data = _zeros_archive(62 * 1024 * 1024)
+    assert len(data) < 100_000
+    tracemalloc.start()
+    try:
+        normal = validate_archive(io.BytesIO(data))
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        extract_archive(normal.tar_gz, tmp_path / "out")
+        _, extract_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert normal.bytes == 62 * 1024 * 1024 + 12
+    assert (tmp_path / "out/data/1.bin").stat().st_size == 31 * 1024 * 1024
+    assert peak < 8 * 1024 * 1024, peak
+    assert extract_peak < 8 * 1024 * 1024, extract_peak
+    assert validate_archive(data).sha256 == normal.sha256  # bytes or a file: the same result
+
+
+def test_a_normalized_archive_over_its_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(archives, "MAX_NORMALIZED_BYTES", 1000)
+    _refused(_tar([_file("noise.bin", random.Random(1).randbytes(5000))]),
+             "normalized tar.gz is larger than 1000", TooLarge)
