@@ -11,19 +11,21 @@ __all__ = ["line_chart"]
 
 
 def line_chart(
-    series: Sequence[tuple[str, str, Sequence[tuple[int, float]]]],
+    series: Sequence[tuple[str, str, Sequence[tuple[int, float, int]]]],
     *,
     width: int = 900,
     height: int = 280,
-    x_label: str = "match",
 ) -> Markup | None:
-    """A chart of `series` (label, colour, [(x, y), ...]) with axes and a legend; None if empty."""
+    """A chart of `series` (label, colour, [(x, y, match id), ...]) with axes and a legend; None
+    if empty. x is the order the points were recorded in (only its order matters: the axis says
+    "recorded earlier / later"); the last point of each line is marked and titled with its
+    rating and match, the value the standings show."""
     points = [p for _, _, pts in series for p in pts]
     if not points:
         return None
     left, right, top, bottom = 52, 12, 12, 28
-    xs = [x for x, _ in points]
-    ys = [y for _, y in points]
+    xs = [x for x, _, _ in points]
+    ys = [y for _, y, _ in points]
     x0, x1 = min(xs), max(xs)
     y0, y1 = min(ys), max(ys)
     if x1 == x0:
@@ -45,22 +47,24 @@ def line_chart(
     for frac in (0.0, 0.5, 1.0):
         value = y0 + frac * (y1 - y0)
         parts.append(f"<text x=4 y={sy(value) + 4:.1f}>{value:.0f}</text>")
-    parts.append(f"<text x={left} y={height - 8}>{escape(x_label)} {x0}</text>")
-    parts.append(f"<text x={width - right - 90} y={height - 8}>{escape(x_label)} {x1}</text>")
+    parts.append(f"<text x={left} y={height - 8}>← recorded earlier</text>")
+    parts.append(f"<text x={width - right - 110} y={height - 8}>recorded later →</text>")
     legend = []
     for label, colour, pts in series:
         if not pts:
             continue
-        coords = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
+        coords = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y, _ in pts)
         parts.append(
             f"<polyline points='{coords}' stroke='{escape(colour)}'><title>{escape(label)}</title></polyline>"
         )
-        last_x, last_y = pts[-1]
+        last_x, last_y, last_match = pts[-1]
         parts.append(
-            f"<circle cx={sx(last_x):.1f} cy={sy(last_y):.1f} r=3 fill='{escape(colour)}'>"
-            f"<title>{escape(label)}: {last_y:.1f} after {escape(x_label)} {last_x}</title></circle>"
+            f"<circle class=last data-series='{escape(label)}' data-rating='{last_y:.1f}' "
+            f"data-match='{last_match}' cx={sx(last_x):.1f} cy={sy(last_y):.1f} r=3 "
+            f"fill='{escape(colour)}'><title>{escape(label)}: {last_y:.1f} after match "
+            f"#{last_match}, its latest recorded</title></circle>"
         )
         swatch = f"<span class=swatch style='background:{escape(colour)}'></span>"
-        legend.append(f"<span>{swatch}{escape(label)}</span>")
+        legend.append(f"<span>{swatch}{escape(label)} {last_y:.1f}</span>")
     parts.append("</svg>")
     return Markup("".join(parts) + f"<p class=legend>{''.join(legend)}</p>")

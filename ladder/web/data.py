@@ -33,6 +33,7 @@ __all__ = [
     "MATCHES_LISTED",
     "RECENT",
     "BotEntry",
+    "ChartPoint",
     "bot_directory",
     "last_played",
     "rating_series",
@@ -48,6 +49,8 @@ RECENT: Final = 20
 MATCHES_LISTED: Final = 100
 #: bots listed on /bots (by name)
 BOTS_LISTED: Final = 1000
+#: a point of a rating chart: (recording sequence, rating after, match id)
+ChartPoint = tuple[int, float, int]
 #: points per bot in a rating chart (the newest ones)
 CHART_POINTS: Final = 300
 #: a bot's matches looked at for its win rate by seat and by opponent
@@ -82,22 +85,28 @@ def replay_sha256(conn: Connection, match_id: int) -> str | None:
 
 def rating_series(
     conn: Connection, bot_ids: list[int], ladder_id: int | None = None
-) -> dict[int, list[tuple[int, float]]]:
-    """bot id -> [(match id, rating after), ...] oldest first (the newest CHART_POINTS per bot),
-    on one ladder or on every ladder."""
-    out: dict[int, list[tuple[int, float]]] = {}
+) -> dict[int, list[ChartPoint]]:
+    """bot id -> [(recording sequence, rating after, match id), ...] in the order the ratings
+    were recorded (the newest CHART_POINTS per bot), on one ladder or on every ladder.
+
+    The order is ``rating_history.id``, not the match id: matches are recorded in the order they
+    finish, not the order they were queued, and recording a match locks its bots' ladder rows
+    before it inserts their history rows, so per bot the history ids follow the recordings. The
+    last point of a bot's line is therefore its rating on the standings.
+    """
+    out: dict[int, list[ChartPoint]] = {}
     for bot_id in bot_ids:
         if not storable_id(bot_id):
             continue
         query = (
-            sa.select(rating_history.c.match_id, rating_history.c.after)
+            sa.select(rating_history.c.id, rating_history.c.after, rating_history.c.match_id)
             .where(rating_history.c.bot_id == bot_id)
-            .order_by(rating_history.c.match_id.desc())
+            .order_by(rating_history.c.id.desc())
             .limit(CHART_POINTS)
         )
         if ladder_id is not None:
             query = query.where(rating_history.c.ladder_id == ladder_id)
-        points = [(int(r.match_id), round(float(r.after), 1)) for r in conn.execute(query)]
+        points = [(int(r.id), round(float(r.after), 1), int(r.match_id)) for r in conn.execute(query)]
         points.reverse()
         out[bot_id] = points
     return out

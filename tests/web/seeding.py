@@ -69,6 +69,7 @@ def seed(engine: Engine, games: int = 4) -> Seeded:
         versions[name] = add_bot_version(engine, reg.bot_id, "1.0", f"python {name}.py")
         join_ladder(engine, coop if name in ("dana", "eli") else ladder, reg.bot_id)
     out = Seeded(ladder, coop, bot_ids, versions)
+    queued: list[tuple[int, LocalGame]] = []
     pairs = [("ada", "bram"), ("bram", "cleo"), ("cleo", "ada"), ("ada", "cleo")]
     for i in range(games):
         a, b = pairs[i % len(pairs)]
@@ -93,12 +94,16 @@ def seed(engine: Engine, games: int = 4) -> Seeded:
             replay["steps"][1]["note"] = "greedy: the best card"
             replay["steps"][1]["ms"] = 17
         match_id = enqueue_match(engine, ladder, [versions[a], versions[b]], seed=seed_value)
-        # stored as the workers store it (format 2); the coop match below keeps format 1
-        record_result(engine, match_id, played.result, encode(replay), "finished")
+        queued.append((match_id, played))
         out.replays[match_id] = replay
         out.results[match_id] = ([a, b], list(played.result.places))
         if i == 0:
             out.incident_match = match_id
+    # recorded newest first, as workers that finish in another order than the matches were
+    # queued record them: the rating history is then out of match-id order (the chart's order)
+    for match_id, played in reversed(queued):
+        # stored as the workers store it (format 2); the coop match below keeps format 1
+        record_result(engine, match_id, played.result, encode(out.replays[match_id]), "finished")
     out.corrupt_match = enqueue_match(engine, ladder, [versions["ada"], versions["bram"]], seed=7)
     corrupt = play_local("clank", ["random", "random"], 7).result
     record_result(engine, out.corrupt_match, corrupt, b"this is not a replay", "finished")

@@ -133,6 +133,22 @@ def test_pages_load_without_console_errors_and_show_their_rows(
     names = [t.split()[0] for t in _texts(browser, "#standings tbody tr td:nth-child(2)")]
     assert sorted(names) == ["ada", "bram", "cleo"]
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.chart polyline")) == 3
+    # each line ends (its marked point, drawn rightmost) at the rating the standings show; the
+    # seeded matches were recorded out of match-id order
+    shown = {
+        row.find_element(By.CSS_SELECTOR, "td:nth-child(2) a").text: row.find_element(
+            By.CSS_SELECTOR, "td:nth-child(4)"
+        ).text.split()[0]
+        for row in browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr[data-bot]")
+    }
+    ends = {}
+    for line in browser.find_elements(By.CSS_SELECTOR, "svg.chart polyline"):
+        name = line.find_element(By.TAG_NAME, "title").get_attribute("textContent")
+        xs = [float(p.split(",")[0]) for p in (line.get_attribute("points") or "").split()]
+        mark = browser.find_element(By.CSS_SELECTOR, f"svg.chart circle.last[data-series='{name}']")
+        assert float(mark.get_attribute("cx") or 0) == max(xs)
+        ends[name] = mark.get_attribute("data-rating")
+    assert ends == shown
     assert len(_texts(browser, "#recent tbody tr")) == len(seeded.results) + 1  # + the queued match
 
     _open(browser, f"{base}/bots/{seeded.bot_ids['ada']}", "bot")

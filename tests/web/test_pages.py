@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from ladder.bots import register_bot
 from ladder.ladders import join_ladder
 from ladder.queries import MAX_ID
-from ladder.schema import matches
+from ladder.schema import matches, rating_history
 from ladder.web.data import MATCHES_LISTED
 
 from .seeding import Seeded
@@ -212,3 +212,34 @@ def test_the_index_paths_are_pages(client: TestClient, engine: Engine, seeded: S
     for name in ("ada", "bram", "cleo", "dana", "eli"):
         assert f'<a href="/bots/{seeded.bot_ids[name]}">{name}</a>' in html
     assert f'href="/ladders/{seeded.ladder_id}"' in html
+
+
+def _chart_last_points(html: str) -> dict[str, tuple[float, int]]:
+    """bot name -> (rating, match id) of the marked last point of each line of a chart."""
+    mark = r"<circle class=last data-series='([^']*)' data-rating='([^']*)' data-match='(\d+)'"
+    found = re.findall(mark, html)
+    return {unescape(name): (float(rating), int(match)) for name, rating, match in found}
+
+
+def test_the_rating_chart_is_in_recording_order_and_ends_at_the_standings(
+    client: TestClient, engine: Engine, seeded: Seeded
+) -> None:
+    # the seeded matches were recorded newest first: by match id, a line would end at the
+    # rating after each bot's highest-numbered match, which it left long ago
+    with engine.connect() as conn:
+        history = conn.execute(
+            sa.select(rating_history.c.match_id).order_by(rating_history.c.id)
+        ).scalars().all()
+    assert list(history) != sorted(history)
+    standings = client.get(f"/api/ladders/{seeded.ladder_id}/standings").json()["standings"]
+    html = client.get(f"/ladders/{seeded.ladder_id}").text
+    last = _chart_last_points(html)
+    assert {name: rating for name, (rating, _) in last.items()} == {
+        s["bot_name"]: s["rating"] for s in standings
+    }
+    for s in standings:
+        bot_html = client.get(f"/bots/{s['bot_id']}").text
+        assert _chart_last_points(bot_html)[s["bot_name"]][0] == s["rating"]
+    # cleo played matches 2, 3 and 4, recorded 4, 3, 2: its line ends at match 2
+    cleo = sorted(m for m, (names, _) in seeded.results.items() if "cleo" in names)
+    assert len(cleo) == 3 and last["cleo"][1] == cleo[0]
