@@ -11,6 +11,7 @@ from sqlalchemy import Engine
 
 from ladder.bots import register_bot
 from ladder.ladders import join_ladder
+from ladder.match_queue import claim_match
 from ladder.queries import MAX_ID
 from ladder.schema import matches, rating_history
 from ladder.web.data import MATCHES_LISTED
@@ -142,10 +143,28 @@ def test_a_corrupt_stored_replay_is_a_message_not_a_500(client: TestClient, seed
     assert frame.status_code == 404 and frame.json()["status"] == 404
 
 
-def test_a_queued_match_has_no_replay(client: TestClient, seeded: Seeded) -> None:
-    html = client.get(f"/matches/{seeded.queued_match}").text
-    assert "No replay (yet)." in html and "<b id=status>queued</b>" in html
+def test_a_queued_or_running_match_is_in_progress_without_a_verdict(
+    client: TestClient, engine: Engine, seeded: Seeded
+) -> None:
+    queued = client.get(f"/matches/{seeded.queued_match}").text
+    assert "No replay yet" in queued and "<b id=status>queued</b>" in queued
+    assert "In progress: queued" in queued
     assert client.get(f"/matches/{seeded.queued_match}/replay").status_code == 404
+    assert claim_match(engine, seeded.queued_match, "worker-1", 60)
+    running = client.get(f"/matches/{seeded.queued_match}").text
+    assert "<b id=status>running</b>" in running and "In progress: running since" in running
+    for page in (queued, running):
+        assert "every seat answered" not in page
+        assert _rows_list(page) == ["Not known yet: the match is in progress."]
+    # a recorded match with a clean replay still gets its verdict
+    clean = next(m for m in seeded.replays if m != seeded.incident_match and m in seeded.results)
+    assert _rows_list(client.get(f"/matches/{clean}").text) == [
+        "None: every seat answered every decision in time."
+    ]
+    # and one whose replay cannot be read gets none
+    assert _rows_list(client.get(f"/matches/{seeded.corrupt_match}").text) == [
+        "Not known: there is no readable replay of this match."
+    ]
 
 
 _UNKNOWN = (
