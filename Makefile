@@ -53,7 +53,10 @@ clean:  ## remove the venv and caches
 JS_KIT := bots/javascript
 JS_STAMP := $(JS_KIT)/node_modules/.installed
 
-.PHONY: proto js bench-referee
+.PHONY: golden proto js bench-referee
+
+golden: $(STAMP)  ## write the golden replays of GAME's new engine version: make golden GAME=clank (tests/golden/README.md)
+	$(PY) tests/golden/make_golden.py $(GAME)
 
 proto: $(STAMP)  ## regenerate the Python stubs from proto/ (SDK's and referee's copies, proto/README.md)
 	$(PY) proto/generate.py

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from referee.core.game import Action, Game, IllegalAction, Result, canonical_json
-from referee.games import game_class
+from referee.games import game_spec
 
 __all__ = [
     "CHAINED_VERSION",
@@ -942,13 +942,15 @@ def _engine_fault(n: int, exc: Exception) -> ReplayError:
 def _start(replay: Mapping[str, Any]) -> Game:
     """A new game as the replay's header describes it, checked against the header."""
     try:
-        cls = game_class(replay["game"])
+        spec = game_spec(replay["game"])
     except KeyError as exc:
         raise ReplayError(f"replay: game: {exc}") from None
-    if replay["engine_version"] != cls.engine_version:
+    # every released engine version stays playable: the replay's own rules re-simulate it
+    if replay["engine_version"] not in spec.versions():
         raise ReplayError(
-            f"replay needs engine {replay['engine_version']}, this build has {cls.engine_version}"
+            f"replay needs engine {replay['engine_version']}, this build has {', '.join(spec.versions())}"
         )
+    cls = spec.engine_class(replay["engine_version"])
     try:
         game = cls.new_game(replay["config"], int(replay["seed"]))
     except Exception as exc:  # the config is outside input: any refusal is the file's fault

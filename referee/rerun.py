@@ -119,6 +119,7 @@ async def rerun(
                     seed=int(replay["seed"]),
                     config_json=canonical_json(dict(replay["config"])),
                     time_control=tc.to_proto(),
+                    engine_version=str(replay["engine_version"]),
                 ),
                 metadata=auth,
             )

@@ -69,9 +69,10 @@ def game_spec(name: str) -> GameSpec:
         raise KeyError(f"unknown game {name!r}; known: {', '.join(game_names())}") from None
 
 
-def game_class(name: str) -> type[Game]:
-    """The engine class registered under `name`; KeyError names the known games."""
-    return game_spec(name).engine_class()
+def game_class(name: str, version: str | None = None) -> type[Game]:
+    """The engine class registered under `name` playing engine `version` (None: the current
+    rules); KeyError names the known games, or the versions of the game this build has."""
+    return game_spec(name).engine_class(version)
 
 
 class _Engines(Mapping[str, str]):

@@ -58,7 +58,8 @@ class GameSpec:
     name: str
     #: one line for people ("Clank! A Deck-Building Adventure")
     title: str
-    #: the engine class, "module:Class" (a `referee.core.game.Game` subclass)
+    #: the engine class, "module:Class" (a `referee.core.game.Game` subclass): the current rules,
+    #: played by new matches and ladders
     engine: str
     #: the player counts the engine accepts, inclusive
     min_players: int
@@ -97,6 +98,10 @@ class GameSpec:
     outcome_columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: lines `arena replay show` prints once to explain the notation of its summaries
     legend: tuple[str, ...] = ()
+    #: every engine version released before the current one, oldest first: version string ->
+    #: "module:Class", each a subclass of the next that overrides only what changed (README.md
+    #: "Engine versions"); a replay or a ladder names the version it plays
+    older_versions: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):
@@ -115,6 +120,7 @@ class GameSpec:
             self.static_content,
             self.content_variant,
             *self.bots.values(),
+            *self.older_versions.values(),
         ]
         for target in targets:
             if target is not None and not _TARGET.match(target):
@@ -126,20 +132,37 @@ class GameSpec:
             raise ValueError(f"game spec {self.name}: 'random' is every game's bot already")
         # a read-only copy: the spec is shared by every caller in the process
         object.__setattr__(self, "bots", MappingProxyType(dict(self.bots)))
+        object.__setattr__(self, "older_versions", MappingProxyType(dict(self.older_versions)))
 
-    def engine_class(self) -> type[Game]:
-        """The engine class (imported on first use)."""
+    def engine_class(self, version: str | None = None) -> type[Game]:
+        """The engine class playing `version` (None: the current one), imported on first use.
+
+        KeyError names the versions this build has for a version it does not."""
         from referee.core.game import Game
 
-        cls = load(self.engine)
+        target = self.engine if version is None else self.older_versions.get(version, self.engine)
+        cls = load(target)
         if not (isinstance(cls, type) and issubclass(cls, Game)):
-            raise TypeError(f"game spec {self.name}: {self.engine} is not a Game subclass")
+            raise TypeError(f"game spec {self.name}: {target} is not a Game subclass")
+        if version in self.older_versions and cls.engine_version != version:
+            raise TypeError(f"game spec {self.name}: {target} plays {cls.engine_version}, not {version}")
+        if version is not None and cls.engine_version != version:
+            known = ", ".join(self.versions())
+            raise KeyError(f"{self.name} has no engine {version}; this build has {known}")
         if cls.passive_kinds != self.passive_kinds:
             raise TypeError(
-                f"game spec {self.name}: passive_kinds {self.passive_kinds} but {self.engine} "
+                f"game spec {self.name}: passive_kinds {self.passive_kinds} but {target} "
                 f"plays {cls.passive_kinds} on a timeout"
             )
         return cls
+
+    def current_version(self) -> str:
+        """The version new matches and new ladders play (the `engine` class's)."""
+        return self.engine_class().engine_version
+
+    def versions(self) -> tuple[str, ...]:
+        """Every engine version this build plays, oldest first, the current one last."""
+        return (*self.older_versions, self.current_version())
 
     def scenario_defaults(self, players: int) -> ScenarioDefaults:
         """The cooperative scenario played by `players` players when a config names none.

@@ -122,6 +122,9 @@ class MatchSpec:
     #: per seat, the ladder bot id of a remote bot bound to it (0: a seat-token seat); empty:
     #: no seat is bound
     seat_bot_ids: tuple[int, ...] = ()
+    #: the engine version played ("clank-1", a ladder's pinned rules, a rerun's replay's); empty:
+    #: the build's current one
+    engine_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)

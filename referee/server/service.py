@@ -529,6 +529,7 @@ class AdminService:
                 config=dict(c) if (c := parse_config(request.config_json)) is not None else None,
                 time_control=TimeControl.from_proto(request.time_control),
                 match_id=request.match_id,
+                engine_version=request.engine_version,
                 seat_bot_ids=tuple(s.bot_id for s in request.seats) if any(s.bot_id for s in request.seats)
                 else (),
             )

@@ -208,7 +208,8 @@ class MatchSession:
     )
 
     def __init__(self, spec: MatchSpec, limits: ServerLimits) -> None:
-        cls: type[Game] = game_class(spec.game)  # KeyError: unknown game
+        # KeyError: unknown game, or an engine version this build does not have
+        cls: type[Game] = game_class(spec.game, spec.engine_version or None)
         players = len(spec.seat_names)
         config = dict(spec.config) if spec.config is not None else cls.default_config(players)
         self.game: Game = cls.new_game(config, spec.seed)  # InvalidConfig: bad config

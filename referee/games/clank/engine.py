@@ -341,14 +341,11 @@ class ClankGame(ClankGameBase):
                 key = ("take", token)
                 out.append(known.get(key) or known.setdefault(
                     key, Action("take", (token,), f"take the {token.replace('_', ' ')} here")))
-        if board.rooms[p.room].market and p.may_take and p.gold >= rules["market_price"]:
-            # A market item is a token: one per entry. "Each Backpack lets you carry one more":
-            # Backpacks may be stacked; one of each other item (checklist pin).
-            for item, left in s.market.items():
-                if left > 0 and (item == "backpack" or item not in p.items):
-                    key = ("buy_item", item)
-                    out.append(known.get(key) or known.setdefault(
-                        key, Action("buy_item", (item,), f"buy a {item.replace('_', ' ')} (7 gold)")))
+        if board.rooms[p.room].market and p.gold >= rules["market_price"]:
+            for item in self._market_offers(p):
+                key = ("buy_item", item)
+                out.append(known.get(key) or known.setdefault(
+                    key, Action("buy_item", (item,), f"buy a {item.replace('_', ' ')} (7 gold)")))
         for potion in sorted(set(p.potions)):
             key = ("drink", potion)
             out.append(known.get(key) or known.setdefault(
@@ -357,6 +354,14 @@ class ClankGame(ClankGameBase):
             key = ("end_turn",)
             out.append(known.get(key) or known.setdefault(key, Action("end_turn", (), "end the turn")))
         return out
+
+    def _market_offers(self, p: PlayerState) -> list[str]:
+        """The items a player in a market room with the gold may buy. A market item is a token:
+        one per entry. "Each Backpack lets you carry one more": Backpacks may be stacked; one of
+        each other item (checklist pin)."""
+        if not p.may_take:
+            return []
+        return [i for i, left in self.s.market.items() if left > 0 and (i == "backpack" or i not in p.items)]
 
     def _takeable_tokens(self, p: PlayerState) -> list[str]:
         s, room = self.s, p.room
@@ -397,16 +402,14 @@ class ClankGame(ClankGameBase):
                 s.dungeon_discard.append(card_id)
                 self._resolve(seat, c.use)
             else:
-                p.discard.append(card_id)
-                p.new_discard.append(card_id)
+                self._gain(p, card_id)
                 self._resolve(seat, c.acquire)
         elif kind == "buy_reserve":
             pile = str(args[0])
             c = cards[pile]
             pool.skill -= c.cost
             s.reserve[pile] -= 1
-            p.discard.append(pile)
-            p.new_discard.append(pile)
+            self._gain(p, pile)
             self._resolve(seat, c.acquire)
         elif kind == "fight":
             slot = int(args[0])
@@ -440,14 +443,7 @@ class ClankGame(ClankGameBase):
         elif kind == "take":
             self._take(seat, str(args[0]))
         elif kind == "buy_item":
-            item = str(args[0])
-            p.gold -= self.content.rules["market_price"]
-            p.may_take = False  # the one token of this entry
-            s.market[item] -= 1
-            p.items.append(item)
-            if item == "crown":
-                p.crown_points += self.content.rules["crown_points"][s.crowns_sold]
-                s.crowns_sold += 1
+            self._buy_item(p, str(args[0]))
         elif kind == "drink":
             potion = str(args[0])
             p.potions.remove(potion)
@@ -459,6 +455,21 @@ class ClankGame(ClankGameBase):
             raise IllegalAction(kind)
         if p.status == ESCAPED:
             self._end_turn()
+
+    def _gain(self, p: PlayerState, card_id: str) -> None:
+        """An acquired card goes to the discard pile, new this turn (it cannot be played)."""
+        p.discard.append(card_id)
+        p.new_discard.append(card_id)
+
+    def _buy_item(self, p: PlayerState, item: str) -> None:
+        s = self.s
+        p.gold -= self.content.rules["market_price"]
+        p.may_take = False  # the one token of this entry
+        s.market[item] -= 1
+        p.items.append(item)
+        if item == "crown":
+            p.crown_points += self.content.rules["crown_points"][s.crowns_sold]
+            s.crowns_sold += 1
 
     # --- the core's hooks ----------------------------------------------------------------
 

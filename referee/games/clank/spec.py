@@ -50,4 +50,5 @@ SPEC = GameSpec(
         # a forfeited seat stays in the dungeon: it counts as knocked out
         ("knocked_out", ("knocked_out", "forfeited")),
     ),
+    older_versions={"clank-1": "referee.games.clank.versions:Clank1"},
 )

@@ -17,20 +17,22 @@ class SeatSpec(_message.Message):
     def __init__(self, name: _Optional[str] = ..., bot_id: _Optional[int] = ...) -> None: ...
 
 class CreateMatchRequest(_message.Message):
-    __slots__ = ("game", "seats", "seed", "config_json", "time_control", "match_id")
+    __slots__ = ("game", "seats", "seed", "config_json", "time_control", "match_id", "engine_version")
     GAME_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
     TIME_CONTROL_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
     game: str
     seats: _containers.RepeatedCompositeFieldContainer[SeatSpec]
     seed: int
     config_json: str
     time_control: _common_pb2.TimeControl
     match_id: str
-    def __init__(self, game: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., seed: _Optional[int] = ..., config_json: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., match_id: _Optional[str] = ...) -> None: ...
+    engine_version: str
+    def __init__(self, game: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatSpec, _Mapping]]] = ..., seed: _Optional[int] = ..., config_json: _Optional[str] = ..., time_control: _Optional[_Union[_common_pb2.TimeControl, _Mapping]] = ..., match_id: _Optional[str] = ..., engine_version: _Optional[str] = ...) -> None: ...
 
 class CreateMatchResponse(_message.Message):
     __slots__ = ("match_id", "seat_tokens")
