@@ -639,3 +639,92 @@ def test_wait_follows_the_newest_version(
         assert code == 0 and f"match {match_id}: done" in out
     finally:
         engine.dispose()
+
+
+# --- a key goes only to the server it was stored for ------------------------------------------------
+
+
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """Answers 404 to everything and notes each request's Authorization header."""
+
+    seen: list[str | None]
+
+    def do_GET(self) -> None:
+        self.seen.append(self.headers.get("Authorization"))
+        body = b'{"error": "nothing here", "status": 404}'
+        self.send_response(404)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_POST = do_GET
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def recorder() -> Iterator[tuple[int, list[str | None]]]:
+    """A little HTTP server on every address (so this host's own name reaches it, whatever it
+    resolves to), and the Authorization headers it was sent."""
+    seen: list[str | None] = []
+    handler = type("Recording", (_Recorder,), {"seen": seen})
+    server = http.server.ThreadingHTTPServer(("0.0.0.0", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(server.server_address[1]), seen
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_stored_key_is_sent_only_to_the_server_it_was_stored_for(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    recorder: tuple[int, list[str | None]],
+) -> None:
+    port, seen = recorder
+    _login(capsys, tmp_path, api.url, api.alice)
+    other = f"http://127.0.0.1:{port}"
+    for argv in (("bot", "status", "alice-bot", "--server", other), ("ladder", "list", "--server", other)):
+        code, out, err = _arena(capsys, *argv)
+        assert code == 1 and out == "", err
+        assert err == (
+            f"error: no API key for {other}: the stored key is for {api.url} and is sent to no other "
+            f"server; run `arena login --server {other}` to use {other}\n"
+        )
+    monkeypatch.setenv("ARENA_SERVER", other)  # the environment names another server: the same
+    code, _, err = _arena(capsys, "bot", "status", "alice-bot")
+    assert code == 1 and f"arena login --server {other}" in err
+    monkeypatch.delenv("ARENA_SERVER")
+    # the same host and port under another scheme is another server too
+    code, _, err = _arena(capsys, "ladder", "list", "--server", api.url.replace("http://", "https://"))
+    assert code == 1 and "no API key for https://" in err
+    assert seen == []
+    # the stored server itself, named the same or with a trailing slash, gets it
+    code, _, err = _arena(capsys, "bot", "status", "nobody-here", "--server", api.url + "/")
+    assert code == 1 and "no bot named 'nobody-here'" in err
+
+
+def test_no_key_goes_over_plain_http_to_another_host_unless_the_user_says_so(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    recorder: tuple[int, list[str | None]], _config_home: Path,
+) -> None:
+    port, seen = recorder
+    # this host's name is not a loopback address as written, whatever it resolves to
+    remote = f"http://{socket.gethostname()}:{port}"
+    key_file = tmp_path / "key.txt"
+    key_file.write_text(api.alice + "\n")
+    code, _, err = _arena(capsys, "login", "--server", remote, "--key-file", str(key_file))
+    assert code == 1 and err.count("\n") == 1
+    assert "refusing to send an API key over plain http://" in err and "--allow-plain-http" in err
+    assert not (_config_home / "arena" / "credentials.json").exists()
+    monkeypatch.setenv("ARENA_API_KEY", api.alice)  # a key from the environment: the same rule
+    code, _, err = _arena(capsys, "bot", "status", "alice-bot", "--server", remote)
+    assert code == 1 and "refusing to send an API key over plain http://" in err
+    assert seen == []
+    # said so: it is sent (the recorder is a real server that would have seen it)
+    code, _, err = _arena(capsys, "bot", "status", "alice-bot", "--server", remote, "--allow-plain-http")
+    assert code == 1 and "nothing here (HTTP 404)" in err
+    assert seen == [f"Bearer {api.alice}"]

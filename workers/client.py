@@ -11,11 +11,19 @@ Errors, drawn once::
      └── ApiError           the server answered with an error (status, its message)
 
 Credentials (:func:`credentials_path`): ``$XDG_CONFIG_HOME/arena/credentials.json`` (default
-``~/.config/arena/credentials.json``), a JSON object ``{"server", "key"[, "ca"]}``. The file is
-created with mode 0600 from the start (a fresh file opened ``O_EXCL`` with that mode, then
-renamed over the old one), so the key is never readable by others, not even for a moment.
+``~/.config/arena/credentials.json``), a JSON object ``{"server", "key"[, "ca"][, "plain_http"]}``.
+The file is created with mode 0600 from the start (a fresh file opened ``O_EXCL`` with that mode,
+then renamed over the old one), so the key is never readable by others, not even for a moment.
 The key is read from a file, the environment or the terminal, never from a command-line
 argument (those show in ``ps``).
+
+A stored key is bound to the server it was stored for: it is sent only to a server with the
+same scheme, host and port (:func:`same_origin`). A command given another ``--server`` (or
+``$ARENA_SERVER``) has no key for it and says so (:class:`NotLoggedIn`, naming the
+``arena login`` to run); a key in ``$ARENA_API_KEY`` is the user's choice for the server the
+command names. No key is ever sent over plain ``http://`` to a host that is not this machine's
+loopback (127.0.0.0/8, ::1, ``localhost``) unless the user says so with ``--allow-plain-http``
+(stored by ``arena login`` with the key, for that server only).
 
 Archives (:func:`pack_directory`): a directory is packed client-side into a deterministic
 tar.gz (sorted names, mtime 0, owner 0, permissions kept), so the same files give the same
@@ -30,6 +38,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import io
+import ipaddress
 import json
 import os
 import re
@@ -59,11 +68,14 @@ __all__ = [
     "NotLoggedIn",
     "PackedArchive",
     "credentials_path",
+    "is_loopback",
     "load_credentials",
     "normalise_server",
     "pack_directory",
+    "plain_http_refusal",
     "read_archive",
     "read_secret",
+    "same_origin",
     "save_credentials",
     "write_secret_file",
 ]
@@ -111,6 +123,8 @@ class Credentials:
     server: str
     key: str
     ca: str | None = None
+    #: the user accepted sending the key to this (non-loopback) server over plain http://
+    plain_http: bool = False
 
 
 def credentials_path() -> Path:
@@ -132,6 +146,45 @@ def normalise_server(url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ClientError(f"--server: {url!r} is not an http:// or https:// URL")
     return url
+
+
+def _origin(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(normalise_server(url))
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise ClientError(f"--server: {url!r} has a malformed port") from exc
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme, (parts.hostname or "").lower(), port if port is not None else default
+
+
+def same_origin(a: str, b: str) -> bool:
+    """True if the server URLs `a` and `b` have the same scheme, host and port (a port left out
+    is the scheme's default): the only servers a key stored for one may be sent to."""
+    return _origin(a) == _origin(b)
+
+
+def is_loopback(host: str) -> bool:
+    """True for this machine's own addresses: ``localhost``, 127.0.0.0/8, ::1."""
+    host = host.lower().strip("[]")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def plain_http_refusal(server: str) -> str | None:
+    """Why a key must not be sent to `server` without ``--allow-plain-http`` (plain http:// to a
+    host other than this machine), or None if it may be."""
+    scheme, host, _port = _origin(server)
+    if scheme != "http" or is_loopback(host):
+        return None
+    return (
+        f"refusing to send an API key over plain http:// to {host} (anyone on the way could read "
+        f"it): use https://, or pass --allow-plain-http to `arena login` if you accept that"
+    )
 
 
 def write_secret_file(path: Path, text: str) -> None:
@@ -168,9 +221,11 @@ def _exclusive_temp(path: Path) -> tuple[int, str]:
 def save_credentials(creds: Credentials, path: Path | None = None) -> Path:
     """Store `creds` (mode 0600); returns the file's path."""
     path = path or credentials_path()
-    data: dict[str, str] = {"server": creds.server, "key": creds.key}
+    data: dict[str, str | bool] = {"server": creds.server, "key": creds.key}
     if creds.ca:
         data["ca"] = creds.ca
+    if creds.plain_http:
+        data["plain_http"] = True
     try:
         write_secret_file(path, json.dumps(data, indent=2) + "\n")
     except OSError as exc:
@@ -181,8 +236,10 @@ def save_credentials(creds: Credentials, path: Path | None = None) -> Path:
 def load_credentials(
     server: str | None = None, ca: str | None = None, path: Path | None = None
 ) -> Credentials:
-    """The credentials to use: `server` / `ca` (from the command line) over ``$ARENA_SERVER``,
-    ``$ARENA_API_KEY`` over the stored file. Raises NotLoggedIn if no server or key is known."""
+    """The credentials to use: `server` / `ca` (from the command line) over ``$ARENA_SERVER``
+    over the stored server; ``$ARENA_API_KEY`` over the stored key, which is used only for the
+    server it was stored for (:func:`same_origin`). Raises NotLoggedIn if no server is known, or
+    no key for the chosen one."""
     path = path or credentials_path()
     stored: dict[str, Any] = {}
     if path.exists():
@@ -201,16 +258,24 @@ def load_credentials(
             )
         stored = loaded
     chosen_server = server or settings.get(ENV_SERVER) or stored.get("server")
-    key = settings.get(ENV_API_KEY) or stored.get("key")
     if not chosen_server:
         raise NotLoggedIn("no server: run `arena login --server URL` (or pass --server)")
-    if not key:
-        raise NotLoggedIn(f"no API key for {chosen_server}: run `arena login --server {chosen_server}`")
     chosen = normalise_server(str(chosen_server))
-    # the stored CA belongs to the stored server only
-    if not ca and stored.get("server") and chosen == normalise_server(str(stored["server"])):
+    stored_server = normalise_server(str(stored["server"])) if stored.get("server") else None
+    # the stored key, CA and plain-http consent belong to the stored server only
+    home = stored_server is not None and same_origin(chosen, stored_server)
+    key = settings.get(ENV_API_KEY) or (stored.get("key") if home else None)
+    if not key:
+        if stored.get("key") and stored_server is not None:
+            raise NotLoggedIn(
+                f"no API key for {chosen}: the stored key is for {stored_server} and is sent to no "
+                f"other server; run `arena login --server {chosen}` to use {chosen}"
+            )
+        raise NotLoggedIn(f"no API key for {chosen}: run `arena login --server {chosen}`")
+    if not ca and home:
         ca = stored.get("ca")
-    return Credentials(chosen, str(key), str(ca) if ca else None)
+    plain_http = home and stored.get("plain_http") is True and not settings.get(ENV_API_KEY)
+    return Credentials(chosen, str(key), str(ca) if ca else None, plain_http)
 
 
 # --- archives -------------------------------------------------------------------------------
@@ -335,10 +400,18 @@ class ApiClient:
         *,
         ca: str | None = None,
         transport: httpx.BaseTransport | None = None,
+        allow_plain_http: bool = False,
     ) -> None:
-        """A client of the API at `server` using `key` (None: anonymous), trusting `ca`."""
+        """A client of the API at `server` using `key` (None: anonymous), trusting `ca`.
+
+        Raises ClientError for a key to be sent over plain http:// to a host other than this
+        machine, unless `allow_plain_http` (:func:`plain_http_refusal`).
+        """
         self.server = normalise_server(server)
         headers = {"User-Agent": "arena-cli"}
+        refusal = plain_http_refusal(self.server) if key and not allow_plain_http else None
+        if refusal is not None:
+            raise ClientError(refusal)
         if key:
             headers["Authorization"] = f"Bearer {key}"
         self._http = httpx.Client(

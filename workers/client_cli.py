@@ -60,7 +60,8 @@ def _client(args: argparse.Namespace) -> Any:
     from workers.client import ApiClient, load_credentials
 
     creds = load_credentials(args.server, args.ca)
-    return ApiClient(creds.server, creds.key, ca=creds.ca)
+    allow = creds.plain_http or bool(getattr(args, "allow_plain_http", False))
+    return ApiClient(creds.server, creds.key, ca=creds.ca, allow_plain_http=allow)
 
 
 #: terminal control characters (escape sequences could retitle or rewrite the terminal); a bot's
@@ -119,9 +120,9 @@ def _cmd_login(args: argparse.Namespace) -> int:
     server = normalise_server(args.server)
     key = _read_key(args)
     ca = str(Path(args.ca).resolve()) if args.ca else None
-    with ApiClient(server, key, ca=ca) as api:
+    with ApiClient(server, key, ca=ca, allow_plain_http=args.allow_plain_http) as api:
         me = api.me()
-    path = save_credentials(Credentials(server, key, ca))
+    path = save_credentials(Credentials(server, key, ca, plain_http=args.allow_plain_http))
     role = " (operator)" if me.get("is_operator") else ""
     print(f"logged in to {server} as {me.get('name')}{role}; key stored in {path}")
     return 0
@@ -588,6 +589,10 @@ def _cmd_ladder_join(args: argparse.Namespace) -> int:
 def _common(parser: argparse.ArgumentParser, *, json_flag: bool = True) -> None:
     parser.add_argument("--server", help="the API's URL (default: the one `arena login` stored)")
     parser.add_argument("--ca", metavar="FILE", help="CA certificate(s) to trust for https://")
+    parser.add_argument(
+        "--allow-plain-http", action="store_true",
+        help="send the key over plain http:// to a host other than this machine (else refused)",
+    )
     if json_flag:
         parser.add_argument("--json", action="store_true", help="print the API's answer as JSON")
 
@@ -604,6 +609,11 @@ def register(sub: Commands) -> None:
     login.add_argument("--server", required=True, help="the API's URL, e.g. https://arena.example.org")
     login.add_argument("--key-file", help="read the API key from this file")
     login.add_argument("--ca", metavar="FILE", help="CA certificate(s) to trust for https://")
+    login.add_argument(
+        "--allow-plain-http", action="store_true",
+        help="send the key over plain http:// to a host other than this machine (anyone on the "
+        "way can read it; stored for this server only). Without it such a server is refused",
+    )
     login.set_defaults(func=_guarded(_cmd_login))
 
     logout = sub.add_parser("logout", help="forget the stored server and key")
