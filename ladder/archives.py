@@ -21,10 +21,13 @@ Refused, each with an :class:`~ladder.errors.InvalidInput` naming the entry and 
   be read into memory whole by ``tarfile``);
 * absolute paths, ``..`` components, backslashes, and names with control characters (NUL
   included: ``zipfile`` silently cuts a name at a NUL, so the raw name is checked);
-* every symbolic link and hard link, even one that points inside the archive. A link is the
-  classic way out of the extraction directory (a link to ``/`` or ``..``, then a file written
-  through it; a hard link to a host file), whether it escapes depends on where and in what order
-  it is extracted, and a bot needs none: ship the file itself;
+* a symbolic or hard link whose target is outside the archive (an absolute target, or one that
+  climbs out with ``..``) or is not in it. A link is the classic way out of the extraction
+  directory (a link to ``/`` or ``..``, then a file written through it; a hard link to a host
+  file). A link that stays inside is accepted but never stored as a link: a link to a file
+  becomes a copy of that file (``node_modules/.bin/*`` of an ``npm ci``), a link to a directory
+  is dropped (a copy could nest without end). The normalized archive holds no link at all, so
+  extraction never meets one; a copy counts against the size limits like any file;
 * devices, FIFOs, sparse files and any other entry type than a directory or a regular file;
 * encrypted zip entries, duplicate names, and a name that is both a file and a directory.
 """
@@ -101,6 +104,10 @@ class _Entry:
     size: int
     #: the file in the scratch folder holding a regular file's bytes (None for a directory)
     spool: Path | None
+    #: a link's target as the archive states it (None: not a link); `hard`: a hard link's
+    #: target is relative to the archive's root, a symbolic link's to the link's folder
+    link: str | None = None
+    hard: bool = False
 
 
 class _Budget:
@@ -203,8 +210,9 @@ def _tar_entries(fileobj: IO[bytes], budget: _Budget) -> Iterator[_Entry]:
                 budget.count_entry()
                 path = _normal_path(member.name)
                 if member.issym() or member.islnk():
-                    kind = "symbolic" if member.issym() else "hard"
-                    raise InvalidInput(f"archive: {member.name!r} is a {kind} link (links are not allowed)")
+                    # resolved once every entry is known (_resolve_links)
+                    yield _Entry(path, False, False, 0, None, link=member.linkname, hard=member.islnk())
+                    continue
                 if member.isdir():
                     yield _Entry(path, True, False, 0, None)
                     continue
@@ -238,10 +246,13 @@ def _zip_entries(source: IO[bytes], budget: _Budget) -> Iterator[_Entry]:
                 path = _normal_path(info.filename)
                 mode = info.external_attr >> 16 if info.create_system == 3 else 0
                 file_type = stat.S_IFMT(mode)
-                if stat.S_ISLNK(mode):
-                    raise InvalidInput(
-                        f"archive: {info.filename!r} is a symbolic link (links are not allowed)"
-                    )
+                if stat.S_ISLNK(mode):  # the target is the entry's data
+                    with zf.open(info) as member:
+                        target = member.read(MAX_PATH_BYTES + 1)
+                    if len(target) > MAX_PATH_BYTES:
+                        raise InvalidInput(f"archive: {info.filename!r} is a link with too long a target")
+                    yield _Entry(path, False, False, 0, None, link=target.decode(errors="replace"))
+                    continue
                 if info.flag_bits & 0x1:
                     raise InvalidInput(f"archive: {info.filename!r} is encrypted")
                 if info.is_dir():
@@ -273,18 +284,78 @@ def _entries(source: IO[bytes], scratch: Path) -> list[_Entry]:
     source.seek(0)
     budget = _Budget(scratch)
     if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-        return list(_zip_entries(source, budget))
+        return _resolve_links(list(_zip_entries(source, budget)), budget)
     limit = MAX_UNPACKED_BYTES + _TAR_OVERHEAD
     if head[:2] == b"\x1f\x8b":
         gz = gzip.GzipFile(fileobj=source, mode="rb")
         stream: IO[bytes] = io.BufferedReader(_CountingReader(gz, limit), _CHUNK)
         try:
-            return list(_tar_entries(stream, budget))
+            return _resolve_links(list(_tar_entries(stream, budget)), budget)
         except _StreamTooLarge:
             raise TooLarge(f"archive: the tar stream unpacks to more than {limit} bytes") from None
     if head[257:262] == b"ustar":
-        return list(_tar_entries(source, budget))
+        return _resolve_links(list(_tar_entries(source, budget)), budget)
     raise InvalidInput("archive: not a zip, tar or tar.gz archive")
+
+
+#: links followed from one link before it is called a loop
+_MAX_LINK_HOPS: Final = 32
+
+
+def _resolve_links(entries: list[_Entry], budget: _Budget) -> list[_Entry]:
+    """The entries with every link replaced: a link to a file by a copy of it (counted against
+    the size limit), a link to a directory dropped. InvalidInput for a link whose target is
+    outside the archive or not in it, and for a loop of links."""
+    links = {e.path: e for e in entries if e.link is not None}
+    if not links:
+        return entries
+    kept = [e for e in entries if e.link is None]
+    files = {e.path: e for e in kept if not e.is_dir}
+    dirs = {e.path for e in kept if e.is_dir}
+    for e in kept:
+        parts = e.path.split("/")
+        dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    dirs.add("")
+
+    def follow(link: _Entry, top: _Entry, hops: int) -> list[str]:
+        """Where `link` leads, as path parts, each component taken in order as the kernel
+        would (a ``..`` after a link climbs from the link's target, not from its name)."""
+        assert link.link is not None
+        raw = link.link
+        if raw.startswith("/") or _has_control(raw):
+            raise escape(top)
+        parts = [] if link.hard else link.path.split("/")[:-1]
+        for part in raw.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not parts:
+                    raise escape(top)
+                parts.pop()
+                continue
+            parts.append(part)
+            inner = links.get("/".join(parts))
+            if inner is not None:
+                if hops >= _MAX_LINK_HOPS:
+                    raise InvalidInput(f"archive: {top.path!r} is part of a loop of links")
+                parts = follow(inner, top, hops + 1)
+        return parts
+
+    def escape(top: _Entry) -> InvalidInput:
+        kind = "hard" if top.hard else "symbolic"
+        return InvalidInput(f"archive: {top.path!r} is a {kind} link out of the archive ({top.link!r})")
+
+    for path, link in sorted(links.items()):
+        target = "/".join(follow(link, link, 1))
+        if target in files:
+            source = files[target]
+            budget.total += source.size
+            if budget.total > MAX_UNPACKED_BYTES:
+                raise TooLarge(f"archive: the files unpack to more than {MAX_UNPACKED_BYTES} bytes")
+            kept.append(_Entry(path, False, source.executable, source.size, source.spool))
+        elif target not in dirs:
+            raise InvalidInput(f"archive: {path!r} is a link to {link.link!r}, which is not in the archive")
+    return kept
 
 
 def _check_tree(entries: list[_Entry]) -> tuple[list[str], dict[str, _Entry]]:

@@ -30,7 +30,8 @@ tar.gz (sorted names, mtime 0, owner 0, permissions kept), so the same files giv
 SHA-256. Skipped: version-control folders (``.git``, ``.hg``, ``.svn``), ``__pycache__`` and
 ``*.pyc``, ``.DS_Store``. Not skipped: ``node_modules`` and vendored packages — the sandbox has
 no network, so a bot must bring its dependencies. A symlink whose target lies inside the
-directory is kept as a link; one pointing outside is refused (the server refuses it too).
+directory is kept as a link (the server stores a copy of its target file, and drops a link to a
+folder); one pointing outside is refused (the server refuses it too).
 """
 
 from __future__ import annotations

@@ -100,18 +100,59 @@ def test_absolute_paths_are_refused() -> None:
 
 def test_tar_symlink_out_then_write_through_it_is_refused() -> None:
     attack = _tar([_special("escape", tarfile.SYMTYPE, "/etc"), _file("escape/cron.d/job", b"pwned")])
-    _refused(attack, "symbolic link")
-    # even a link that stays inside the archive
-    _refused(_tar([_file("a.py"), _special("b.py", tarfile.SYMTYPE, "a.py")]), "symbolic link")
+    _refused(attack, "symbolic link out of the archive")
+    _refused(_tar([_file("a.py"), _special("up", tarfile.SYMTYPE, "../../etc")]), "out of the archive")
+    # a chain that climbs out only at its second link
+    chain = _tar(
+        [_file("a.py"), _special("d/up", tarfile.SYMTYPE, ".."), _special("b", tarfile.SYMTYPE, "d/up/..")]
+    )
+    _refused(chain, "out of the archive")
 
 
-def test_zip_symlink_is_refused() -> None:
-    _refused(_zip({"link": b"/etc/passwd"}, attrs={"link": stat.S_IFLNK | 0o777}), "symbolic link")
+def test_zip_symlink_out_is_refused() -> None:
+    _refused(_zip({"link": b"/etc/passwd"}, attrs={"link": stat.S_IFLNK | 0o777}), "symbolic link out")
 
 
-def test_hard_links_are_refused() -> None:
-    _refused(_tar([_special("passwd", tarfile.LNKTYPE, "/etc/passwd")]), "hard link")
-    _refused(_tar([_file("a.py"), _special("b.py", tarfile.LNKTYPE, "a.py")]), "hard link")
+def test_hard_links_out_are_refused() -> None:
+    _refused(_tar([_special("passwd", tarfile.LNKTYPE, "/etc/passwd")]), "hard link out of the archive")
+    _refused(_tar([_file("a.py"), _special("b.py", tarfile.LNKTYPE, "../a.py")]), "hard link out")
+
+
+def test_links_inside_the_archive_become_copies_and_extract_as_files(tmp_path: Path) -> None:
+    """What `npm ci` leaves: node_modules/.bin/* links to scripts of the packages beside them."""
+    script = b"#!/usr/bin/env node\nconsole.log(1)\n"
+    upload = _tar([
+        _file("main.js", b"require('pkg')"),
+        _file("node_modules/pkg/bin/cli.js", script, mode=0o755),
+        _special("node_modules/.bin/cli", tarfile.SYMTYPE, "../pkg/bin/cli.js"),
+        _special("node_modules/.bin/cli2", tarfile.SYMTYPE, "cli"),  # a link to a link
+        _special("node_modules/alias", tarfile.SYMTYPE, "pkg"),  # a link to a folder: dropped
+        _special("copy.js", tarfile.LNKTYPE, "main.js"),  # a hard link: relative to the root
+    ])  # fmt: skip
+    zipped = _zip({"main.js": b"m", "link.js": b"main.js"}, attrs={"link.js": stat.S_IFLNK | 0o777})
+    normalized = validate_archive(upload)
+    assert normalized.files == 5
+    out = tmp_path / "out"
+    extract_archive(normalized.tar_gz, out)
+    for name in ("node_modules/.bin/cli", "node_modules/.bin/cli2"):
+        path = out / name
+        assert not path.is_symlink() and path.read_bytes() == script and path.stat().st_mode & 0o111
+    copy = out / "copy.js"
+    assert copy.read_bytes() == b"require('pkg')" and not copy.stat().st_mode & 0o111
+    assert not (out / "node_modules/alias").exists()
+    assert not any(p.is_symlink() for p in out.rglob("*"))
+    extract_archive(validate_archive(zipped).tar_gz, tmp_path / "zip")
+    assert (tmp_path / "zip" / "link.js").read_bytes() == b"m"
+    # a link to nothing, and a loop, are refused
+    _refused(_tar([_file("a.py"), _special("b", tarfile.SYMTYPE, "missing.py")]), "not in the archive")
+    loop = [_special("a", tarfile.SYMTYPE, "b"), _special("b", tarfile.SYMTYPE, "a")]
+    _refused(_tar(loop), "loop of links")
+
+
+def test_link_copies_count_against_the_size_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(archives, "MAX_UNPACKED_BYTES", 3000)
+    links = [_special(f"l{i}", tarfile.SYMTYPE, "big") for i in range(3)]
+    _refused(_tar([_file("big", b"x" * 1000), *links]), "unpack to more than 3000 bytes", TooLarge)
 
 
 def test_devices_and_fifos_are_refused() -> None:
