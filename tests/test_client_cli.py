@@ -728,3 +728,87 @@ def test_no_key_goes_over_plain_http_to_another_host_unless_the_user_says_so(
     code, _, err = _arena(capsys, "bot", "status", "alice-bot", "--server", remote, "--allow-plain-http")
     assert code == 1 and "nothing here (HTTP 404)" in err
     assert seen == [f"Bearer {api.alice}"]
+
+
+# --- a hostile server's download is streamed to disk, up to a cap -----------------------------------
+
+
+class _Hoarder(http.server.BaseHTTPRequestHandler):
+    """Answers a bot and a match as the API would, then a replay body of `body_mib` MiB (no
+    Content-Length unless `announce`), sent until the client hangs up."""
+
+    body_mib: int
+    announce: bool
+    sent: list[int]
+
+    def _json(self, data: object) -> None:
+        body = json.dumps(data).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/api/bots/by-name/"):
+            self._json({"id": 1, "name": "hog-bot"})
+        elif self.path == "/api/matches/7":
+            self._json({"id": 7, "seats": [{"seat": 0, "bot_id": 1}]})
+        else:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/gzip")
+            if self.announce:
+                self.send_header("Content-Length", str(self.body_mib * 1024 * 1024))
+            self.end_headers()
+            chunk = b"\x1f\x8b" + bytes(1024 * 1024 - 2)
+            try:
+                for _ in range(self.body_mib):
+                    self.wfile.write(chunk)
+                    self.sent[0] += len(chunk)
+            except OSError:  # the client hung up: what it was meant to do
+                pass
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("announce", [False, True], ids=["unannounced", "content-length"])
+def test_bot_replay_streams_a_hostile_download_to_disk_and_refuses_it_over_the_cap(
+    tmp_path: Path, _config_home: Path, announce: bool
+) -> None:
+    """A server sending 1 GiB as a replay: the client stops at the cap (64 MiB), in one line,
+    with nothing written, and its memory stays far below the body (it read the whole body: an
+    unannounced 1 GiB took it past 1 GB)."""
+    from referee.replay import MAX_INFLATED_BYTES
+
+    sent = [0]
+    handler = type("Hoarding", (_Hoarder,), {"body_mib": 1024, "announce": announce, "sent": sent})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    out = tmp_path / "hog.replay.json.gz"
+    env = {**os.environ, "XDG_CONFIG_HOME": str(_config_home), "ARENA_API_KEY": "arena_whatever"}
+    try:
+        with (tmp_path / "stdout").open("wb") as stdout, (tmp_path / "stderr").open("wb") as stderr:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "referee.cli", "bot", "replay", "hog-bot", "--match", "7",
+                 "--out", str(out), "--server", f"http://127.0.0.1:{server.server_address[1]}"],
+                stdout=stdout, stderr=stderr, env=env, cwd=tmp_path,
+            )
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = (tmp_path / "stderr").read_text()
+    assert proc.returncode == 1, err
+    assert err == (
+        f"error: match 7: the server's replay is larger than {MAX_INFLATED_BYTES:,} bytes, the most "
+        "it may be: refused, nothing written\n"
+    )
+    assert (tmp_path / "stdout").read_text() == ""
+    assert list(tmp_path.glob("*hog*")) == []  # neither the file nor a partial one
+    max_rss = usage.ru_maxrss * 1024  # KiB on Linux
+    print(f"client max RSS {max_rss / 2**20:.0f} MiB; the server sent {sent[0] / 2**20:.0f} MiB")
+    assert sent[0] < 1024 * 1024 * 1024  # it was cut off
+    assert max_rss < 200 * 1024 * 1024

@@ -91,6 +91,7 @@ ARCHIVE_TYPES: Final = {".tar.gz": "application/gzip", ".tgz": "application/gzip
 #: seconds for one request (an upload gets longer)
 TIMEOUT_S: Final = 30.0
 UPLOAD_TIMEOUT_S: Final = 300.0
+_DOWNLOAD_CHUNK: Final = 64 * 1024
 
 
 class ClientError(Exception):
@@ -448,11 +449,19 @@ class ApiClient:
         """One request; raises ApiError for an error status, ClientError if the server is
         unreachable or the TLS handshake fails."""
         headers = {"Content-Type": content_type} if content_type else None
-        try:
+        with self._errors():
             response = self._http.request(
                 method, path, json=json_body, params=params, content=content, headers=headers,
                 timeout=timeout,
             )
+        _raise_for_status(response)
+        return response
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Transport failures as one-line ClientErrors."""
+        try:
+            yield
         except httpx.ConnectError as exc:
             reason = str(exc) or type(exc).__name__
             if "CERTIFICATE" in reason.upper() or "SSL" in reason.upper():
@@ -465,12 +474,45 @@ class ApiClient:
             raise ClientError(f"{self.server} did not answer in time ({type(exc).__name__})") from exc
         except httpx.HTTPError as exc:
             raise ClientError(f"request to {self.server} failed: {exc}") from exc
-        if response.status_code >= 400:
-            message = _error_message(response)
-            if response.status_code == 401:
-                message += " — run `arena login` with a valid API key"
-            raise ApiError(response.status_code, message)
-        return response
+
+    def download(self, path: str, dest: Path, max_bytes: int, what: str) -> int:
+        """GET `path` into the new file `dest`, streamed (a chunk at a time, never the whole body
+        in memory), refusing a body over `max_bytes` in one line naming `what`; the bytes written.
+
+        A body announced (Content-Length) or found over the cap is refused as soon as that is
+        known, and whatever was written of it is removed.
+        """
+        refused = ClientError(
+            f"{what} is larger than {max_bytes:,} bytes, the most it may be: refused, nothing written"
+        )
+        written = 0
+        with self._errors(), self._http.stream("GET", path, timeout=TIMEOUT_S) as response:
+            if response.status_code >= 400:  # its message, from at most the body's first 64 KiB
+                head = b""
+                for chunk in response.iter_bytes(_DOWNLOAD_CHUNK):
+                    head += chunk
+                    if len(head) >= _DOWNLOAD_CHUNK:
+                        break
+                kind = response.headers.get("content-type", "")
+                _raise_for_status(httpx.Response(
+                    response.status_code, headers={"content-type": kind}, content=head[:_DOWNLOAD_CHUNK],
+                    request=response.request,
+                ))
+            announced = response.headers.get("content-length", "")
+            if announced.isdigit() and int(announced) > max_bytes:
+                raise refused
+            try:
+                with dest.open("xb") as out:
+                    for chunk in response.iter_bytes(_DOWNLOAD_CHUNK):
+                        written += len(chunk)
+                        if written > max_bytes:
+                            raise refused
+                        out.write(chunk)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    dest.unlink()
+                raise
+        return written
 
     def get_json(self, path: str, params: Mapping[str, str] | None = None) -> Any:
         """GET `path` and decode its JSON body."""
@@ -506,6 +548,14 @@ class ApiClient:
             timeout=UPLOAD_TIMEOUT_S,
         )
         return dict(_json(response))
+
+
+def _raise_for_status(response: httpx.Response) -> None:
+    if response.status_code >= 400:
+        message = _error_message(response)
+        if response.status_code == 401:
+            message += " — run `arena login` with a valid API key"
+        raise ApiError(response.status_code, message)
 
 
 def _json(response: httpx.Response) -> Any:

@@ -423,25 +423,41 @@ def _match_and_seats(api: Any, args: argparse.Namespace) -> tuple[int, list[int]
 def _cmd_bot_replay(args: argparse.Namespace) -> int:
     """Download a match's replay, check it re-simulates (the server's bytes are outside input),
     write it and say how to look at it as the bot's seat."""
-    from referee.replay import ReplayError, loads
+    import contextlib
+    import os
+
+    from referee.replay import MAX_INFLATED_BYTES, ReplayError, load
     from referee.replay_view import example_bot_command
     from workers.client import ClientError
 
     with _client(args) as api:
         match_id, seats = _match_and_seats(api, args)
-        data = api.request("GET", f"/api/matches/{match_id}/replay").content
+        out = Path(args.out or f"match-{match_id}.replay.json.gz")
+        # streamed to a file beside the target, checked there, then renamed into place: nothing
+        # at `out` unless it verifies, and never more than the cap in memory or on disk
+        part = out.with_name(f".{out.name}.{os.urandom(4).hex()}.part")
+        try:
+            size_bytes = api.download(
+                f"/api/matches/{match_id}/replay", part, MAX_INFLATED_BYTES,
+                f"match {match_id}: the server's replay",
+            )
+        except OSError as exc:
+            raise ClientError(f"cannot write {out}: {exc.strerror or exc}") from None
     try:
-        replay = loads(data)  # bounded: its inflated size and nesting are capped
-    except ReplayError as exc:
-        raise ClientError(f"match {match_id}: the server's replay does not verify: {exc}") from None
-    out = Path(args.out or f"match-{match_id}.replay.json.gz")
-    try:
-        out.write_bytes(data)
-    except OSError as exc:
-        raise ClientError(f"cannot write {out}: {exc.strerror or exc}") from None
+        try:
+            replay = load(part)  # bounded: its inflated size and nesting are capped
+        except ReplayError as exc:
+            raise ClientError(f"match {match_id}: the server's replay does not verify: {exc}") from None
+        try:
+            part.replace(out)
+        except OSError as exc:
+            raise ClientError(f"cannot write {out}: {exc.strerror or exc}") from None
+    finally:
+        with contextlib.suppress(OSError):
+            part.unlink()
     steps = len(replay["steps"])
     seat_list = ", ".join(str(s) for s in seats)
-    size = f"{len(data):,} bytes"
+    size = f"{size_bytes:,} bytes"
     print(f"wrote {out} (match {match_id}, {replay['game']}, {steps} steps, {size}; re-simulated)")
     print(f"{args.name} played seat {seat_list}. What it saw, and a decision sent to your bot again:")
     quoted = shlex.quote(str(out))
