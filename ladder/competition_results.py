@@ -9,7 +9,14 @@ every game, the interval bootstrapped over duplicate sets: ``ladder.skill``), ``
 likelihood of superiority over the next row: the share of bootstrap resamples that rate this
 bot above it; near 1 the order is sure, near 0.5 it is a coin toss), ``wins``/``draws``/``losses``
 and ``games``. A win is a sole first place, a draw a shared first place (a 0-0 game two bots
-both "won" is a draw for both), anything else a loss.
+both "won" is a draw for both), anything else a loss. A forfeited seat is placed after every
+seat that played on (``ladder.formats.forfeit_places``, applied as games are loaded), so it never
+shares a place, nor a draw, with one.
+
+An entrant that never played -- every game of its own forfeited by all its seats (a bot that
+never started) or failed -- is not ranked: it is listed in ``withdrawn`` with its counts (the
+caller adds why, ``ladder.competitions.competition_results``). Its games still count for its
+opponents, who won them.
 
 Scores: round robin and gauntlet, the pairwise points (1 per opponent beaten in a game, ½ per
 shared place, divided by N - 1); Swiss, the Swiss points (a table's mean pairwise score per
@@ -128,6 +135,26 @@ def _scenario_rows(
     return rows
 
 
+def _withdrawn(n: int, games: Sequence[GameRecord]) -> dict[int, dict[str, int]]:
+    """The entrants that never played: every game of theirs is over and each was either
+    forfeited by all their seats (a bot that never started, or crashed every time) or failed
+    (the platform could not play it). entrant -> {games, forfeited, failed}."""
+    out: dict[int, dict[str, int]] = {}
+    for e in range(n):
+        mine = [g for g in games if e in g.seats]
+        if not mine or any(g.places is None and not g.failed for g in mine):
+            continue  # nothing scheduled yet, or games still to play: not decided
+        failed = sum(1 for g in mine if g.failed)
+        forfeited = sum(
+            1 for g in mine
+            if g.places is not None
+            and all(seat in g.forfeited for seat, who in enumerate(g.seats) if who == e)
+        )
+        if forfeited + failed == len(mine):
+            out[e] = {"games": len(mine), "forfeited": forfeited, "failed": failed}
+    return out
+
+
 def results_table(
     fmt: str,
     names: Sequence[str],
@@ -138,8 +165,10 @@ def results_table(
     scenario_labels: Sequence[str] = (),
     bootstrap_samples: int = skill.BOOTSTRAP_SAMPLES,
 ) -> dict[str, Any]:
-    """The results of a competition: ``standings``, ``crosstable``, ``seats`` (the seat-order
-    effect), ``scenarios`` (co-op only) and ``games`` counts (played, failed, pending)."""
+    """The results of a competition: ``standings``, ``withdrawn`` (the entrants that never
+    played, left out of the standings: see :func:`_withdrawn`), ``crosstable``, ``seats`` (the
+    seat-order effect), ``scenarios`` (co-op only) and ``games`` counts (played, failed,
+    pending)."""
     n = len(names)
     played = [g for g in games if g.places is not None]
     wdl: dict[int, dict[str, int]] = {e: {"W": 0, "D": 0, "L": 0} for e in range(n)}
@@ -198,10 +227,11 @@ def results_table(
         key = {e: (-extra[e]["win_rate_low"], -score[e], e) for e in range(n)}
     else:
         key = {e: (-round(score[e], 9), -fit.elo[e], e) for e in range(n)}
-    order = sorted(range(n), key=lambda e: key[e])
+    apart = _withdrawn(n, games)
+    order = sorted((e for e in range(n) if e not in apart), key=lambda e: key[e])
     standings = []
     for rank, e in enumerate(order, start=1):
-        nxt = order[rank] if rank < n else None
+        nxt = order[rank] if rank < len(order) else None
         row: dict[str, Any] = {
             "rank": rank,
             "bot": names[e],
@@ -222,6 +252,9 @@ def results_table(
         standings.append(row)
     table: dict[str, Any] = {
         "standings": standings,
+        "withdrawn": [
+            {"slot": e, "bot": names[e], **counts} for e, counts in sorted(apart.items())
+        ],
         "crosstable": _crosstable(names, played),
         "seats": _seat_table(played),
         "games": {

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import math
 import secrets
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,11 +33,13 @@ from sqlalchemy.exc import IntegrityError
 
 from ladder import formats
 from ladder.archives import NormalizedArchive
+from ladder.bots import MAX_LOG_BYTES
 from ladder.competition_results import results_table
 from ladder.db import write_transaction
 from ladder.errors import Conflict, InvalidInput, NotFound
 from ladder.scenarios import coop_games, match_scenario
 from ladder.schema import (
+    bot_logs,
     bot_versions,
     bots,
     competition_entrants,
@@ -43,6 +47,7 @@ from ladder.schema import (
     competitions,
     ladders,
     matches,
+    replays,
     results,
 )
 from referee.games import GAMES
@@ -72,6 +77,8 @@ MAX_SETS: Final = 1000
 #: the most games a competition may schedule (a bound on what one request can cost)
 MAX_GAMES: Final = 100_000
 DEFAULT_TIME_CONTROL: Final = {"decision_ms": 1000, "bank_ms": 30_000, "max_strikes": 3}
+#: a seat's outcome when it was forfeited (every game's engine says so: ``Game.forfeit``)
+FORFEITED: Final = "forfeited"
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,6 +386,7 @@ def load_games(conn: Connection, competition_id: int) -> list[CompetitionGame]:
             matches.c.status,
             matches.c.seed,
             results.c.places,
+            results.c.outcomes,
             results.c.team_won,
         )
         .join(matches, matches.c.id == competition_games.c.match_id)
@@ -389,6 +397,11 @@ def load_games(conn: Connection, competition_id: int) -> list[CompetitionGame]:
     out = []
     for r in rows:
         places = tuple(int(p) for p in r.places) if r.places is not None and r.status == "done" else None
+        forfeited: tuple[int, ...] = ()
+        if places is not None:
+            outcomes = list(r.outcomes or [])
+            forfeited = tuple(s for s, o in enumerate(outcomes) if o == FORFEITED)
+            places = formats.forfeit_places(places, forfeited)
         out.append(
             CompetitionGame(
                 formats.GameRecord(
@@ -401,6 +414,7 @@ def load_games(conn: Connection, competition_id: int) -> list[CompetitionGame]:
                     team_won=r.team_won if places is not None else None,
                     scenario=r.scenario,
                     failed=r.status == "failed",
+                    forfeited=forfeited,
                 ),
                 match_id=r.match_id,
                 status=r.status,
@@ -561,6 +575,8 @@ def competition_results(
         **kwargs,
     )
     counts = table.pop("games")
+    for row_out in table["withdrawn"]:
+        row_out.update(_why_withdrawn(conn, games, int(row_out["slot"])))
     return {
         "competition": _info(row, entrants, games),
         **table,
@@ -581,3 +597,50 @@ def competition_results(
             for g in games
         ],
     }
+
+
+def _why_withdrawn(conn: Connection, games: Sequence[CompetitionGame], entrant: int) -> dict[str, Any]:
+    """Why an entrant never played, from its first game: the match, its seat's forfeit as the
+    referee ruled it, the sandbox limit that ended it (if one did) and the bot's own error line
+    (the last thing it printed), or the platform's error for a failed game."""
+    from referee.bot_output import error_line
+
+    first = next(g for g in games if entrant in g.record.seats)
+    seat = first.record.seats.index(entrant)
+    out: dict[str, Any] = {"match_id": first.match_id, "seat": seat}
+    if first.status == "failed":
+        error = conn.execute(sa.select(matches.c.error).where(matches.c.id == first.match_id)).scalar()
+        out.update(reason="the platform could not play its game", error=str(error or "")[:300])
+        return out
+    record = _seat_record(conn, first.match_id, seat)
+    out["reason"] = str(record.get("forfeit") or "forfeited")[:300]
+    sandbox = record.get("sandbox")
+    if isinstance(sandbox, dict) and sandbox.get("killed_for"):
+        out["killed_for"] = str(sandbox["killed_for"])[:200]
+    log = conn.execute(
+        sa.select(bot_logs.c.data).where(bot_logs.c.match_id == first.match_id, bot_logs.c.seat == seat)
+    ).scalar()
+    text = ""
+    if log is not None:  # stored at most MAX_LOG_BYTES: inflate no more, whatever the row holds
+        text = zlib.decompressobj(wbits=31).decompress(bytes(log), MAX_LOG_BYTES).decode(errors="replace")
+    out["error"] = error_line(text)
+    return out
+
+
+def _seat_record(conn: Connection, match_id: int, seat: int) -> dict[str, Any]:
+    """Seat `seat`'s record in match `match_id`'s stored replay (its header: who played it, its
+    forfeit, what the sandbox measured), or {} if there is none to read."""
+    from referee.replay import MAX_INFLATED_BYTES
+
+    data = conn.execute(sa.select(replays.c.data).where(replays.c.match_id == match_id)).scalar()
+    if data is None:
+        return {}
+    try:
+        doc = json.loads(zlib.decompressobj(wbits=31).decompress(bytes(data), MAX_INFLATED_BYTES))
+    except (ValueError, zlib.error):
+        return {}
+    seats = doc.get("seats") if isinstance(doc, dict) else None
+    if not isinstance(seats, list) or not 0 <= seat < len(seats) or not isinstance(seats[seat], dict):
+        return {}
+    record: dict[str, Any] = seats[seat]
+    return record

@@ -45,6 +45,7 @@ __all__ = [
     "GameRecord",
     "TablePlan",
     "by_round",
+    "forfeit_places",
     "knockout_survivors",
     "next_round",
     "plan_games",
@@ -94,6 +95,19 @@ class GameRecord:
     team_won: bool | None = None
     scenario: int | None = None
     failed: bool = False
+    #: the seats that forfeited (their places already put after every seat that played on)
+    forfeited: tuple[int, ...] = ()
+
+
+def forfeit_places(places: Sequence[int], forfeited: Sequence[int]) -> tuple[int, ...]:
+    """`places` with every forfeited seat after every seat that played on: a game's places rank
+    scores only, so a seat that crashed at 0 points shares first place with one knocked out on 0
+    (``referee.replay_view.place_notes``); a competition never lets a forfeit share a place with
+    a seat that played. Places stay standard competition ranks (1, 1, 3): one more than the
+    seats strictly ahead, ordered by (forfeited, place)."""
+    out = set(forfeited)
+    key = [(seat in out, place) for seat, place in enumerate(places)]
+    return tuple(1 + sum(other < mine for other in key) for mine in key)
 
 
 def rotations(entrants: Sequence[int]) -> list[tuple[int, ...]]:

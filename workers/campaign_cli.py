@@ -310,11 +310,8 @@ def _dispatcher(db_url: str, workers: int) -> Iterator[Any]:
         return
     from workers.local_pool import LocalPool
 
-    pool = LocalPool(db_url, workers)
-    try:
+    with LocalPool(db_url, workers) as pool:  # an interrupt terminates it (LocalPool.__exit__)
         yield pool
-    finally:
-        pool.close()
 
 
 def _wait(engine: Engine, match_id: int, dispatcher: Any, timeout: float) -> str:

@@ -9,6 +9,13 @@ read-only files, as ``arena match --sandbox`` runs them.
 
 The database is ``--db``, else ``$DATABASE_URL``; ``run`` and ``sprt`` without either use a
 temporary SQLite file removed at the end, the others ``sqlite:///arena.db``.
+
+A command that names a file the sandbox will not show the bot (an absolute path of this machine,
+a script not in the current folder: ``ladder.run_command``) is refused before the first game.
+``run`` and ``start`` exit 1 when an entrant never played (every game of its own forfeited or
+failed: listed apart with its error line, not ranked) or a game failed, 2 for refused input,
+130 when interrupted. An interrupt (SIGINT, to this process or its whole group) stops the games
+at once (``workers.local_pool.LocalPool.terminate``) and says how to go on, if one can.
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -36,16 +45,57 @@ def _split_bots(values: Sequence[str]) -> list[str]:
     return out
 
 
+class Interrupted(Exception):
+    """The run was interrupted; the message says what became of it and how to go on."""
+
+
 def _archive_of_cwd(texts: Sequence[str], game: str) -> Any:
-    """The current directory, packed as the files of the hosted command entrants (if any)."""
+    """The current directory, packed as the files of the hosted command entrants (if any).
+
+    A command naming a file the packed folder does not hold, as the sandbox will show it, is
+    refused here, before anything is stored or played (ValueError, one line with the fix)."""
     from ladder.competitions import parse_entry
 
-    if all(parse_entry(game, t).kind != "command" for t in texts):
+    commands = [t.strip() for t in texts if parse_entry(game, t).kind == "command"]
+    if not commands:
         return None
     from ladder.archives import validate_archive
+    from ladder.run_command import archive_file_names, describe, missing_file
     from workers.client import pack_directory
 
-    return validate_archive(pack_directory(Path.cwd()).data)
+    cwd = Path.cwd()
+    archive = validate_archive(pack_directory(cwd).data)
+    names = archive_file_names(archive.tar_gz)
+    for command in commands:
+        miss = missing_file(command, names.__contains__)
+        if miss is None:
+            continue
+        problem = describe(miss, command, f"the current folder {cwd}")
+        word = Path(miss.word)
+        if miss.why == "absolute" and word.is_relative_to(cwd):
+            fixed = command.replace(miss.word, word.relative_to(cwd).as_posix(), 1)
+            fix = f"name it relative to the current folder: {fixed!r}"
+        else:
+            fix = "run from the folder that holds the bot and name its files relative to it"
+        raise ValueError(f"{problem}; {fix}")
+    return archive
+
+
+def _named(specs: Sequence[Any], names: Sequence[str] | None) -> list[Any]:
+    """The command entrants named by `--name`, in order (the others keep theirs)."""
+    names = list(names or [])
+    commands = [i for i, spec in enumerate(specs) if spec.kind == "command"]
+    if len(names) > len(commands):
+        raise ValueError(
+            f"--name names {len(names)} command entrants, but the field has {len(commands)} "
+            '(built-in and registered bots keep their own names; --name "mine" per "python mine.py")'
+        )
+    out = list(specs)
+    for i, name in zip(commands, names, strict=False):
+        if not 1 <= len(name) <= 64 or any(ord(c) < 32 or c in ",#" for c in name):
+            raise ValueError(f"--name {name!r}: 1-64 printable characters, no ',' or '#'")
+        out[i] = dataclasses.replace(specs[i], name=name)
+    return out
 
 
 @contextlib.contextmanager
@@ -79,11 +129,9 @@ def _dispatcher(db_url: str, workers: int | None) -> Iterator[Any]:
         return
     from workers.local_pool import DEFAULT_POOL_SIZE, LocalPool
 
-    pool = LocalPool(db_url, workers or DEFAULT_POOL_SIZE)
-    try:
-        yield pool
-    finally:
-        pool.close()
+    # the bots' crashes are reported once, with the entrant (_print_results), not per game
+    with LocalPool(db_url, workers or DEFAULT_POOL_SIZE, log_level=logging.ERROR) as pool:
+        yield pool  # an exception (an interrupt) terminates the pool instead of waiting for it
 
 
 @contextlib.contextmanager
@@ -143,6 +191,11 @@ def _print_results(res: dict[str, Any]) -> None:
         cells += [f"{row['wins']}/{row['draws']}/{row['losses']}", str(row["games"])]
         table.add_row(*cells)
     console.print(table)
+    withdrawn = res.get("withdrawn") or []
+    if withdrawn:
+        console.print("not ranked: never played (every game of its own forfeited or failed)", soft_wrap=True)
+    for row in withdrawn:
+        console.print(escape(_withdrawn_line(row)), soft_wrap=True)
     cross = res["crosstable"]
     if cross["rows"] and not coop:
         grid = Table(title="crosstable (row's points against column / games)")
@@ -171,6 +224,24 @@ def _print_results(res: dict[str, Any]) -> None:
             sc.add_row(s["bot"], s["scenario"], f"{s['wins']}/{s['games']}",
                        f"{s['win_rate']:.2f} [{s['low']:.2f}, {s['high']:.2f}]")
         console.print(sc)
+
+
+def _withdrawn_line(row: dict[str, Any]) -> str:
+    """One entrant that never played, in words: its games, why (the referee's ruling, the sandbox
+    limit that ended it) and its own error line, at the match and seat it is from."""
+    games = int(row["games"])
+    counts = []
+    if row.get("forfeited"):
+        counts.append(f"forfeited {row['forfeited']} of {games} game{'s' if games != 1 else ''}")
+    if row.get("failed"):
+        counts.append(f"{row['failed']} of {games} failed")
+    where = f"match {row.get('match_id')} seat {row.get('seat')}"
+    line = f"  {row['bot']}: {', '.join(counts)}; {where}: {row.get('reason') or 'forfeited'}"
+    if row.get("killed_for"):
+        line += f", killed at its sandbox's {row['killed_for']} (workers/SANDBOX.md, Limits)"
+    if row.get("error"):
+        line += f"; it printed: {row['error']}"
+    return line
 
 
 def _results(db_url: str, competition_id: int) -> dict[str, Any] | None:
@@ -207,29 +278,103 @@ def _create(args: argparse.Namespace, db_url: str) -> int:
         game=args.game,
         players=args.players,
         fmt=args.format,
-        field=entrant_specs(args.game, texts, files),
+        field=_named(entrant_specs(args.game, texts, files), args.name),
         sets=args.sets,
         rounds=args.rounds,
         scenarios=scenarios,
         seed=args.seed,
-        name=args.name,
+        name=args.title,
         decision_ms=args.decision_ms,
         bank_ms=args.bank_ms,
         max_strikes=args.max_strikes,
     )
 
 
-def _run_stored(args: argparse.Namespace, db_url: str, competition_id: int) -> int:
+def _replay_dir(args: argparse.Namespace) -> Path | None:
+    """`--replay-dir`, checked writable before the first game."""
+    from referee.cli_checks import check_writable_dir
+
+    folder = getattr(args, "replay_dir", None)
+    return check_writable_dir(folder, "--replay-dir") if folder else None
+
+
+def _keep_replays(db_url: str, competition_id: int, folder: Path) -> int:
+    """Write every recorded game's replay into `folder` as match-ID.replay.json.gz (the stored
+    bytes: gzip, as `arena bot replay` writes them); how many."""
+    import sqlalchemy as sa
+
+    from ladder.schema import competition_games, replays
+    from workers.match_execution import engine_for
+
+    written = 0
+    with engine_for(db_url).connect() as conn:
+        rows = conn.execute(
+            sa.select(replays.c.match_id, replays.c.data)
+            .join(competition_games, competition_games.c.match_id == replays.c.match_id)
+            .where(competition_games.c.competition_id == competition_id)
+            .order_by(replays.c.match_id)
+        )
+        for match_id, data in rows:
+            (folder / f"match-{match_id}.replay.json.gz").write_bytes(bytes(data))
+            written += 1
+    return written
+
+
+def _games_done(db_url: str, competition_id: int) -> tuple[int, int]:
+    """(games recorded or failed, games scheduled) of a competition."""
+    from ladder.competitions import load_games
+    from workers.match_execution import engine_for
+
+    with engine_for(db_url).connect() as conn:
+        games = load_games(conn, competition_id)
+    return sum(g.status in ("done", "failed") for g in games), len(games)
+
+
+def _run_stored(args: argparse.Namespace, db_url: str, competition_id: int, *, resume: str | None) -> int:
+    """Play the competition, print its results; 1 if an entrant never played or a game failed.
+
+    `resume`: the command that resumes it after an interrupt, None when nothing can (the run's
+    database is a temporary one)."""
     from workers.match_execution import engine_for
     from workers.tournament import run_competition
 
-    with _dispatcher(db_url, args.workers) as dispatcher, _progress(not args.json, "games") as progress:
-        run_competition(engine_for(db_url), competition_id, dispatcher, on_progress=progress,
-                        timeout=args.timeout)
+    replay_dir = _replay_dir(args)
+    try:
+        with _dispatcher(db_url, args.workers) as dispatcher, _progress(not args.json, "games") as progress:
+            run_competition(engine_for(db_url), competition_id, dispatcher, on_progress=progress,
+                            timeout=args.timeout)
+    except KeyboardInterrupt:
+        done, scheduled = _games_done(db_url, competition_id)
+        kept = ""
+        if replay_dir is not None:
+            kept = f"; {_keep_replays(db_url, competition_id, replay_dir)} replays are in {replay_dir}"
+        what = f"interrupted after {done} of {scheduled} games scheduled so far{kept}"
+        if resume is None:
+            raise Interrupted(
+                f"{what}; the run's temporary database is gone with it (give --db FILE to keep a "
+                "competition that `arena tournament start ID --db FILE` resumes)"
+            ) from None
+        raise Interrupted(f"{what}; `{resume}` resumes competition {competition_id}") from None
     res = _results(db_url, competition_id)
     assert res is not None
+    if replay_dir is not None:
+        count = _keep_replays(db_url, competition_id, replay_dir)
+        print(f"{count} replays written to {replay_dir}", file=sys.stderr)
     _emit(args, res)
+    if res.get("withdrawn") or res["counts"]["failed"]:
+        return 1
     return 0
+
+
+def _resume_command(args: argparse.Namespace, competition_id: int) -> str | None:
+    """`arena tournament start ID [--db URL]` for a competition kept in a database, else None."""
+    import shlex
+
+    if args.db:
+        return f"arena tournament start {competition_id} --db {shlex.quote(args.db)}"
+    if os.environ.get("DATABASE_URL"):
+        return f"arena tournament start {competition_id}"
+    return None
 
 
 def _guard(func: Any) -> Any:
@@ -245,17 +390,21 @@ def _guard(func: Any) -> Any:
         except (LadderError, ArchiveError, CompetitionStalled, LookupError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        except KeyboardInterrupt:
-            print("interrupted: `arena tournament start ID` resumes a stored competition", file=sys.stderr)
+        except Interrupted as exc:
+            print(exc, file=sys.stderr)
+            return 130
+        except KeyboardInterrupt:  # before any game: nothing to say but that
+            print("interrupted", file=sys.stderr)
             return 130
 
     return run
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    _replay_dir(args)  # a folder that cannot be written is refused before anything is made
     with _database(args.db, temporary=True) as db_url:
         competition_id = _create(args, db_url)
-        return _run_stored(args, db_url, competition_id)
+        return _run_stored(args, db_url, competition_id, resume=_resume_command(args, competition_id))
 
 
 def _cmd_create(args: argparse.Namespace) -> int:
@@ -266,8 +415,13 @@ def _cmd_create(args: argparse.Namespace) -> int:
 
 
 def _cmd_start(args: argparse.Namespace) -> int:
+    import shlex
+
+    _replay_dir(args)
     with _database(args.db, temporary=False) as db_url:
-        return _run_stored(args, db_url, args.id)
+        command = f"arena tournament start {args.id}"
+        resume = command + (f" --db {shlex.quote(args.db)}" if args.db else "")
+        return _run_stored(args, db_url, args.id, resume=resume)
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
@@ -382,7 +536,10 @@ def _definition(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=None, help="Swiss rounds (default ceil(log2 n))")
     p.add_argument("--scenario", action="append", help="scenarios format: a game config as JSON (repeatable)")
     p.add_argument("--seed", type=int, default=1, help="seed of the pairings and games (default 1)")
-    p.add_argument("--name", default=None, help="the competition's name (default: made from its settings)")
+    p.add_argument("--name", action="append", metavar="NAME",
+                   help="the name of a command entrant, in the order of the field's commands (repeatable; "
+                        "default: its script's name)")
+    p.add_argument("--title", default=None, help="the competition's name (default: made from its settings)")
     _time_control(p)
 
 
@@ -415,6 +572,7 @@ def register(sub: Any) -> None:
     _running(run)
     run.add_argument("--csv", help="also write the standings as CSV to this file")
     run.add_argument("--json-out", help="also write the results as JSON to this file")
+    run.add_argument("--replay-dir", help="keep every game's replay in this folder (match-ID.replay.json.gz)")
     run.set_defaults(func=_guard(_cmd_run))
 
     create = tsub.add_parser("create", help="store a competition (played by `start`)")
@@ -432,6 +590,7 @@ def register(sub: Any) -> None:
         _common(p, db_help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
         if name == "start":
             _running(p)
+            p.add_argument("--replay-dir", help="keep every game's replay in this folder")
         if name in ("start", "results"):
             p.add_argument("--csv", help="write the standings as CSV to this file")
             p.add_argument("--json-out", help="write the results as JSON to this file")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -348,6 +347,7 @@ def _cmd_match(
             "note: the CPU clock applies to sandboxed bots (--sandbox); these are on the wall clock only",
             file=sys.stderr,
         )
+    from referee.bot_output import error_line
     from referee.server.launcher import missing_sdk_hint, run_match
 
     def progress(event: Any) -> None:
@@ -456,7 +456,7 @@ def _cmd_match(
             print(f"replay written to {target}")
     for seat in crashed:
         r = rows[seat]
-        last = _last_line(launched.bots[seat].log_tail(40))
+        last = error_line(launched.bots[seat].log_tail(40))
         said = f"; it printed: {last}" if last else ""
         hint = missing_sdk_hint(last)
         print(
@@ -465,28 +465,6 @@ def _cmd_match(
             file=sys.stderr,
         )
     return 1 if crashed else 0
-
-
-#: the last line of Node.js's report of an uncaught error
-_NODE_BANNER = re.compile(r"Node\.js v\d[\d.]*")
-#: a JavaScript stack frame ("at f (file.js:3:14)", "at file.js:3:14", "at new Promise (<anonymous>)")
-_JS_FRAME = re.compile(r"at \S.*(:\d+:\d+\)?|\))")
-
-
-def _last_line(text: str) -> str:
-    """The line that says why a bot ended: its last line, or for a JavaScript error the error's
-    own line rather than the stack frames and the Node.js version printed after it."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if len(lines) > 1 and _NODE_BANNER.fullmatch(lines[-1]):
-        # Node.js's report: where (file:line, the source line, a caret under it), the error, its
-        # stack and properties, the banner; the error is the line after the caret
-        lines.pop()
-        carets = [n for n, line in enumerate(lines) if set(line) == {"^"}]
-        if carets and carets[-1] + 1 < len(lines):
-            return lines[carets[-1] + 1][:200]
-    while len(lines) > 1 and _JS_FRAME.fullmatch(lines[-1]):
-        lines.pop()
-    return lines[-1][:200] if lines else ""
 
 
 def _cmd_bot_check(args: argparse.Namespace) -> int:

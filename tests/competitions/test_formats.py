@@ -212,3 +212,35 @@ def test_swiss_search_is_bounded_when_every_pair_has_met() -> None:
     met = {frozenset(p) for p in itertools.combinations(range(64), 2)}
     tables, byes = swiss_pairing(list(range(64)), 4, met, set())
     assert byes == [] and sorted(e for t in tables for e in t) == list(range(64))
+
+
+# --- forfeits: never a shared place, an entrant that never played is apart -----------------------
+
+
+def test_a_forfeited_seat_is_placed_after_every_seat_that_played() -> None:
+    """The issue's case: a crashed seat at 0 points tied first with a seat knocked out on 0."""
+    from ladder.formats import forfeit_places
+
+    assert forfeit_places((1, 1), (0,)) == (2, 1)
+    assert forfeit_places((1, 1, 3, 4), (1,)) == (1, 4, 2, 3)
+    assert forfeit_places((1, 1, 1), (0, 2)) == (2, 1, 2)  # two forfeits still share theirs
+    assert forfeit_places((2, 1), ()) == (2, 1)
+
+
+def test_an_entrant_that_forfeited_every_game_is_listed_apart_not_ranked() -> None:
+    """Entrant 2 forfeited both of its games (the places as loaded: after the seat that played);
+    entrant 0 beat entrant 1 twice. Two ranked, one apart, no draw anywhere."""
+    games = [
+        GameRecord(0, 0, 0, 0, (0, 1), (1, 2)),
+        GameRecord(0, 0, 0, 1, (1, 0), (2, 1)),
+        GameRecord(0, 1, 0, 0, (0, 2), (1, 2), forfeited=(1,)),
+        GameRecord(0, 2, 0, 0, (2, 1), (2, 1), forfeited=(0,)),
+    ]
+    table = results_table("round-robin", ["a", "b", "dead"], 2, games, bootstrap_samples=20)
+    assert [(r["rank"], r["bot"]) for r in table["standings"]] == [(1, "a"), (2, "b")]
+    assert table["withdrawn"] == [{"slot": 2, "bot": "dead", "games": 2, "forfeited": 2, "failed": 0}]
+    assert all(r["draws"] == 0 for r in table["standings"])
+    # one game still to play: not decided yet, still ranked
+    pending = [*games[:3], GameRecord(0, 2, 0, 0, (2, 1))]
+    table = results_table("round-robin", ["a", "b", "dead"], 2, pending, bootstrap_samples=20)
+    assert table["withdrawn"] == [] and len(table["standings"]) == 3
