@@ -12,7 +12,6 @@ import gzip
 import json
 import os
 import random
-import re
 import secrets
 import signal
 import socket
@@ -40,6 +39,7 @@ from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
 from ladder.schema import bot_logs, bot_versions, bots, matches, rating_history
 from tests.databases import DEFAULT_ADMIN_URL, qualification_of
+from tests.doc_blocks import walkthrough_blocks
 from workers import qualification
 from workers.bot_commands import builtin_command
 from workers.celery_app import CeleryDispatcher, make_app
@@ -391,13 +391,7 @@ def test_a_hosted_seats_output_is_stored_for_its_owner(sqlite_url: str, sqlite_e
 
 # --- the README's walk-through, verbatim ---------------------------------------------------------
 
-WALKTHROUGH = re.compile(r"<!-- walkthrough: ([\w-]+) -->\s*```sh\n(.*?)```", re.S)
 README_PORT = "8000"
-
-
-def walkthrough_blocks(readme: str) -> list[tuple[str, str]]:
-    """The README's marked shell blocks, in order: (name, script)."""
-    return [(m.group(1), m.group(2)) for m in WALKTHROUGH.finditer(readme)]
 
 
 def _free_port() -> int:
@@ -455,8 +449,8 @@ def _wait_for_api(server: str, seconds: float, log: Path) -> None:
 def test_the_readme_walkthrough_runs_from_an_empty_database_to_a_first_rated_match(
     empty_pg_database: str, broker: Broker, tmp_path: Path
 ) -> None:
-    blocks = walkthrough_blocks((REPO / "README.md").read_text())
-    assert [name for name, _ in blocks] == ["operator", "operator-api", "user", "wait"]
+    blocks = walkthrough_blocks("README.md")
+    assert list(blocks) == ["operator", "operator-api", "user", "wait"]
     port = str(_free_port())
     server = f"http://127.0.0.1:{port}"
     work = tmp_path / "work"
@@ -472,7 +466,7 @@ def test_the_readme_walkthrough_runs_from_an_empty_database_to_a_first_rated_mat
     env.pop("ARENA_API_KEY", None)
     env.pop("ARENA_SERVER", None)
     # the one change: the port, so the test never meets another server on 8000
-    scripts = {name: script.replace(README_PORT, port) for name, script in blocks}
+    scripts = {name: script.replace(README_PORT, port) for name, script in blocks.items()}
     servers_log = tmp_path / "servers.log"
     with servers_log.open("wb") as out:
         servers = subprocess.Popen(
