@@ -36,6 +36,7 @@ from ladder.errors import InvalidInput, NotFound
 from ladder.ladders import ensure_entries
 from ladder.schema import (
     bot_versions,
+    bots,
     campaign_games,
     campaign_ratings,
     campaigns,
@@ -55,6 +56,7 @@ __all__ = [
     "create_campaign",
     "game_seed",
     "insert_campaign",
+    "ladder_time_control",
     "load_campaign_games",
     "lock_campaign",
     "mark_campaign_failed",
@@ -124,14 +126,38 @@ def insert_campaign(
         raise InvalidInput(f"game: {game!r} is not played in campaigns")
     if rating_ladder_id is not None:
         ladder = conn.execute(
-            sa.select(ladders.c.kind, ladders.c.game, ladders.c.players).where(
-                ladders.c.id == rating_ladder_id
-            )
+            sa.select(ladders).where(ladders.c.id == rating_ladder_id)
         ).one_or_none()
         if ladder is None:
             raise NotFound(f"no ladder {rating_ladder_id}")
         if ladder.kind != "campaign" or ladder.game != game or ladder.players != players:
             raise InvalidInput(f"ladder {rating_ladder_id} is not a {players}-player {game} campaign ladder")
+        # a campaign rated on a ladder is played as the ladder's own are: at its time control,
+        # among its bots (rating it never puts a bot on the ladder that was not there)
+        given = (decision_ms, bank_ms, max_strikes, cpu_decision_ms, cpu_bank_ms)
+        if given != ladder_time_control(ladder):
+            raise InvalidInput(
+                f"time control: ladder {rating_ladder_id} plays at {ladder.decision_ms} ms a decision, "
+                f"a {ladder.bank_ms} ms bank and {ladder.max_strikes} strikes; a campaign rated there "
+                "is played at its time control"
+            )
+        outside = conn.execute(
+            sa.select(bots.c.name)
+            .join(bot_versions, bot_versions.c.bot_id == bots.c.id)
+            .where(
+                bot_versions.c.id.in_(version_ids),
+                bots.c.id.not_in(
+                    sa.select(ladder_entries.c.bot_id).where(ladder_entries.c.ladder_id == rating_ladder_id)
+                ),
+            )
+            .order_by(bots.c.name)
+        ).scalars().all()
+        if outside:
+            raise InvalidInput(
+                f"seats: {', '.join(outside)} {'is' if len(outside) == 1 else 'are'} not on ladder "
+                f"{rating_ladder_id}; a campaign rated there seats the bots on it "
+                "(its reference bots: bot:reference-...; others join it first)"
+            )
     ladder_id: int = conn.execute(
         sa.insert(ladders)
         .values(
@@ -170,6 +196,18 @@ def insert_campaign(
         .returning(campaigns.c.id)
     ).scalar_one()
     return campaign_id
+
+
+def ladder_time_control(ladder: Any) -> tuple[int, int, int, int, int]:
+    """A ladders row's time control as insert_campaign takes it: decision_ms, bank_ms,
+    max_strikes, cpu_decision_ms, cpu_bank_ms."""
+    return (
+        int(ladder.decision_ms),
+        int(ladder.bank_ms),
+        int(ladder.max_strikes),
+        int(ladder.cpu_decision_ms),
+        int(ladder.cpu_bank_ms),
+    )
 
 
 def campaign_row(conn: Connection, campaign_id: int) -> Any:

@@ -36,6 +36,7 @@ from ladder.schema import (
     scenario_rating_history,
     scenarios,
 )
+from ladder.waiting import why_no_match
 
 __all__ = [
     "MAX_ID",
@@ -150,6 +151,9 @@ class BotVersionInfo(TypedDict):
     #: SHA-256 of the stored normalized archive (hosted versions)
     archive_sha256: str | None
     created_at: str
+    #: why the matchmaker no longer seats it (it kept forfeiting rated matches:
+    #: ladder.suspension), or null
+    suspension: str | None
 
 
 class BotLadderInfo(TypedDict):
@@ -161,6 +165,8 @@ class BotLadderInfo(TypedDict):
     games: int
     wins: int
     provisional: bool
+    #: why the ladder can make no match now and what is missing (ladder.waiting), or null
+    waiting: str | None
 
 
 class BotInfo(TypedDict):
@@ -521,6 +527,7 @@ def bot_info(conn: Connection, bot_id: int, *, with_output: bool = False) -> Bot
             "qualification_detail": _detail(row.qualification_detail, with_output),
             "archive_sha256": row.archive_sha256,
             "created_at": row.created_at.isoformat(),
+            "suspension": row.suspension,
         }
         for row in conn.execute(
             # every column but the archive itself
@@ -537,6 +544,7 @@ def bot_info(conn: Connection, bot_id: int, *, with_output: bool = False) -> Bot
             "games": row.games,
             "wins": row.wins,
             "provisional": elo.is_provisional(row.games),
+            "waiting": why_no_match(conn, row.ladder_id),
         }
         for row in conn.execute(
             sa.select(

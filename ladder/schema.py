@@ -189,6 +189,10 @@ bot_versions = Table(
     Column("qualification_detail", Text),
     # an operator's choice to run this version outside the sandbox (never set by the API)
     Column("unsafe_no_sandbox", Boolean, nullable=False, server_default=sa_false()),
+    # migration 0007: set when the version kept forfeiting rated matches (ladder.suspension);
+    # a suspended version is never seated again, `suspension` says why (shown to its owner)
+    Column("suspended_at", UTCDateTime),
+    Column("suspension", Text),
     UniqueConstraint("bot_id", "version"),
 )
 

@@ -812,3 +812,41 @@ def test_bot_replay_streams_a_hostile_download_to_disk_and_refuses_it_over_the_c
     print(f"client max RSS {max_rss / 2**20:.0f} MiB; the server sent {sent[0] / 2**20:.0f} MiB")
     assert sent[0] < 1024 * 1024 * 1024  # it was cut off
     assert max_rss < 200 * 1024 * 1024
+
+
+def test_status_says_why_a_ladder_plays_no_match(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A qualified bot alone on a 4-seat ladder with one reference bot: `arena bot status` says
+    under the ladder what is missing, and `--wait rated` ends with the same reason."""
+    from ladder.ladders import create_ladder, join_ladder
+
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "lonely", "--game", "clank")[0] == 0
+    engine = create_engine(api.db)
+    try:
+        ladder_id = create_ladder(engine, "clank-4p-short", "clank", 4, decision_ms=1000, bank_ms=30_000,
+                                  max_strikes=3)  # fmt: skip
+        with engine.begin() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "lonely")).scalar_one()
+            reference = conn.execute(
+                sa.select(bot_versions.c.bot_id).where(bot_versions.c.command == "builtin:random")
+            ).scalar_one()
+            conn.execute(sa.insert(bot_versions).values(
+                bot_id=bot_id, version="1", command="python main.py", qualification="passed",
+                created_at=datetime.now(UTC),
+            ))  # fmt: skip
+        join_ladder(engine, ladder_id, bot_id)
+        join_ladder(engine, ladder_id, reference)
+    finally:
+        engine.dispose()
+    why = (
+        "no match can start: it needs 4 seats and has 1 bot + 1 reference bot ready; an operator "
+        "adds reference bots with `arena ladder reference-bots clank-4p-short`, or wait for 2 more "
+        "bots to join and qualify"
+    )
+    code, out, err = _arena(capsys, "bot", "status", "lonely")
+    assert code == 0, err
+    assert f"  clank-4p-short: rating 1500.0 (provisional), 0 games, 0 wins\n    {why}\n" in out
+    code, _, err = _arena(capsys, "bot", "status", "lonely", "--wait", "rated", "--timeout", "1")
+    assert code == 1 and f"not rated after 1 s (clank-4p-short: {why})" in err

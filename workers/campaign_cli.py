@@ -483,8 +483,12 @@ def _print_total(report: dict[str, Any]) -> None:
 # --- commands -----------------------------------------------------------------------------------
 
 
-def _seats_for(engine: Engine, texts: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
-    """Built-in bots or registered versions (version:ID, bot:NAME) as campaign seats."""
+def _seats_for(
+    engine: Engine, texts: Sequence[str], names: Sequence[str], ladder_id: int | None = None
+) -> list[dict[str, Any]]:
+    """Built-in bots or registered versions (version:ID, bot:NAME) as campaign seats. With a
+    campaign ladder (`ladder_id`), a built-in name is one of the ladder's reference bots playing
+    it (a different one for each seat naming it): a campaign rated there adds no bot to it."""
     from ladder.campaigns import CAMPAIGN_GAME
     from ladder.competitions import entry_version, parse_entry
     from ladder.db import write_transaction
@@ -493,14 +497,83 @@ def _seats_for(engine: Engine, texts: Sequence[str], names: Sequence[str]) -> li
     now = datetime.now(UTC)
     seats = []
     with write_transaction(engine) as conn:
+        references = _ladder_references(conn, ladder_id) if ladder_id is not None else {}
         for i, text in enumerate(texts):
             entry = parse_entry(CAMPAIGN_GAME, text)
             if entry.kind == "command":
                 raise InvalidInput(
                     f"bots: {text!r}: a campaign seat is a built-in bot, version:ID or bot:NAME"
                 )
+            if entry.kind == "builtin" and ladder_id is not None:
+                free = references.get(entry.spec) or []
+                if not free:
+                    raise InvalidInput(
+                        f"bots: {text!r}: ladder {ladder_id} has no more reference bots playing "
+                        f"{entry.spec!r} (`arena ladder reference-bots {ladder_id}` adds them; or "
+                        "name its bots with bot:NAME)"
+                    )
+                name, version_id = free.pop(0)
+                seats.append({"version_id": version_id, "bot": name, "name": names[i]})
+                continue
             seats.append({"version_id": entry_version(conn, entry, now), "bot": entry.name, "name": names[i]})
     return seats
+
+
+def _ladder_references(conn: sa.Connection, ladder_id: int) -> dict[str, list[tuple[str, int]]]:
+    """Strategy -> the ladder's reference bots playing it (name, newest version id), by name."""
+    from ladder.bots import REFERENCE_OWNER
+    from ladder.schema import bot_versions, bots, ladder_entries
+
+    rows = conn.execute(
+        sa.select(bots.c.name, bot_versions.c.id, bot_versions.c.command)
+        .join(ladder_entries, ladder_entries.c.bot_id == bots.c.id)
+        .join(bot_versions, bot_versions.c.bot_id == bots.c.id)
+        .where(
+            ladder_entries.c.ladder_id == ladder_id,
+            bots.c.owner == REFERENCE_OWNER,
+            bots.c.account_id.is_(None),
+            bot_versions.c.command.startswith("builtin:"),
+        )
+        .order_by(bots.c.name, bot_versions.c.id)
+    ).all()
+    newest: dict[str, tuple[int, str]] = {}
+    for row in rows:
+        newest[row.name] = (int(row.id), str(row.command))
+    found: dict[str, list[tuple[str, int]]] = {}
+    for name, (version_id, command) in sorted(newest.items()):
+        strategy = command.removeprefix("builtin:").partition("?")[0]
+        found.setdefault(strategy, []).append((name, version_id))
+    return found
+
+
+def _time_control(engine: Engine, args: argparse.Namespace) -> dict[str, int]:
+    """The campaign's time control: the rating ladder's (`--ladder`; a different one given is
+    refused), else the options' (their defaults: 10 s a decision, a 120 s bank, 3 strikes)."""
+    from ladder.campaigns import ladder_time_control
+    from ladder.errors import InvalidInput, NotFound
+    from ladder.schema import ladders
+
+    given = {"decision_ms": args.decision_ms, "bank_ms": args.bank_ms, "max_strikes": args.max_strikes}
+    if args.ladder is None:
+        return {k: v if v is not None else _DEFAULT_TC[k] for k, v in given.items()}
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(ladders).where(ladders.c.id == args.ladder)).one_or_none()
+    if row is None:
+        raise NotFound(f"no ladder {args.ladder}")
+    keys = ("decision_ms", "bank_ms", "max_strikes", "cpu_decision_ms", "cpu_bank_ms")
+    ladders_tc = dict(zip(keys, ladder_time_control(row), strict=True))
+    for key, value in given.items():
+        if value is not None and value != ladders_tc[key]:
+            option = "--" + key.replace("_", "-")
+            raise InvalidInput(
+                f"{option} {value}: ladder {args.ladder} plays at {option} {ladders_tc[key]}; a campaign "
+                f"rated there is played at the ladder's time control (leave {option} out)"
+            )
+    return ladders_tc
+
+
+#: `arena campaign run`'s time control without --ladder
+_DEFAULT_TC: Final = {"decision_ms": 10_000, "bank_ms": 120_000, "max_strikes": 3}
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -521,13 +594,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     campaign_id = create_campaign(
         engine,
         players=args.players,
-        seats=_seats_for(engine, texts, names),
+        seats=_seats_for(engine, texts, names, args.ladder),
         seed=args.seed,
         games=args.games,
         state=state.to_json(),
-        decision_ms=args.decision_ms,
-        bank_ms=args.bank_ms,
-        max_strikes=args.max_strikes,
+        **_time_control(engine, args),
         rating_ladder_id=args.ladder,
     )
     print(f"campaign {campaign_id} stored (resume with: arena campaign resume {campaign_id} --db {db_url})",
@@ -624,9 +695,12 @@ def register(sub: Any) -> None:
         "--seed", type=int, default=1, help="campaign seed; game seeds derive from it (default 1)"
     )
     run.add_argument("--ladder", type=int, help="rate the finished campaign on this campaign ladder (id)")
-    run.add_argument("--decision-ms", type=_positive, default=10_000, help="per-decision deadline, ms")
-    run.add_argument("--bank-ms", type=int, default=120_000, help="per-game time bank, ms")
-    run.add_argument("--max-strikes", type=int, default=3, help="missed deadlines before a forfeit")
+    run.add_argument("--decision-ms", type=_positive,
+                     help="per-decision deadline, ms (default: the --ladder's, else 10000)")  # fmt: skip
+    run.add_argument("--bank-ms", type=int,
+                     help="per-game time bank, ms (default: the --ladder's, else 120000)")  # fmt: skip
+    run.add_argument("--max-strikes", type=int,
+                     help="missed deadlines before a forfeit (default: the --ladder's, else 3)")  # fmt: skip
     _common(run)
     run.set_defaults(func=_guard(_cmd_run))
     resume = csub.add_parser(

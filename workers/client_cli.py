@@ -25,7 +25,14 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from referee.cli_checks import Commands
 
-__all__ = ["create_ladder_with_reference_bots", "ladder_kind", "referee_lines", "register"]
+__all__ = [
+    "add_reference_bots",
+    "create_ladder_with_reference_bots",
+    "ladder_kind",
+    "referee_lines",
+    "reference_bot_names",
+    "register",
+]
 
 #: how often ``--wait`` asks the server
 WAIT_POLL_S: Final = 1.0
@@ -294,6 +301,8 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
         qual = v.get("qualification") or "-"
         created = v.get("created_at", "")
         lines.append(f"  {v.get('version')!s:<12} id {v['id']:<6} {kind:<7} {qual:<8} {created}")
+        if v.get("suspension"):
+            lines.append(f"      {_printable(str(v['suspension']))}")
         detail = _detail(v)
         if detail.get("reason"):
             lines.append(f"      {_printable(str(detail['reason']))}")
@@ -317,6 +326,8 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
             f"  {entry.get('ladder_name')}: rating {float(entry.get('rating', 0)):.1f}{mark}, "
             f"{_count(int(entry.get('games', 0)), 'game')}, {_count(int(entry.get('wins', 0)), 'win')}"
         )
+        if entry.get("waiting"):
+            lines.append(f"    {_printable(str(entry['waiting']))}")
     lines.append("recent matches:" if matches else "recent matches: none yet")
     for m in matches[:10]:
         seats = m.get("seats") or []
@@ -359,9 +370,16 @@ def _cmd_bot_status(args: argparse.Namespace) -> int:
             done, code = _wait_done(args.wait, bot, matches)
             while not done:
                 if time.monotonic() > deadline:
+                    # a ladder that can make no match says why (ladder.waiting)
+                    why = "; ".join(
+                        f"{e.get('ladder_name')}: {_printable(str(e['waiting']))}"
+                        for e in bot.get("ladders") or []
+                        if e.get("waiting")
+                    )
                     raise ClientError(
                         f"{args.name}: not {args.wait} after {args.timeout:.0f} s "
-                        f"(`arena bot status {args.name}` shows where it is)"
+                        + (f"({why})" if why and args.wait == "rated" else
+                           f"(`arena bot status {args.name}` shows where it is)")
                     )
                 time.sleep(WAIT_POLL_S)
                 bot, matches = _fetch_status(api, args.name)
@@ -526,12 +544,45 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
         engine.dispose()
     print(f"created ladder {args.name} (id {ladder_id}): {args.game}, {args.players} players, kind {kind}")
     if kind == "campaign":
-        # the matchmaker plays no single games on it: campaigns are started by hand, each rated
-        # once when it finishes (ladder/RATINGS.md, "Campaign ladders")
+        # no single games on it: `arena beat` starts its campaigns, each rated once when it
+        # finishes (workers/campaign_ladders.py, ladder/RATINGS.md "Campaign ladders")
         print(
-            f"the matchmaker plays no games on it; start campaigns on it with: arena campaign run "
-            f"--ladder {ladder_id} --players {args.players} --bots version:ID,... --db URL"
+            "the matchmaker plays no single games on it: `arena beat` starts campaigns on it among "
+            "its bots (those that joined and qualified, with its reference bots); start one by "
+            f"hand with: arena campaign run --ladder {ladder_id} --players {args.players} "
+            "--bots bot:NAME,... --db URL"
         )
+    return 0
+
+
+def _cmd_ladder_reference_bots(args: argparse.Namespace) -> int:
+    """On the server host: put the game's reference bots on an existing ladder, enough for every
+    seat but one (a ladder made before that rule, or without --reference-bots)."""
+    import sqlalchemy as sa
+
+    from ladder.account_commands import UPGRADE_FIRST
+    from ladder.api_server import schema_problem
+    from ladder.db import create_engine, database_url
+    from ladder.schema import ladders
+    from workers.client import ClientError
+    from workers.qualification import reference_bots
+
+    engine = create_engine(database_url(args.db))
+    try:
+        problem = schema_problem(engine, UPGRADE_FIRST)
+        if problem is not None:
+            raise ClientError(problem)
+        column = ladders.c.id if args.ladder.isdigit() else ladders.c.name
+        wanted: int | str = int(args.ladder) if args.ladder.isdigit() else args.ladder
+        with engine.connect() as conn:
+            row = conn.execute(sa.select(ladders).where(column == wanted)).one_or_none()
+        if row is None:
+            raise ClientError(f"no ladder {args.ladder!r}")
+        added = add_reference_bots(engine, row.id, row.game, row.players, reference_bots(row.game))
+    finally:
+        engine.dispose()
+    names = ", ".join(added) or "none (it had enough)"
+    print(f"ladder {row.name} (id {row.id}), {row.players} players: reference bots added: {names}")
     return 0
 
 
@@ -544,33 +595,68 @@ def ladder_kind(game: str) -> str:
     return "coop" if spec.cooperative else "campaign" if spec.campaign else "ffa"
 
 
+def reference_bot_names(game: str, players: int, strategies: Sequence[str]) -> list[tuple[str, str]]:
+    """(bot name, strategy) of the reference bots a `players`-seat ladder of `game` gets: each
+    of `strategies` once (``reference-<game>-<strategy>``), then again in turn with a number
+    (``reference-<game>-random-2``) until there is one for every seat but one, so a single
+    newcomer fills a table with them (the matchmaker seats a bot once per match)."""
+    if not strategies:
+        return []
+    wanted = max(len(strategies), players - 1)
+    named = []
+    for i in range(wanted):
+        strategy = strategies[i % len(strategies)]
+        round_ = i // len(strategies) + 1
+        named.append((f"reference-{game}-{strategy}" + (f"-{round_}" if round_ > 1 else ""), strategy))
+    return named
+
+
+def add_reference_bots(
+    engine: Any, ladder_id: int, game: str, players: int, strategies: Sequence[str]
+) -> list[str]:
+    """Put the reference bots of :func:`reference_bot_names` on ladder `ladder_id` (each made
+    once, shared by the game's ladders); the names of those it was not on yet."""
+    import sqlalchemy as sa
+
+    from ladder.bots import REFERENCE_OWNER, add_bot_version, register_bot
+    from ladder.ladders import join_ladder
+    from ladder.schema import bots, ladder_entries
+    from workers.bot_commands import builtin_command
+
+    added = []
+    for bot_name, strategy in reference_bot_names(game, players, strategies):
+        with engine.connect() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == bot_name)).scalar_one_or_none()
+            on = bot_id is not None and conn.execute(
+                sa.select(ladder_entries.c.bot_id).where(
+                    ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id == bot_id
+                )
+            ).first() is not None
+        if on:
+            continue
+        if bot_id is None:
+            bot_id = register_bot(engine, bot_name, REFERENCE_OWNER, game=game).bot_id
+            add_bot_version(engine, bot_id, "1", builtin_command(strategy))
+        join_ladder(engine, ladder_id, bot_id)
+        added.append(bot_name)
+    return added
+
+
 def create_ladder_with_reference_bots(
     engine: Any, name: str, game: str, players: int, *, decision_ms: int, bank_ms: int,
     max_strikes: int, reference: Sequence[str],
 ) -> int:
-    """Create ladder `name` of the game's kind (`ladder_kind`) and put a built-in bot per
-    `reference` strategy on it (``reference-<strategy>``, made once and shared by the ladders
-    of the game). On a campaign ladder those bots are seats a campaign may name
+    """Create ladder `name` of the game's kind (`ladder_kind`) and put the reference bots of
+    `reference` strategies on it (:func:`add_reference_bots`: one for every seat but one, at
+    least one per strategy). On a campaign ladder those bots are seats a campaign may name
     (``bot:reference-<game>-<strategy>``)."""
-    import sqlalchemy as sa
-
-    from ladder.bots import REFERENCE_OWNER, add_bot_version, register_bot
-    from ladder.ladders import create_ladder, join_ladder
-    from ladder.schema import bots
-    from workers.bot_commands import builtin_command
+    from ladder.ladders import create_ladder
 
     ladder_id: int = create_ladder(
         engine, name, game, players, decision_ms=decision_ms, bank_ms=bank_ms,
         max_strikes=max_strikes, kind=ladder_kind(game),
     )
-    for strategy in reference:
-        bot_name = f"reference-{game}-{strategy}"
-        with engine.connect() as conn:
-            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == bot_name)).scalar_one_or_none()
-        if bot_id is None:
-            bot_id = register_bot(engine, bot_name, REFERENCE_OWNER, game=game).bot_id
-            add_bot_version(engine, bot_id, "1", builtin_command(strategy))
-        join_ladder(engine, ladder_id, bot_id)
+    add_reference_bots(engine, ladder_id, game, players, reference)
     return ladder_id
 
 
@@ -731,10 +817,19 @@ def register(sub: Commands) -> None:
     )
     create_ladder.add_argument(
         "--reference-bots", action="store_true",
-        help="put the game's built-in reference bots on it (opponents from the first match)",
+        help="put the game's built-in reference bots on it, one for every seat but one (opponents "
+             "from the first match)",
     )
     create_ladder.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     create_ladder.set_defaults(func=_guarded(_cmd_ladder_create))
+    refs = ladders.add_parser(
+        "reference-bots",
+        help="(operator, on the server host) put the game's reference bots on an existing ladder, "
+             "one for every seat but one",
+    )
+    refs.add_argument("ladder", help="the ladder's name or id")
+    refs.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    refs.set_defaults(func=_guarded(_cmd_ladder_reference_bots))
     listing = ladders.add_parser("list", help="the ladders")
     _common(listing)
     listing.set_defaults(func=_guarded(_cmd_ladder_list))

@@ -25,8 +25,9 @@
 :func:`fill_queues` does the I/O: reads each ladder's entrants and recent matches, plans enough
 matches to bring the ladder's queue to its target (:func:`queue_target`: `target_depth`, and
 never fewer queued than running), enqueues them and hands each id to `dispatch` (the Celery task
-or the local pool). A bot version is seated only if it passed its
-qualification (``workers.qualification``; versions from before uploads count as passed) and
+or the local pool). A bot version is seated only if it
+passed its qualification (``workers.qualification``; versions from before uploads count as
+passed), is not suspended, and
 ``workers.executor.can_seat`` says so (built-in bots always; hosted and remote bots once the
 gRPC referee executor is there, remote ones only while connected), and each bot plays its
 newest seatable version.
@@ -336,12 +337,17 @@ def load_entrants(
             bot_versions.c.bot_id,
             bot_versions.c.command,
             bot_versions.c.qualification,
+            bot_versions.c.suspended_at,
         ).where(bot_versions.c.bot_id.in_(bot_ids))
     ).all()
     # only qualified versions play (workers.qualification): a pending or failed upload
-    # leaves its bot on the newest version that passed, or out of the pairings
+    # leaves its bot on the newest version that passed, or out of the pairings; so does a
+    # version suspended for its forfeits (ladder.suspension): its bot falls back to its last
+    # good version
     newest = _seatable_versions(
-        [row for row in version_rows if row.qualification == "passed"], game, seatable
+        [row for row in version_rows if row.qualification == "passed" and row.suspended_at is None],
+        game,
+        seatable,
     )
     command_of = {row.id: row.command for row in version_rows}
     entrants = tuple(

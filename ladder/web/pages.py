@@ -17,6 +17,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy import Engine
 
 from ladder import queries
+from ladder.waiting import why_no_match
 from ladder.web import data
 from ladder.web.charts import line_chart
 from ladder.web.viewer import SEAT_COLOURS, Timeline, TimelineCache, percentile
@@ -265,6 +266,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             recent = data.recent_ladder_matches(conn, found)
             n_bots, n_matches = data.ladder_sizes(conn, found)
             scen = queries.scenario_ratings(conn, found) if page["ladder"]["kind"] == "coop" else None
+            waiting = why_no_match(conn, found)
         names = {s["bot_id"]: s["bot_name"] for s in page["standings"]}
         chart = line_chart(
             [(names[b], SEAT_COLOURS[i % len(SEAT_COLOURS)], series.get(b, [])) for i, b in enumerate(top)]
@@ -281,6 +283,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             n_bots=n_bots,
             n_matches=n_matches,
             scenarios=scen["scenarios"] if scen else [],
+            waiting=waiting,
         )
 
     @router.get("/bots/{bot_id}", response_class=HTMLResponse)

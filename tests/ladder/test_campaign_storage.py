@@ -24,7 +24,7 @@ from ladder.campaigns import (
 from ladder.db import create_engine, downgrade, upgrade
 from ladder.elo import rating_deltas
 from ladder.errors import InvalidInput, NotFound
-from ladder.ladders import create_ladder
+from ladder.ladders import create_ladder, join_ladder
 from ladder.queries import standings
 from ladder.schema import campaign_ratings, ladder_entries, matches
 from ladder.skill import Z95, elo_deviation
@@ -136,6 +136,12 @@ def test_a_finished_campaign_is_rated_once_by_its_totals(engine: Engine) -> None
         engine, "legacy-3p", "clank_legacy", 3, decision_ms=1000, bank_ms=1000, max_strikes=3, kind="campaign"
     )
     versions = _versions(engine, 3)
+    # a campaign rated on a ladder is played among its bots, at its time control
+    with engine.connect() as conn:
+        for v in versions:
+            join_ladder(engine, ladder, conn.execute(
+                sa.text("SELECT bot_id FROM bot_versions WHERE id = :v"), {"v": v}
+            ).scalar_one())  # fmt: skip
     state = new_campaign(3)
     cid = create_campaign(
         engine,
@@ -144,6 +150,9 @@ def test_a_finished_campaign_is_rated_once_by_its_totals(engine: Engine) -> None
         seed=3,
         games=2,
         state=state.to_json(),
+        decision_ms=1000,
+        bank_ms=1000,
+        max_strikes=3,
         rating_ladder_id=ladder,
     )
     assert rate_campaign(engine, cid).changes == {}  # not finished yet: nothing
@@ -189,6 +198,23 @@ def test_a_finished_campaign_is_rated_once_by_its_totals(engine: Engine) -> None
         for row in page["standings"]:
             width = row["rating_high"] - row["rating_low"]
             assert width < prior - 1.0
+
+
+def test_a_campaign_rated_on_a_ladder_is_played_at_its_time_control_among_its_bots(engine: Engine) -> None:
+    """insert_campaign refuses a rating ladder's campaign at another time control, or seating
+    a bot that is not on the ladder (rating it would have added the bot)."""
+    ladder = create_ladder(
+        engine, "legacy-2p", "clank_legacy", 2, decision_ms=1000, bank_ms=1000, max_strikes=3, kind="campaign"
+    )
+    versions = _versions(engine, 2)
+    common: dict[str, Any] = {
+        "players": 2, "seats": _seats(versions), "seed": 1, "games": 1,
+        "state": new_campaign(2).to_json(), "rating_ladder_id": ladder,
+    }  # fmt: skip
+    with pytest.raises(InvalidInput, match=r"ladder .* plays at 1000 ms a decision, a 1000 ms bank"):
+        create_campaign(engine, **common)  # the old default: 10,000 ms a decision
+    with pytest.raises(InvalidInput, match=r"seats: .* are not on ladder"):
+        create_campaign(engine, decision_ms=1000, bank_ms=1000, max_strikes=3, **common)
 
 
 def test_shared_totals_share_a_place() -> None:

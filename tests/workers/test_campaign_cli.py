@@ -22,7 +22,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from ladder.bots import add_bot_version, register_bot
 from ladder.campaigns import campaign_row
 from ladder.db import create_engine, upgrade
-from ladder.ladders import create_ladder
+from ladder.ladders import create_ladder, join_ladder
 from ladder.schema import campaign_ratings, ladder_entries, matches, replays
 from referee.games.clank_legacy.campaign import CampaignState
 from referee.replay import loads, verify, verify_file
@@ -210,6 +210,7 @@ def test_a_campaign_on_a_campaign_ladder_is_rated_once(
         for i in range(4):
             reg = register_bot(engine, f"legacy{i}", "me")
             versions.append(add_bot_version(engine, reg.bot_id, "1", "builtin:random"))
+            join_ladder(engine, ladder, reg.bot_id)  # a campaign rated there seats its bots
         bots = ",".join(f"version:{v}" for v in versions)
         data = _json_run(capsys, db, "--ladder", str(ladder), games=3, bots=bots)
         assert data["status"] == "finished"

@@ -106,7 +106,9 @@ def test_a_campaign_started_on_the_created_ladder_is_rated_there(
         "--reference-bots", "--db", db,
     )  # fmt: skip
     assert code == 0, err
-    assert "start campaigns on it with: arena campaign run --ladder 1 --players 2" in out
+    # what README.md and workers/README.md say: `arena beat` plays it, no single games
+    assert "the matchmaker plays no single games on it: `arena beat` starts campaigns on it" in out
+    assert "start one by hand with: arena campaign run --ladder 1 --players 2" in out
     code, out, err = _arena(
         capsys, "campaign", "run", "--ladder", "1", "--players", "2", "--games", "2", "--seed", "3",
         "--bots", "bot:reference-clank_legacy-greedy,bot:reference-clank_legacy-random", "--db", db, "--json",
@@ -229,3 +231,57 @@ def test_an_account_named_like_the_reference_owner_does_not_make_reference_bots(
         assert len(fill_queues(engine, lambda _match: None, target_depth=3, rng=random.Random(1))) == 3
     finally:
         engine.dispose()
+
+
+def test_a_campaign_run_by_hand_on_a_ladder_plays_at_its_time_control_among_its_bots(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`arena campaign run --ladder ID --bots greedy,random` on a campaign ladder: its games are
+    played at the ladder's time control (1,000 ms a decision, not the command's 10,000), the
+    built-in names are the ladder's reference bots, and no bot is added to the ladder (it added
+    `builtin-greedy`). A different time control, or a seat the ladder cannot fill, is one line."""
+    from ladder.schema import campaigns
+
+    db = f"sqlite:///{tmp_path}/h.db"
+    upgrade(db)
+    code, _, err = _arena(
+        capsys, "ladder", "create", "legacy-2p", "--game", "clank_legacy", "--players", "2",
+        "--reference-bots", "--db", db,
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, err = _arena(
+        capsys, "campaign", "run", "--ladder", "1", "--players", "2", "--games", "1", "--seed", "5",
+        "--bots", "greedy,random", "--db", db, "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["status"] == "finished"
+    engine = create_engine(db)
+    try:
+        with engine.connect() as conn:
+            played_at = conn.execute(
+                sa.select(ladders.c.decision_ms, ladders.c.bank_ms, ladders.c.max_strikes)
+                .join(campaigns, campaigns.c.ladder_id == ladders.c.id)
+            ).one()
+            on_ladder = conn.execute(
+                sa.select(bots.c.name, ladder_entries.c.games)
+                .join(bots, bots.c.id == ladder_entries.c.bot_id)
+                .where(ladder_entries.c.ladder_id == 1)
+                .order_by(bots.c.name)
+            ).all()
+    finally:
+        engine.dispose()
+    assert tuple(played_at) == (1000, 30_000, 3)
+    assert [tuple(r) for r in on_ladder] == [
+        ("reference-clank_legacy-greedy", 1),
+        ("reference-clank_legacy-random", 1),
+    ]
+    for argv, words in (
+        (["--bots", "greedy,random", "--decision-ms", "10000"],
+         "--decision-ms 10000: ladder 1 plays at --decision-ms 1000"),
+        (["--bots", "greedy,greedy"], "ladder 1 has no more reference bots playing 'greedy'"),
+    ):  # fmt: skip
+        code, out, err = _arena(
+            capsys, "campaign", "run", "--ladder", "1", "--players", "2", "--games", "1", *argv, "--db", db
+        )
+        assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+        assert words in err, err
