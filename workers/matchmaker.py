@@ -25,7 +25,8 @@
 :func:`fill_queues` does the I/O: reads each ladder's entrants and recent matches, plans enough
 matches to bring the ladder's queue to its target (:func:`queue_target`: `target_depth`, and
 never fewer queued than running), enqueues them and hands each id to `dispatch` (the Celery task
-or the local pool). A bot version is seated only if it
+or the local pool); before planning, it suspends the versions that keep forfeiting their
+rated matches (``ladder.suspension``: 3 of their last 5). A bot version is seated only if it
 passed its qualification (``workers.qualification``; versions from before uploads count as
 passed), is not suspended, and
 ``workers.executor.can_seat`` says so (built-in bots always; hosted and remote bots once the
@@ -36,6 +37,7 @@ newest seatable version.
 from __future__ import annotations
 
 import itertools
+import logging
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -49,6 +51,7 @@ from ladder.bots import REFERENCE_OWNER
 from ladder.formats import rotations
 from ladder.match_queue import enqueue_match
 from ladder.schema import bot_versions, bots, campaigns, competitions, ladder_entries, ladders, matches
+from ladder.suspension import suspend_forfeiting_versions
 from referee import settings
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
@@ -73,6 +76,8 @@ __all__ = [
     "queue_depth",
     "queue_target",
 ]
+
+log = logging.getLogger(__name__)
 
 #: games (played or queued) under which a bot is still in placement and anchors matches first
 PLACEMENT_GAMES: Final = 5
@@ -486,6 +491,10 @@ def fill_queues(
         return []
     created: list[int] = []
     try:
+        # first, versions that keep forfeiting their rated matches leave the pairings (and
+        # their queued matches the queue): their bots play their last good versions
+        for version_id in suspend_forfeiting_versions(engine):
+            log.warning("version %s suspended from matchmaking: it keeps forfeiting", version_id)
         for view in load_ladder_views(engine, ladder_ids):
             metrics.QUEUE_DEPTH.labels(ladder=view.name).set(view.queued)
             want = queue_target(depth, view.running) - view.queued
