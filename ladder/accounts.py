@@ -6,6 +6,9 @@ right for a random 256-bit secret: there is nothing to guess, so a slow password
 slow every request), its first characters (``prefix``, to tell keys apart in a listing), its
 scopes, its rate limit and when it was last used. A revoked key stops working at once.
 
+An account holds at most :data:`MAX_KEYS_PER_ACCOUNT` live keys, and the API's rate limit counts
+per account: every key of an account draws from the same bucket (``ladder.api``).
+
 Scopes (space-separated in ``api_keys.scopes``):
 
 ``bots``      create bots, upload versions, join ladders, read the logs of the account's own bots
@@ -29,12 +32,14 @@ from sqlalchemy.exc import IntegrityError
 # pydantic (behind FastAPI) needs this TypedDict on Python < 3.12 to build response schemas
 from typing_extensions import TypedDict
 
+from ladder.db import write_transaction
 from ladder.errors import Conflict, Forbidden, InvalidInput, NotFound
 from ladder.schema import accounts, api_keys
 
 __all__ = [
     "DEFAULT_RATE_PER_MINUTE",
     "KEY_PREFIX",
+    "MAX_KEYS_PER_ACCOUNT",
     "NAME_PATTERN",
     "SCOPES",
     "AccountInfo",
@@ -57,6 +62,9 @@ KEY_BYTES: Final = 32
 SHOWN_PREFIX: Final = 12
 #: requests a minute a new key may make to the calls that need a key (see ladder.api)
 DEFAULT_RATE_PER_MINUTE: Final = 60
+#: live (not revoked) keys an account may hold: its rate limit is the account's, whatever the
+#: number of keys, and this bounds what a leaked key can mint
+MAX_KEYS_PER_ACCOUNT: Final = 10
 #: every scope there is
 SCOPES: Final = ("bots", "operator")
 #: account (and bot) names: 1-64 letters, digits, '_', '.', '-', starting with a letter or digit
@@ -206,13 +214,27 @@ def create_key(
     """
     if rate_per_minute < 1:
         raise InvalidInput("rate_per_minute: at least 1")
-    with engine.begin() as conn:
-        is_operator = conn.execute(
-            sa.select(accounts.c.is_operator).where(accounts.c.id == account_id)
-        ).scalar_one_or_none()
-        if is_operator is None:
+    with write_transaction(engine) as conn:
+        # the account row locked (PostgreSQL; SQLite's BEGIN IMMEDIATE serialises writers): two
+        # keys made at once cannot both pass the count
+        account = conn.execute(
+            sa.select(accounts.c.name, accounts.c.is_operator)
+            .where(accounts.c.id == account_id)
+            .with_for_update()
+        ).one_or_none()
+        if account is None:
             raise NotFound(f"no account {account_id}")
-        canonical = parse_scopes(scopes, is_operator=bool(is_operator))
+        canonical = parse_scopes(scopes, is_operator=bool(account.is_operator))
+        live = conn.execute(
+            sa.select(sa.func.count()).select_from(api_keys).where(
+                api_keys.c.account_id == account_id, api_keys.c.revoked_at.is_(None)
+            )
+        ).scalar_one()
+        if live >= MAX_KEYS_PER_ACCOUNT:
+            raise Conflict(
+                f"account {account.name} already holds {live} live keys, the most an account may: "
+                "revoke one first (DELETE /api/keys/{key_id})"
+            )
         return _insert_key(conn, account_id, canonical, rate_per_minute, now or datetime.now(UTC))
 
 

@@ -34,14 +34,18 @@ limit, 500 otherwise. An id outside the id columns' range (``queries.MAX_ID``) i
 refuses control characters (NUL included) by its schema pattern, so they never reach a database.
 
 Limits (``ladder.api_limits``): bodies 1 MiB (10 MiB for an upload), counted as they arrive;
-30 s for a body to arrive; per key ``rate_per_minute`` (default 60) calls to the endpoints that
-need a key; 20 failed authentications a minute per client address; 5 open sign-ups a minute per
-client address. The buckets live in the API process (see README).
+30 s for a body to arrive; per account ``rate_per_minute`` (of the key calling, default 60) calls
+to the endpoints that need a key, all the account's keys drawing from one bucket; at most
+``accounts.MAX_KEYS_PER_ACCOUNT`` live keys an account; 20 failed authentications a minute per
+client address (a key that verifies is never refused for them); 5 open sign-ups a minute per
+client address; ``ApiLimits.concurrent_uploads`` uploads checked at once (503 beyond). The
+buckets live in the API process (see README).
 """
 
 # no `from __future__ import annotations`: FastAPI reads the route functions' annotations, which
 # name dependencies local to create_app (Key, bearer)
 import re
+import tempfile
 from typing import Annotated, Any, Final
 
 from fastapi import Depends, FastAPI, Path, Query, Request
@@ -69,6 +73,7 @@ from ladder.bots import (
 )
 from ladder.elo import INITIAL_RATING
 from ladder.errors import (
+    Busy,
     Conflict,
     Forbidden,
     InvalidInput,
@@ -78,23 +83,27 @@ from ladder.errors import (
     TooLarge,
     Unauthorized,
 )
-from ladder.metrics import RequestMetrics, exposed_registry
+from ladder.metrics import API_UPLOADS_CHECKING, RequestMetrics, exposed_registry
 from ladder.remote_bots import PublicReferee, RefereeInfo, public_referee
 from ladder.web import install as install_web
 from referee import settings
 from referee.games import GAMES
 
 __all__ = [
+    "CONCURRENT_UPLOADS_ENV",
     "OPEN_SIGNUP_ENV",
     "ApiLimits",
     "NewAccountRequest",
     "NewBot",
     "NewBotToken",
     "create_app",
+    "default_limits",
 ]
 
 #: set to 1 to let anyone create an account (POST /api/accounts without a key)
 OPEN_SIGNUP_ENV: Final = "ARENA_OPEN_SIGNUP"
+#: uploads one API process receives and checks at once (ApiLimits.concurrent_uploads)
+CONCURRENT_UPLOADS_ENV: Final = "ARENA_API_CONCURRENT_UPLOADS"
 #: printable text: no control characters (C0, DEL), NUL included
 TEXT_PATTERN: Final = r"^[^\x00-\x1f\x7f]*$"
 #: a run line: printable, with at least one non-blank character
@@ -113,12 +122,14 @@ _ERROR_TEXT: Final = {
     403: "The key lacks the scope, or the bot belongs to another account",
     404: "No such thing (or an id outside the id range)",
     408: "The request body did not arrive in time",
-    409: "Conflict with what exists (a taken name, already on the ladder, another game)",
+    409: "Conflict with what exists (a taken name, already on the ladder, another game, the "
+    "account's most live keys)",
     413: "The request body (or the unpacked archive) is over its limit",
     415: "The upload is not application/gzip, application/zip or application/octet-stream",
     422: "Malformed request: a field, parameter or archive fails its constraints",
     429: "Over a rate limit; wait Retry-After seconds",
     431: "The request headers are over their limit (16 KiB)",
+    503: "The server is checking as many uploads as it takes at once; wait Retry-After seconds",
 }
 
 
@@ -143,7 +154,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
             entry["headers"] = {
                 "WWW-Authenticate": {"schema": {"type": "string"}, "description": "Bearer"}
             }
-        if code == 429:
+        if code in (429, 503):
             entry["headers"] = {
                 "Retry-After": {"schema": {"type": "integer"}, "description": "seconds to wait"}
             }
@@ -277,6 +288,8 @@ def _status_of(exc: LadderError) -> int:
         return 403
     if isinstance(exc, RateLimited):
         return 429
+    if isinstance(exc, Busy):
+        return 503
     return 400
 
 
@@ -311,6 +324,18 @@ def _client(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+def default_limits() -> ApiLimits:
+    """:class:`ApiLimits` with the uploads checked at once from ``$ARENA_API_CONCURRENT_UPLOADS``.
+
+    Raises ValueError for a value that is not a whole number of at least 1."""
+    raw = settings.get(CONCURRENT_UPLOADS_ENV)
+    if raw is None:
+        return ApiLimits()
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{CONCURRENT_UPLOADS_ENV}={raw!r}: a whole number of at least 1")
+    return ApiLimits(concurrent_uploads=int(raw))
+
+
 def create_app(
     engine: Engine,
     *,
@@ -328,7 +353,7 @@ def create_app(
     if open_signup is None:
         open_signup = settings.get(OPEN_SIGNUP_ENV) == "1"
     referee_info = (referee or public_referee()).info()
-    limits = limits or ApiLimits()
+    limits = limits or default_limits()
     app = FastAPI(
         title="Arena ladder",
         version="2",
@@ -339,9 +364,10 @@ def create_app(
     )
     app.state.engine = engine
     app.state.open_signup = open_signup
+    app.state.uploads_running = 0
     app.add_middleware(BodyLimits, limits=limits, upload_path=_UPLOAD_PATH)
     app.add_middleware(RequestMetrics)
-    key_buckets = RateLimiter()
+    account_buckets = RateLimiter()
     failure_buckets = RateLimiter()
     signup_buckets = RateLimiter()
     bearer = HTTPBearer(auto_error=False, description="an API key: arena_...")
@@ -365,7 +391,7 @@ def create_app(
         headers = None
         if isinstance(exc, Unauthorized):
             headers = {"WWW-Authenticate": "Bearer"}
-        elif isinstance(exc, RateLimited):
+        elif isinstance(exc, RateLimited | Busy):
             headers = {"Retry-After": str(exc.retry_after)}
         return _error(_status_of(exc), str(exc), headers)
 
@@ -377,16 +403,21 @@ def create_app(
         if credentials is None:
             raise Unauthorized("an API key is required: Authorization: Bearer <key>")
         address = _client(request)
-        wait = failure_buckets.blocked(address, limits.auth_failures_per_minute)
-        if wait is not None:
-            raise RateLimited("too many failed authentications from this address", wait)
+        # a key that verifies is accepted whatever its address's failures (someone else's
+        # guesses must not lock a user out); an unknown one from an address over the failure
+        # limit is refused without saying whether it was right, so guessing gains nothing
         identity = accounts.authenticate_key(engine, credentials.credentials)
         if identity is None:
-            failure_buckets.take(address, limits.auth_failures_per_minute)
+            wait = failure_buckets.take(address, limits.auth_failures_per_minute)
+            if wait is not None:
+                raise RateLimited("too many failed authentications from this address", wait)
             raise Unauthorized("unknown or revoked API key")
-        wait = key_buckets.take(f"key:{identity.key_id}", identity.rate_per_minute)
+        # one bucket per account, whichever of its keys calls: more keys are not more calls
+        wait = account_buckets.take(f"account:{identity.account_id}", identity.rate_per_minute)
         if wait is not None:
-            raise RateLimited(f"this key's limit is {identity.rate_per_minute} requests a minute", wait)
+            raise RateLimited(
+                f"this account's limit is {identity.rate_per_minute} requests a minute", wait
+            )
         return identity
 
     def require_key(
@@ -478,9 +509,10 @@ def create_app(
         """Your account and its live keys (prefixes only)."""
         return accounts.account_info(engine, who.account_id)
 
-    @app.post("/api/keys", status_code=201, responses=_errors(*_KEYED, *_JSON_BODY))
+    @app.post("/api/keys", status_code=201, responses=_errors(*_KEYED, *_JSON_BODY, 409))
     def new_key(body: NewKeyRequest, who: Key) -> NewKeyResponse:
-        """A new key for your account, with at most the scopes of the key you call with."""
+        """A new key for your account, with at most the scopes of the key you call with (409 once
+        the account holds its most live keys: revoke one first)."""
         wanted = set(body.scopes.split())
         if not wanted <= who.scopes:
             raise Forbidden("a key can only make keys with scopes it has itself")
@@ -574,7 +606,7 @@ def create_app(
     @app.post(
         "/api/bots/{bot_id}/versions",
         status_code=201,
-        responses=_errors(*_KEYED, 404, 408, 409, 415),
+        responses=_errors(*_KEYED, 404, 408, 409, 415, 503),
         openapi_extra=upload_body,
     )
     async def upload_version(
@@ -595,11 +627,25 @@ def create_app(
             )
         # ownership before reading 10 MiB: a stranger's upload is refused unread
         await run_in_threadpool(_authorize, bot_id, who)
-        chunks = []
-        async for chunk in request.stream():
-            chunks.append(chunk)
-        data = b"".join(chunks)
-        normal = await run_in_threadpool(archives.validate_archive, data)
+        # a slot before reading the body: past the limit, the next upload waits its turn with
+        # the client, not in this process's memory or disk (the check runs between the awaits
+        # of one event loop, so the count needs no lock)
+        if app.state.uploads_running >= limits.concurrent_uploads:
+            raise Busy(
+                f"the server is checking {limits.concurrent_uploads} uploads at once, the most it "
+                "takes; send it again in a few seconds", limits.upload_retry_after_s,
+            )
+        app.state.uploads_running += 1
+        API_UPLOADS_CHECKING.inc()
+        try:
+            # the body goes to a file once past 1 MiB, and the check streams from it
+            with tempfile.SpooledTemporaryFile(max_size=1024 * 1024) as body:
+                async for chunk in request.stream():
+                    body.write(chunk)
+                normal = await run_in_threadpool(archives.validate_archive, body)
+        finally:
+            app.state.uploads_running -= 1
+            API_UPLOADS_CHECKING.dec()
         made = await run_in_threadpool(add_uploaded_version, engine, who, bot_id, normal, run, version)
         return NewVersionResponse(
             id=made.version_id,

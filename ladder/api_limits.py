@@ -7,9 +7,10 @@
   read; a body without one (chunked) is counted as it arrives and cut off at the limit (413).
   The whole body must arrive within :attr:`ApiLimits.body_timeout_s` (30 s) or the request is
   answered 408, so a slow sender cannot hold a request open.
-* :class:`RateLimiter`: token buckets in this process (one per API key, one per client address
-  for failed authentications and for open sign-ups). With several API processes each keeps its
-  own buckets: the effective limit is the per-process limit times the number of processes.
+* :class:`RateLimiter`: token buckets in this process (one per account, shared by all its keys;
+  one per client address for failed authentications and for open sign-ups). With several API
+  processes each keeps its own buckets: the effective limit is the per-process limit times the
+  number of processes.
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ class ApiLimits:
     auth_failures_per_minute: int = 20
     #: accounts created per client address a minute by open sign-up
     signups_per_minute: int = 5
+    #: uploads received and checked at once by this process (each spools its body and its
+    #: unpacked files to disk and holds its normalized archive); one more is answered 503
+    concurrent_uploads: int = 4
+    #: the Retry-After of that 503, seconds
+    upload_retry_after_s: int = 5
 
 
 class BodyTooLarge(HTTPException):

@@ -37,6 +37,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ladder.accounts import Identity
 from ladder.archives import NormalizedArchive
+from ladder.db import write_transaction
 from ladder.errors import Conflict, Forbidden, InvalidInput, NotFound
 from ladder.ladders import ensure_entries
 from ladder.schema import QUALIFICATIONS, bot_logs, bot_versions, bots, ladder_entries, ladders, matches
@@ -216,15 +217,17 @@ def version_kind(command: str) -> str:
     return "hosted"
 
 
-def authorize_bot(conn: Connection, bot_id: int, identity: Identity) -> Any:
+def authorize_bot(conn: Connection, bot_id: int, identity: Identity, *, lock: bool = False) -> Any:
     """The bot's row if `identity` may change it: NotFound for no bot, Forbidden otherwise.
 
     Operators (the "operator" scope) may act on any bot; anyone else needs the "bots" scope and
     the bot must belong to their account (a bot from before accounts belongs to nobody).
+    `lock` reads the row ``FOR UPDATE`` (PostgreSQL; on SQLite a write_transaction serialises).
     """
-    row = conn.execute(sa.select(bots).where(bots.c.id == bot_id)).one_or_none() if (
-        1 <= bot_id <= 2**31 - 1
-    ) else None
+    query = sa.select(bots).where(bots.c.id == bot_id)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).one_or_none() if 1 <= bot_id <= 2**31 - 1 else None
     if row is None:
         raise NotFound(f"no bot {bot_id}")
     if identity.has("operator"):
@@ -247,6 +250,9 @@ class NewVersion:
 
 
 def _label(conn: Connection, bot_id: int, version: str | None) -> str:
+    """`version`, or the next free ``v<N>``. The caller's transaction is a write_transaction
+    that has locked the bot's row (authorize_bot(..., lock=True)): two uploads at once cannot
+    both read the same labels and pick the same one (which answered one of them 409)."""
     if version is not None:
         if not version or len(version) > 64:
             raise InvalidInput("version: 1-64 characters")
@@ -289,8 +295,8 @@ def add_uploaded_version(
     """
     if not command.strip() or command.strip() == REMOTE or command.startswith(BUILTIN_PREFIX):
         raise InvalidInput("run: the command that starts the bot, e.g. 'python main.py'")
-    with engine.begin() as conn:
-        authorize_bot(conn, bot_id, identity)
+    with write_transaction(engine) as conn:
+        authorize_bot(conn, bot_id, identity, lock=True)
         label = _label(conn, bot_id, version)
         version_id = _insert_version(
             conn,
@@ -323,8 +329,8 @@ def add_remote_version(
     its qualification games, played when it connects, have passed (``workers.qualification``).
     """
     token = TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
-    with engine.begin() as conn:
-        authorize_bot(conn, bot_id, identity)
+    with write_transaction(engine) as conn:
+        authorize_bot(conn, bot_id, identity, lock=True)
         label = _label(conn, bot_id, version)
         version_id = _insert_version(
             conn,

@@ -7,12 +7,14 @@ LadderError
 │   └── TooLarge    an upload or a body over its size limit           (HTTP 413)
 ├── Unauthorized    no credential, or one that is not valid           (HTTP 401)
 ├── Forbidden       a valid credential that may not do this           (HTTP 403)
-└── RateLimited     too many requests; retry after `retry_after` s    (HTTP 429)
+├── RateLimited     too many requests; retry after `retry_after` s    (HTTP 429)
+└── Busy            the server is at a capacity limit; retry after `retry_after` s (HTTP 503)
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "Busy",
     "Conflict",
     "Forbidden",
     "InvalidInput",
@@ -57,5 +59,15 @@ class RateLimited(LadderError):
 
     def __init__(self, message: str, retry_after: int) -> None:
         """A rate-limit error asking the caller to wait `retry_after` seconds."""
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Busy(LadderError):
+    """The server is at one of its capacity limits (e.g. uploads checked at once); `retry_after`
+    is the number of seconds to wait."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        """A capacity error asking the caller to wait `retry_after` seconds."""
         super().__init__(message)
         self.retry_after = retry_after

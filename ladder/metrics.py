@@ -1,7 +1,9 @@
 """Prometheus metrics of the ladder's HTTP API, and the ASGI middleware that moves them.
 
 * ``arena_api_requests_total{method,route,status}``: requests answered;
-* ``arena_api_request_seconds{method,route}``: time to answer.
+* ``arena_api_request_seconds{method,route}``: time to answer;
+* ``arena_api_uploads_checking``: uploads being received and checked now (at most
+  ``ApiLimits.concurrent_uploads`` a process).
 
 `route` is the route's path template (``/api/bots/{bot_id}``), never the raw path, so the
 number of series stays bounded; requests that match no route are counted as ``unmatched``.
@@ -16,10 +18,17 @@ import os
 from time import perf_counter
 from typing import Final
 
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, multiprocess
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["API_REQUESTS", "API_REQUEST_SECONDS", "UNMATCHED_ROUTE", "RequestMetrics", "exposed_registry"]
+__all__ = [
+    "API_REQUESTS",
+    "API_REQUEST_SECONDS",
+    "API_UPLOADS_CHECKING",
+    "UNMATCHED_ROUTE",
+    "RequestMetrics",
+    "exposed_registry",
+]
 
 
 def exposed_registry() -> CollectorRegistry:
@@ -41,6 +50,12 @@ API_REQUEST_SECONDS: Final = Histogram(
     "arena_api_request_seconds",
     "Time to answer an HTTP API request, by method and route template.",
     ["method", "route"],
+)
+
+API_UPLOADS_CHECKING: Final = Gauge(
+    "arena_api_uploads_checking",
+    "Uploads being received and checked now (ApiLimits.concurrent_uploads at most per process).",
+    multiprocess_mode="livesum",
 )
 
 

@@ -113,6 +113,8 @@ _DECLARED: Final = (
       for field, default, meaning in _SANDBOX_LIMITS),
     # --- the ladder ----------------------------------------------------------------------------
     Variable("ARENA_OPEN_SIGNUP", "1 = anyone may create an account through the API", None, "ladder"),
+    Variable("ARENA_API_CONCURRENT_UPLOADS", "uploads one `arena serve api` process receives "
+             "and checks at once; one more is answered 503 with Retry-After", "4", "ladder"),
     Variable("ARENA_PUBLIC_REFEREE", "the long-lived referee's address as remote bots reach it "
              "(HOST:PORT), which the API gives bot authors (`GET /api/referee`, `arena bot "
              "remote`); unset: the API says the operator has not published one", None, "ladder"),

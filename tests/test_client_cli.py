@@ -850,3 +850,45 @@ def test_status_says_why_a_ladder_plays_no_match(
     assert f"  clank-4p-short: rating 1500.0 (provisional), 0 games, 0 wins\n    {why}\n" in out
     code, _, err = _arena(capsys, "bot", "status", "lonely", "--wait", "rated", "--timeout", "1")
     assert code == 1 and f"not rated after 1 s (clank-4p-short: {why})" in err
+
+
+def test_an_upload_told_the_server_is_busy_is_sent_again_after_retry_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The API answers 503 with Retry-After past its uploads at once (ladder.api): the client
+    waits that long and sends the upload again, once per answer, up to its tries."""
+    answers = [(503, {"error": "busy", "status": 503}), (201, {"id": 5, "version": "v2"})]
+    posts: list[bytes] = []
+
+    class Busy(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            posts.append(self.rfile.read(int(self.headers["Content-Length"])))
+            status, data = answers[min(len(posts), len(answers)) - 1]
+            body = json.dumps(data).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            if status == 503:
+                self.send_header("Retry-After", "1")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Busy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    archive = client.PackedArchive(b"\x1f\x8b archive", "application/gzip", 1, "x")
+    try:
+        with client.ApiClient(f"http://127.0.0.1:{server.server_address[1]}", "arena_k") as api:
+            assert api.upload(3, archive, "python main.py", None) == {"id": 5, "version": "v2"}
+            assert posts == [archive.data, archive.data]
+            answers[1] = answers[0]  # busy for good: the last answer is the error
+            posts.clear()
+            monkeypatch.setattr(client, "UPLOAD_BUSY_TRIES", 2)
+            with pytest.raises(client.ApiError) as caught:
+                api.upload(3, archive, "python main.py", None)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert caught.value.status == 503 and len(posts) == client.UPLOAD_BUSY_TRIES

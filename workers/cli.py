@@ -121,12 +121,21 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
         engine.dispose()
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    from ladder.api import default_limits
+
+    try:  # the uploads one process checks at once ($ARENA_API_CONCURRENT_UPLOADS)
+        limits = default_limits()
+    except ValueError as exc:
+        engine.dispose()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     scheme = "https" if tls else "http"
     print(f"Serving the ladder at {scheme}://{args.host}:{args.port}/ (Ctrl-C stops)", flush=True)
     print(referee.info()["message"], flush=True)
     try:
         uvicorn.run(
-            create_app(engine, referee=referee), host=args.host, port=args.port, log_level=args.log_level,
+            create_app(engine, referee=referee, limits=limits), host=args.host, port=args.port,
+            log_level=args.log_level,
             ssl_certfile=args.tls_cert, ssl_keyfile=args.tls_key,
             **uvicorn_limits(),  # header timeout, JSON 400s, header size, keep-alive (ladder/api_server.py)
         )

@@ -46,6 +46,7 @@ import re
 import ssl
 import stat
 import tarfile
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +92,10 @@ ARCHIVE_TYPES: Final = {".tar.gz": "application/gzip", ".tgz": "application/gzip
 #: seconds for one request (an upload gets longer)
 TIMEOUT_S: Final = 30.0
 UPLOAD_TIMEOUT_S: Final = 300.0
+#: an upload answered 503 with Retry-After (the server is checking its most uploads at once) is
+#: sent again, this many times in all, waiting what it says (at most UPLOAD_BUSY_WAIT_S)
+UPLOAD_BUSY_TRIES: Final = 5
+UPLOAD_BUSY_WAIT_S: Final = 30
 _DOWNLOAD_CHUNK: Final = 64 * 1024
 
 
@@ -109,10 +114,12 @@ class ArchiveError(ClientError):
 class ApiError(ClientError):
     """The server answered with an error status."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
         super().__init__(f"{message} (HTTP {status})")
         self.status = status
         self.message = message
+        #: the server's Retry-After (whole seconds), if it sent one
+        self.retry_after = retry_after
 
 
 # --- credentials ----------------------------------------------------------------------------
@@ -539,15 +546,26 @@ class ApiClient:
         params = {"run": run}
         if version:
             params["version"] = version
-        response = self.request(
-            "POST",
-            f"/api/bots/{bot_id}/versions",
-            params=params,
-            content=archive.data,
-            content_type=archive.content_type,
-            timeout=UPLOAD_TIMEOUT_S,
-        )
-        return dict(_json(response))
+        for attempt in range(UPLOAD_BUSY_TRIES):
+            try:
+                response = self.request(
+                    "POST",
+                    f"/api/bots/{bot_id}/versions",
+                    params=params,
+                    content=archive.data,
+                    content_type=archive.content_type,
+                    timeout=UPLOAD_TIMEOUT_S,
+                )
+            except ApiError as exc:
+                # the server is checking as many uploads as it takes at once: it says when to
+                # come back, and the upload has changed nothing there
+                last = attempt == UPLOAD_BUSY_TRIES - 1
+                if exc.status != 503 or exc.retry_after is None or last:
+                    raise
+                time.sleep(min(exc.retry_after, UPLOAD_BUSY_WAIT_S))
+                continue
+            return dict(_json(response))
+        raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _raise_for_status(response: httpx.Response) -> None:
@@ -555,7 +573,8 @@ def _raise_for_status(response: httpx.Response) -> None:
         message = _error_message(response)
         if response.status_code == 401:
             message += " — run `arena login` with a valid API key"
-        raise ApiError(response.status_code, message)
+        wait = response.headers.get("retry-after", "")
+        raise ApiError(response.status_code, message, int(wait) if wait.isdigit() else None)
 
 
 def _json(response: httpx.Response) -> Any:

@@ -356,27 +356,52 @@ def test_what_a_bot_printed_in_qualification_is_for_the_owner_and_operators(
     assert "opening book" not in page.text and "played 2 games without a fault" in page.text
 
 
-def test_per_key_rate_limit(engine: Engine, client: TestClient, alice: NewAccount) -> None:
-    slow = create_key(engine, alice.account_id, rate_per_minute=3)
-    for _ in range(3):
-        assert client.get("/api/me", headers=_auth(slow.api_key)).status_code == 200
-    limited = client.post("/api/bots", json={"name": "b", "game": "clank"}, headers=_auth(slow.api_key))
+def test_the_rate_limit_counts_per_account_not_per_key(
+    engine: Engine, client: TestClient, alice: NewAccount, mallory: NewAccount
+) -> None:
+    """More keys are not more calls: every key of an account draws from the account's bucket
+    (30 keys passed 1,800 calls in 36 s when each key had its own)."""
+    keys = [create_key(engine, alice.account_id, rate_per_minute=3).api_key for _ in range(4)]
+    passed = [client.get("/api/me", headers=_auth(key)).status_code for key in keys]
+    assert passed == [200, 200, 200, 429]
+    limited = client.post("/api/bots", json={"name": "b", "game": "clank"}, headers=_auth(keys[0]))
     _error(limited, 429)
+    assert "account's limit is 3 requests a minute" in limited.json()["error"]
     assert 1 <= int(limited.headers["retry-after"]) <= 20
     assert _count(engine, bots) == 0
-    # another key of the same account has its own bucket
-    assert client.get("/api/me", headers=_auth(alice)).status_code == 200
+    # another account has a bucket of its own
+    assert client.get("/api/me", headers=_auth(mallory)).status_code == 200
 
 
-def test_failed_authentications_are_limited_per_address(engine: Engine, alice: NewAccount) -> None:
+def test_keys_per_account_are_capped(engine: Engine, client: TestClient, alice: NewAccount) -> None:
+    from ladder.accounts import MAX_KEYS_PER_ACCOUNT
+
+    made = [client.post("/api/keys", json={}, headers=_auth(alice)) for _ in range(MAX_KEYS_PER_ACCOUNT)]
+    assert [r.status_code for r in made] == [201] * (MAX_KEYS_PER_ACCOUNT - 1) + [409]
+    assert "already holds 10 live keys" in _error(made[-1], 409)
+    assert _count(engine, api_keys) == MAX_KEYS_PER_ACCOUNT
+    # a revoked key makes room for one more
+    assert client.delete(f"/api/keys/{made[0].json()['id']}", headers=_auth(alice)).status_code == 204
+    assert client.post("/api/keys", json={}, headers=_auth(alice)).status_code == 201
+
+
+def test_failed_authentications_slow_guessing_but_never_refuse_a_valid_key(
+    engine: Engine, alice: NewAccount
+) -> None:
     with TestClient(create_app(engine, limits=ApiLimits(auth_failures_per_minute=5))) as client:
         for i in range(5):
             _error(client.get("/api/me", headers=_auth(f"arena_guess{i}")), 401)
         blocked = client.get("/api/me", headers=_auth("arena_guess-next"))
         _error(blocked, 429)
         assert int(blocked.headers["retry-after"]) >= 1
-        # while blocked, even the right key is not tried: a guesser learns nothing
-        _error(client.get("/api/me", headers=_auth(alice)), 429)
+        # someone else's guesses from this address do not lock out a key that verifies
+        # (after 20 bad keys the API answered 429 to a valid key from the same address)
+        me = client.get("/api/me", headers=_auth(alice))
+        assert me.status_code == 200 and me.json()["name"] == "alice"
+        assert client.post("/api/bots", json={"name": "ok", "game": "clank"},
+                           headers=_auth(alice)).status_code == 201
+        # and guessing stays slowed: unknown keys still get 429, not a verdict
+        _error(client.get("/api/me", headers=_auth("arena_guess-after")), 429)
         # reads stay public
         assert client.get("/api/ladders").status_code == 200
 

@@ -94,3 +94,38 @@ def test_qualification_logs_and_version_kinds(engine: Engine) -> None:
     log = read_bot_log(engine, match_id, 0)
     assert log is not None and (log.text, log.truncated) == ("retried run\n", False)
     assert read_bot_log(engine, match_id, 1) is None and read_bot_log(engine, -1, 0) is None
+
+
+def test_uploads_at_once_get_distinct_labels_without_a_conflict(engine: Engine) -> None:
+    """Eight uploads of one bot at once, none naming its version: v1..v8, no 409 (two uploads
+    read the same labels and picked the same next one)."""
+    import threading
+
+    from ladder.accounts import authenticate_key, create_account
+    from ladder.archives import validate_archive
+    from ladder.bots import add_uploaded_version, create_bot
+    from tests.ladder.test_archives import _file, _tar
+
+    account = create_account(engine, "racer")
+    who = authenticate_key(engine, account.api_key)
+    assert who is not None
+    bot_id = create_bot(engine, who, "racer-bot", "clank").bot_id
+    archive = validate_archive(_tar([_file("main.py")]))
+    start = threading.Barrier(8)
+    labels: list[str] = []
+    errors: list[Exception] = []
+
+    def upload() -> None:
+        start.wait()
+        try:
+            labels.append(add_uploaded_version(engine, who, bot_id, archive, "python main.py").version)
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=upload) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(labels, key=lambda v: int(v[1:])) == [f"v{n}" for n in range(1, 9)]
