@@ -39,6 +39,7 @@ from ladder.schema import (
 from ladder.waiting import why_no_match
 
 __all__ = [
+    "INTERVAL_MIN_GAMES",
     "MAX_ID",
     "BotInfo",
     "LadderInfo",
@@ -47,6 +48,7 @@ __all__ = [
     "ScenarioRating",
     "ScenariosPage",
     "StandingsPage",
+    "Unranked",
     "bot_id_by_name",
     "bot_info",
     "bot_matches",
@@ -58,12 +60,16 @@ __all__ = [
     "scenario_ratings",
     "standings",
     "storable_id",
+    "unranked_reasons",
 ]
 
 #: the id columns are 32-bit INTEGERs (``ladder.schema``): no id is outside 1..MAX_ID
 MAX_ID: Final = 2**31 - 1
 #: matches listed in a bot's profile
 RECENT_MATCHES: Final = 10
+#: the pages show a rating's or a win rate's interval only from this many games of its row on;
+#: below, "too few games" (ladder/RATINGS.md, "Too few games")
+INTERVAL_MIN_GAMES: Final = 10
 
 
 class TimeControlInfo(TypedDict):
@@ -107,12 +113,25 @@ class Standing(TypedDict):
     los_next: float | None
 
 
+class Unranked(TypedDict):
+    """A bot on a ladder that is not ranked: none of its versions has passed qualification and
+    it has played no game there (ladder/RATINGS.md, "Who is ranked")."""
+
+    bot_id: int
+    bot_name: str
+    owner: str
+    #: why, from its newest version: "qualification pending", "qualification running",
+    #: "failed qualification" or "no version"
+    reason: str
+
+
 class StandingsPage(TypedDict):
     """A ladder with its standings, ranked by the low end of the rating's 95% interval (on a
-    cooperative ladder wins are team wins)."""
+    cooperative ladder wins are team wins), and the bots on it that are not ranked yet."""
 
     ladder: LadderInfo
     standings: list[Standing]
+    unranked: list[Unranked]
 
 
 class ScenarioRating(TypedDict):
@@ -328,6 +347,13 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
         .where(ladder_entries.c.ladder_id == ladder_id)
         .order_by(ladder_entries.c.rating.desc(), bots.c.name)
     ).all()
+    why = unranked_reasons(conn, [row.bot_id for row in rows if row.games == 0])
+    unranked: list[Unranked] = [
+        {"bot_id": row.bot_id, "bot_name": row.name, "owner": row.owner, "reason": why[row.bot_id]}
+        for row in sorted(rows, key=lambda r: r.name)
+        if row.bot_id in why
+    ]
+    rows = [row for row in rows if row.bot_id not in why]
     deviation = _deviations(conn, ladder_id, ladder["kind"], {row.bot_id: row.rating for row in rows})
     # ranked by how sure we are: the low end of the 95% interval (ladder/RATINGS.md, "Rank
     # order"), so a bot with few games ranks below an equally rated one with many
@@ -361,7 +387,37 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
                 ),
             }
         )
-    return {"ladder": ladder, "standings": table}
+    return {"ladder": ladder, "standings": table, "unranked": unranked}
+
+
+_UNRANKED_WORDS: Final = {
+    "pending": "qualification pending",
+    "running": "qualification running",
+    "failed": "failed qualification",
+}
+
+
+def unranked_reasons(conn: Connection, bot_ids: Sequence[int]) -> dict[int, str]:
+    """bot id -> why it is not ranked, for those of `bot_ids` without a version that passed
+    qualification (the newest version's state says why); a bot that has one is left out.
+
+    Only a qualified version is ever seated by the matchmaker, so a bot without one sits at the
+    initial rating having played nothing: ranking it would place it among bots that earned their
+    rating. Callers pass only bots with no games where that is the rule (ladder/RATINGS.md)."""
+    ids = sorted({int(b) for b in bot_ids if storable_id(int(b))})
+    if not ids:
+        return {}
+    newest: dict[int, str] = {}
+    passed: set[int] = set()
+    for bot_id, state in conn.execute(
+        sa.select(bot_versions.c.bot_id, bot_versions.c.qualification)
+        .where(bot_versions.c.bot_id.in_(ids))
+        .order_by(bot_versions.c.id)
+    ):
+        newest[int(bot_id)] = str(state)
+        if state == "passed":
+            passed.add(int(bot_id))
+    return {b: _UNRANKED_WORDS.get(newest.get(b, ""), "no version") for b in ids if b not in passed}
 
 
 class _PairWeights:

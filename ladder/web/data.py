@@ -10,16 +10,18 @@ W/D/L: a win is a sole first place, a draw a shared first place, a loss anything
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import Connection
 from typing_extensions import TypedDict
 
-from ladder.queries import MatchSummary, match_summaries, storable_id
+from ladder.queries import MatchSummary, match_summaries, storable_id, unranked_reasons
+from ladder.queries import _seats_contain as seats_contain
 from ladder.schema import (
     bot_versions,
     bots,
+    competitions,
     ladder_entries,
     ladders,
     matches,
@@ -29,26 +31,34 @@ from ladder.schema import (
 )
 
 __all__ = [
-    "BOTS_LISTED",
-    "MATCHES_LISTED",
+    "MAX_PAGE_SIZE",
+    "PAGE_SIZE",
     "RECENT",
     "BotEntry",
     "ChartPoint",
+    "CompetitionRow",
+    "Paged",
     "bot_directory",
+    "bot_search",
+    "competition_page",
+    "entrant_bots",
     "last_played",
+    "match_page",
+    "played_by",
     "rating_series",
     "recent_ladder_matches",
-    "recent_matches",
     "replay_sha256",
     "seat_and_opponent_rates",
 ]
 
+T = TypeVar("T")
+
 #: matches listed on a ladder page
 RECENT: Final = 20
-#: matches listed on /matches (the newest, all ladders)
-MATCHES_LISTED: Final = 100
-#: bots listed on /bots (by name)
-BOTS_LISTED: Final = 1000
+#: rows per page of /matches, /bots and /competitions, unless ?limit= asks for another number
+PAGE_SIZE: Final = 50
+#: the most rows a page may ask for (?limit=)
+MAX_PAGE_SIZE: Final = 200
 #: a point of a rating chart: (recording sequence, rating after, match id)
 ChartPoint = tuple[int, float, int]
 #: points per bot in a rating chart (the newest ones)
@@ -119,9 +129,59 @@ def recent_ladder_matches(conn: Connection, ladder_id: int, limit: int = RECENT)
     return match_summaries(conn, matches.c.ladder_id == ladder_id, limit)
 
 
-def recent_matches(conn: Connection, limit: int = MATCHES_LISTED) -> list[MatchSummary]:
-    """The newest matches of every ladder, newest first (/matches)."""
-    return match_summaries(conn, sa.true(), limit)
+def played_by(conn: Connection, bot_id: int) -> sa.ColumnElement[bool] | None:
+    """SQL: one of the bot's versions holds a seat of the match; None for a bot without one."""
+    if not storable_id(bot_id):
+        return None
+    query = sa.select(bot_versions.c.id).where(bot_versions.c.bot_id == bot_id)
+    versions = list(conn.execute(query).scalars())
+    return seats_contain(conn, versions) if versions else None
+
+
+class Paged(TypedDict, Generic[T]):
+    """One page of a list: its rows, and whether rows come before (newer, or earlier by name) and
+    after it (the keys of the links to the previous and next pages are its first and last rows)."""
+
+    rows: list[T]
+    has_previous: bool
+    has_next: bool
+
+
+def _exists(conn: Connection, table: sa.Table, where: sa.ColumnElement[bool]) -> bool:
+    return conn.execute(sa.select(sa.literal(1)).select_from(table).where(where).limit(1)).first() is not None
+
+
+def match_page(
+    conn: Connection,
+    *,
+    limit: int,
+    before: int | None = None,
+    after: int | None = None,
+    where: sa.ColumnElement[bool] | None = None,
+) -> Paged[MatchSummary]:
+    """A page of matches, newest first: the `limit` newest with ids below `before`, or the
+    `limit` oldest above `after` (the previous page), or the newest; `where` filters them.
+
+    Keyset paging on the primary key: a page costs the same however deep it is."""
+    cond = sa.true() if where is None else where
+    if after is not None:
+        ids = list(
+            conn.execute(
+                sa.select(matches.c.id).where(cond, matches.c.id > after).order_by(matches.c.id).limit(limit)
+            ).scalars()
+        )
+        rows = match_summaries(conn, matches.c.id.in_(ids), limit) if ids else []
+    else:
+        below = sa.true() if before is None else matches.c.id < before
+        rows = match_summaries(conn, sa.and_(cond, below), limit)
+    if not rows:
+        return {"rows": [], "has_previous": False, "has_next": False}
+    newest, oldest = rows[0]["id"], rows[-1]["id"]
+    return {
+        "rows": rows,
+        "has_previous": _exists(conn, matches, sa.and_(cond, matches.c.id > newest)),
+        "has_next": _exists(conn, matches, sa.and_(cond, matches.c.id < oldest)),
+    }
 
 
 class BotEntry(TypedDict):
@@ -130,28 +190,126 @@ class BotEntry(TypedDict):
     bot_id: int
     name: str
     owner: str
-    #: (ladder id, ladder name, rating, games) for each ladder the bot is on
-    ladders: list[tuple[int, str, float, int]]
+    #: (ladder id, ladder name, rating, games, why it is not ranked there or None) for each
+    #: ladder the bot is on
+    ladders: list[tuple[int, str, float, int, str | None]]
 
 
-def bot_directory(conn: Connection, limit: int = BOTS_LISTED) -> list[BotEntry]:
-    """Bots by name (at most `limit`), each with the ladders it is on (/bots)."""
-    rows = conn.execute(
-        sa.select(bots.c.id, bots.c.name, bots.c.owner).order_by(bots.c.name).limit(limit)
-    ).all()
+class CompetitionRow(TypedDict):
+    """A competition on /competitions."""
+
+    id: int
+    name: str
+    game: str
+    players: int
+    format: str
+    status: str
+    created_at: str
+    finished_at: str | None
+
+
+def competition_page(
+    conn: Connection, *, limit: int, before: int | None = None, after: int | None = None
+) -> Paged[CompetitionRow]:
+    """A page of competitions, newest first (keyset paging on the id, as :func:`match_page`)."""
+    query = sa.select(competitions)
+    if after is not None:
+        oldest_first = query.where(competitions.c.id > after).order_by(competitions.c.id).limit(limit)
+        found = list(reversed(conn.execute(oldest_first).all()))
+    else:
+        below = sa.true() if before is None else competitions.c.id < before
+        found = list(conn.execute(query.where(below).order_by(competitions.c.id.desc()).limit(limit)).all())
+    rows: list[CompetitionRow] = [
+        {
+            "id": r.id,
+            "name": r.name,
+            "game": r.game,
+            "players": r.players,
+            "format": r.format,
+            "status": r.status,
+            "created_at": r.created_at.isoformat(),
+            "finished_at": r.finished_at.isoformat() if r.finished_at else None,
+        }
+        for r in found
+    ]
+    if not rows:
+        return {"rows": [], "has_previous": False, "has_next": False}
+    return {
+        "rows": rows,
+        "has_previous": _exists(conn, competitions, competitions.c.id > rows[0]["id"]),
+        "has_next": _exists(conn, competitions, competitions.c.id < rows[-1]["id"]),
+    }
+
+
+def bot_search(text: str) -> sa.ColumnElement[bool]:
+    """SQL: the bot's name or owner contains `text`, case-insensitively (``%`` and ``_`` are
+    matched as themselves)."""
+    needle = text.lower()
+    return sa.or_(
+        sa.func.lower(bots.c.name).contains(needle, autoescape=True),
+        sa.func.lower(bots.c.owner).contains(needle, autoescape=True),
+    )
+
+
+def bot_directory(
+    conn: Connection,
+    limit: int = PAGE_SIZE,
+    *,
+    search: str = "",
+    after: str | None = None,
+    before: str | None = None,
+) -> Paged[BotEntry]:
+    """A page of bots by name: the first `limit` after the name `after`, or the last `limit`
+    before the name `before` (the previous page), whose name or owner contains `search`; each
+    with the ladders it is on (rating and games, or why it is not ranked there) (/bots)."""
+    cond = bot_search(search) if search else sa.true()
+    query = sa.select(bots.c.id, bots.c.name, bots.c.owner).where(cond)
+    if before is not None:
+        newest_first = query.where(bots.c.name < before).order_by(bots.c.name.desc()).limit(limit)
+        found = list(reversed(conn.execute(newest_first).all()))
+    else:
+        above = sa.true() if after is None else bots.c.name > after
+        found = list(conn.execute(query.where(above).order_by(bots.c.name).limit(limit)).all())
     entries: dict[int, BotEntry] = {
-        row.id: {"bot_id": row.id, "name": row.name, "owner": row.owner, "ladders": []} for row in rows
+        row.id: {"bot_id": row.id, "name": row.name, "owner": row.owner, "ladders": []} for row in found
     }
     if entries:
-        for e in conn.execute(
+        listed = conn.execute(
             sa.select(ladder_entries.c.bot_id, ladders.c.id, ladders.c.name, ladder_entries.c.rating,
                       ladder_entries.c.games)
             .join(ladders, ladders.c.id == ladder_entries.c.ladder_id)
             .where(ladder_entries.c.bot_id.in_(list(entries)))
             .order_by(ladders.c.name)
-        ):
-            entries[e.bot_id]["ladders"].append((e.id, e.name, float(e.rating), int(e.games)))
-    return list(entries.values())
+        ).all()
+        unplayed = {int(e.bot_id) for e in listed if e.games == 0}
+        why = unranked_reasons(conn, sorted(unplayed))
+        for e in listed:
+            reason = why.get(int(e.bot_id)) if e.games == 0 else None
+            entries[e.bot_id]["ladders"].append((e.id, e.name, float(e.rating), int(e.games), reason))
+    if not found:
+        return {"rows": [], "has_previous": False, "has_next": False}
+    first, last = found[0].name, found[-1].name
+    return {
+        "rows": list(entries.values()),
+        "has_previous": _exists(conn, bots, sa.and_(cond, bots.c.name < first)),
+        "has_next": _exists(conn, bots, sa.and_(cond, bots.c.name > last)),
+    }
+
+
+def entrant_bots(conn: Connection, field: list[dict[str, Any]]) -> dict[str, int]:
+    """entrant name -> the id of the bot behind its version, for a competition's field (every
+    entrant, built-in and command ones too, plays as a bot version of its own)."""
+    version_of = {str(e["name"]): int(e["bot_version_id"]) for e in field}
+    if not version_of:
+        return {}
+    bot_of = dict(
+        conn.execute(
+            sa.select(bot_versions.c.id, bot_versions.c.bot_id).where(
+                bot_versions.c.id.in_(sorted(set(version_of.values())))
+            )
+        ).all()
+    )
+    return {name: int(bot_of[v]) for name, v in version_of.items() if v in bot_of}
 
 
 class Rate(TypedDict):
@@ -193,12 +351,10 @@ def seat_and_opponent_rates(conn: Connection, bot_id: int) -> tuple[list[Rate], 
     mine = set(conn.execute(sa.select(bot_versions.c.id).where(bot_versions.c.bot_id == bot_id)).scalars())
     if not mine:
         return [], [], 0
-    from ladder.queries import _seats_contain
-
     rows = conn.execute(
         sa.select(matches.c.seats, results.c.places)
         .join(results, results.c.match_id == matches.c.id)
-        .where(_seats_contain(conn, sorted(mine)))
+        .where(seats_contain(conn, sorted(mine)))
         .order_by(matches.c.id.desc())
         .limit(RATE_WINDOW)
     ).all()

@@ -10,16 +10,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlencode
 
+import sqlalchemy as sa
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy import Engine
 
 from ladder import queries
+from ladder.schema import matches
 from ladder.waiting import why_no_match
 from ladder.web import data
 from ladder.web.charts import line_chart
+from ladder.web.docs import ratings_html
 from ladder.web.viewer import SEAT_COLOURS, Timeline, TimelineCache, percentile
 from referee.replay import ReplayError, loads
 
@@ -31,6 +35,7 @@ TEMPLATES: Final = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+TEMPLATES.globals["interval_min_games"] = queries.INTERVAL_MIN_GAMES
 #: bots drawn on a ladder's rating chart
 CHART_BOTS: Final = 5
 #: standings rows per ladder on the home page
@@ -57,6 +62,75 @@ def _id(text: str) -> int | None:
         return None
     value = int(text)
     return value if queries.storable_id(value) else None
+
+
+class BadQuery(ValueError):
+    """A query parameter a list page cannot use; its message is the page's one line."""
+
+
+#: a match's states, as /matches?status= takes them
+MATCH_STATUSES: Final = ("queued", "running", "done", "failed")
+#: longest text a list page takes in a query parameter (bot names are at most 64)
+MAX_QUERY_TEXT: Final = 64
+
+
+def bad_query(message: str) -> HTMLResponse:
+    """The 400 page: one line saying which parameter and what it may be."""
+    return render("message.html", 400, heading="Bad request", message=message, css="error")
+
+
+def _id_param(params: Mapping[str, str], name: str) -> int | None:
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit() or len(raw) > 12 or not queries.storable_id(int(raw)):
+        raise BadQuery(f"{name}: an id, 1 to {queries.MAX_ID} (got {raw[:20]!r})")
+    return int(raw)
+
+
+def _page_size(params: Mapping[str, str]) -> int:
+    raw = params.get("limit")
+    if raw is None or raw == "":
+        return data.PAGE_SIZE
+    if not raw.isdigit() or len(raw) > 6 or not 1 <= int(raw) <= data.MAX_PAGE_SIZE:
+        raise BadQuery(f"limit: rows per page, 1 to {data.MAX_PAGE_SIZE} (got {raw[:20]!r})")
+    return int(raw)
+
+
+def _limit_text(params: Mapping[str, str]) -> str:
+    # kept in the links to other pages only when it was given
+    return params.get("limit", "")
+
+
+def _text_param(params: Mapping[str, str], name: str) -> str:
+    raw = params.get(name, "").strip()
+    if len(raw) > MAX_QUERY_TEXT or any(ord(c) < 32 for c in raw):
+        raise BadQuery(f"{name}: at most {MAX_QUERY_TEXT} printable characters")
+    return raw
+
+
+def _page_url(path: str, filters: Mapping[str, Any], key: Mapping[str, Any]) -> str:
+    """`path` with the non-empty `filters` and the page key as its query string."""
+    query = {k: v for k, v in filters.items() if v not in ("", None)}
+    return f"{path}?{urlencode({**query, **key})}"
+
+
+def _pager(
+    path: str,
+    filters: Mapping[str, Any],
+    paged: Mapping[str, Any],
+    key: str,
+    *,
+    previous: str,
+    following: str,
+) -> dict[str, str | None]:
+    """The links to the previous and the next page (None where there is none): the previous
+    page is keyed on this page's first row (`?previous=`), the next on its last (`?following=`)."""
+    rows = paged["rows"]
+    return {
+        "previous_url": _page_url(path, filters, {previous: rows[0][key]}) if paged["has_previous"] else None,
+        "next_url": _page_url(path, filters, {following: rows[-1][key]}) if paged["has_next"] else None,
+    }
 
 
 def _seat_name(record: Mapping[str, Any], seat: int) -> str:
@@ -213,24 +287,96 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             "home.html", games=sorted(games.items()), scenarios=scenarios, top=HOME_TOP, competitions=held
         )
 
+    @router.get("/ratings", response_class=HTMLResponse)
+    def ratings_page() -> HTMLResponse:
+        # what every interval on the pages links to
+        return render("document.html", title="Ratings", source="ladder/RATINGS.md", body=ratings_html())
+
     @router.get("/ladders")
     def ladders_index() -> RedirectResponse:
         # every ladder, with its standings, is on the home page
         return RedirectResponse("/", status_code=307)
 
     @router.get("/matches", response_class=HTMLResponse)
-    def matches_index() -> HTMLResponse:
+    def matches_index(request: Request) -> HTMLResponse:
+        try:
+            params = request.query_params
+            limit = _page_size(params)
+            before, after = _id_param(params, "before"), _id_param(params, "after")
+            ladder_id = _id_param(params, "ladder")
+            status = params.get("status", "")
+            if status and status not in MATCH_STATUSES:
+                raise BadQuery(f"status: one of {', '.join(MATCH_STATUSES)}")
+            bot_name = _text_param(params, "bot")
+        except BadQuery as exc:
+            return bad_query(str(exc))
+        conds: list[sa.ColumnElement[bool]] = []
+        missing = None
         with engine.connect() as conn:
-            recent = data.recent_matches(conn)
+            if ladder_id is not None:
+                conds.append(matches.c.ladder_id == ladder_id)
+            if status:
+                conds.append(matches.c.status == status)
+            if bot_name:
+                found_bot = queries.bot_id_by_name(conn, bot_name)
+                if found_bot is None:
+                    missing = f"No bot is named {bot_name!r}."
+                played = None if found_bot is None else data.played_by(conn, found_bot)
+                conds.append(sa.false() if played is None else played)
+            paged = data.match_page(
+                conn, limit=limit, before=before, after=after, where=sa.and_(sa.true(), *conds)
+            )
+        filters = {"bot": bot_name, "ladder": ladder_id or "", "status": status, "limit": _limit_text(params)}
+        rows = paged["rows"]
         return render(
-            "matches.html", matches=recent, ladder_names=ladder_names(), limit=data.MATCHES_LISTED
+            "matches.html",
+            matches=rows,
+            ladder_names=ladder_names(),
+            filters=filters,
+            missing=missing,
+            statuses=MATCH_STATUSES,
+            pager=_pager("/matches", filters, paged, "id", previous="after", following="before"),
         )
 
     @router.get("/bots", response_class=HTMLResponse)
-    def bots_index() -> HTMLResponse:
+    def bots_index(request: Request) -> HTMLResponse:
+        try:
+            params = request.query_params
+            limit = _page_size(params)
+            search = _text_param(params, "q")
+            after, before = _text_param(params, "after"), _text_param(params, "before")
+        except BadQuery as exc:
+            return bad_query(str(exc))
         with engine.connect() as conn:
-            listed = data.bot_directory(conn)
-        return render("bots.html", bots=listed, limit=data.BOTS_LISTED)
+            paged = data.bot_directory(
+                conn, limit, search=search, after=after or None, before=before or None
+            )
+        filters = {"q": search, "limit": _limit_text(params)}
+        rows = paged["rows"]
+        return render(
+            "bots.html",
+            bots=rows,
+            search=search,
+            pager=_pager("/bots", filters, paged, "name", previous="before", following="after"),
+        )
+
+    @router.get("/competitions", response_class=HTMLResponse)
+    def competitions_index(request: Request) -> HTMLResponse:
+        try:
+            params = request.query_params
+            limit = _page_size(params)
+            before, after = _id_param(params, "before"), _id_param(params, "after")
+        except BadQuery as exc:
+            return bad_query(str(exc))
+        with engine.connect() as conn:
+            paged = data.competition_page(conn, limit=limit, before=before, after=after)
+        filters = {"limit": _limit_text(params)}
+        rows = paged["rows"]
+        return render(
+            "competitions.html",
+            competitions=rows,
+            pager=_pager("/competitions", filters, paged, "id", previous="after", following="before"),
+        )
 
     @router.get("/competitions/{competition_id}", response_class=HTMLResponse)
     def competition_page(competition_id: str) -> HTMLResponse:
@@ -239,8 +385,9 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
         found = _id(competition_id)
         with engine.connect() as conn:
             res = None if found is None else competitions.competition_results(conn, found)
-        if res is None:
-            return not_found(f"competition {competition_id[:40]}")
+            if res is None:
+                return not_found(f"competition {competition_id[:40]}")
+            bot_ids = data.entrant_bots(conn, res["competition"]["field"])
         return render(
             "competition.html",
             c=res["competition"],
@@ -251,6 +398,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             counts=res["counts"],
             games=res["games"],
             max_games=MAX_GAMES_LISTED,
+            bot_ids=bot_ids,
         )
 
     @router.get("/ladders/{ladder_id}", response_class=HTMLResponse)
@@ -275,6 +423,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             "ladder.html",
             ladder=page["ladder"],
             standings=page["standings"],
+            unranked=page["unranked"],
             last=last,
             chart=chart,
             chart_bots=len(top),
@@ -296,6 +445,9 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             recent = queries.bot_matches(conn, found, 20) or []
             series = data.rating_series(conn, [found])
             by_seat, by_opponent, counted = data.seat_and_opponent_rates(conn, found)
+            unranked = queries.unranked_reasons(conn, [found]) if any(
+                entry["games"] == 0 for entry in bot["ladders"]
+            ) else {}
         versions = {v["id"] for v in bot["versions"]}
         rows = []
         for m in recent:
@@ -318,6 +470,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             by_seat=by_seat,
             by_opponent=by_opponent,
             counted=counted,
+            unranked=unranked.get(found),
         )
 
     def _load(match_id: int) -> tuple[dict[str, Any] | None, str | None, str | None]:

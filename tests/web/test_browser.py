@@ -171,6 +171,22 @@ def test_pages_load_without_console_errors_and_show_their_rows(
     assert sorted(_texts(browser, "#standings tbody tr td:nth-child(2)")) == ["greedy", "random"]
     assert "4 of 4 games played" in browser.find_element(By.ID, "progress").text
 
+    _open(browser, f"{base}/competitions", "competitions")
+    assert _console_errors(browser) == []
+    assert _texts(browser, "#competitions tbody tr td:first-child") == ["web cup"]
+
+    _open(browser, f"{base}/ratings", "ratings")
+    assert _console_errors(browser) == []
+    assert browser.find_element(By.ID, "too-few-games").text == "Too few games"
+
+    _open(browser, f"{base}/matches?limit=3", "matches")
+    first = _texts(browser, "#matches tbody tr td:first-child")
+    browser.find_element(By.ID, "next-page").click()
+    WebDriverWait(browser, 10).until(lambda d: "before=" in d.current_url)
+    second = _texts(browser, "#matches tbody tr td:first-child")
+    assert len(first) == len(second) == 3 and not set(first) & set(second)
+    assert _console_errors(browser) == []
+
     _open(browser, f"{base}/bots/424242", "not-found")
     assert browser.find_element(By.TAG_NAME, "h1").text == "Not found"
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from ladder.api import create_app
+from ladder.competitions import create_competition, parse_entry
+from ladder.queries import INTERVAL_MIN_GAMES
+from ladder.schema import bot_versions
 
 from .seeding import seed_competition
 
@@ -20,8 +24,23 @@ def test_competition_page_standings_crosstable_progress_and_games(engine: Engine
         assert response.status_code == 200
         html = response.text
         standings = html.split("<table id=standings>", 1)[1].split("</table>", 1)[0]
-        names = re.findall(r"<tr><td class=num>\d+</td><td>([^<]+)</td>", standings)
-        assert names == [row["bot"] for row in results["standings"]]
+        row_start = r'<tr><td class=num>\d+</td><td><a href="/bots/(\d+)">([^<]+)</a></td>'
+        linked = re.findall(row_start, standings)
+        assert [name for _, name in linked] == [row["bot"] for row in results["standings"]]
+        # each name links to the bot behind the entrant's version, in every table that names it
+        bot_of = {e["name"]: _bot_of(engine, e["bot_version_id"]) for e in results["competition"]["field"]}
+        assert {name: int(bot) for bot, name in linked} == bot_of
+        for name, bot in bot_of.items():
+            link = f'<a href="/bots/{bot}">{name}</a>'
+            for table, end in (("crosstable", "</table>"), ("field", "</ul>"), ("games", "</table>")):
+                part = html.split(f"id={table}>", 1)[1].split(end, 1)[0]
+                assert link in part, (table, name)
+        # 4 games each: fewer than INTERVAL_MIN_GAMES, so "too few games", not a point interval
+        assert all(row["games"] < INTERVAL_MIN_GAMES for row in results["standings"])
+        assert standings.count("too few games") == len(results["standings"]) and "[1" not in standings
+        head = standings.split("</thead>", 1)[0]
+        assert 'href="/ratings#competitions-maximum-likelihood-elo-with-bootstrap-intervals"' in head
+        assert "95% confidence interval" in html.split("id=interval-note>", 1)[1].split("</p>", 1)[0]
         played = results["counts"]["played"]
         assert played == 4 and f"{played} of {played} games played" in html
         assert "<table id=crosstable>" in html and "<table id=seat-effect>" in html
@@ -31,6 +50,36 @@ def test_competition_page_standings_crosstable_progress_and_games(engine: Engine
         assert client.get(f"/matches/{results['games'][0]['match_id']}").status_code == 200
         home = client.get("/").text
         assert f'<a href="/competitions/{cid}">web cup</a>' in home
+        # the index, linked from the home page and every page's header
+        assert '<a id=all-competitions href="/competitions">' in home
+        assert '<a href="/competitions">Competitions</a>' in client.get("/bots").text
+        index = client.get("/competitions")
+        assert index.status_code == 200 and index.headers["content-type"].startswith("text/html")
+        assert f'<a href="/competitions/{cid}">web cup</a>' in index.text
+        pair = [parse_entry("clank", "greedy"), parse_entry("clank", "random")]
+        more = [
+            create_competition(engine, game="clank", players=2, fmt="round-robin", field=pair, name=f"c{i}")
+            for i in range(2)
+        ]
+        first = client.get("/competitions?limit=2").text
+        assert f'href="/competitions/{more[1]}"' in first and f'href="/competitions/{cid}"' not in first
+        assert f'<a id=next-page rel=next href="/competitions?limit=2&amp;before={more[0]}">' in first
+        second = client.get(f"/competitions?limit=2&before={more[0]}").text
+        assert f'href="/competitions/{cid}"' in second and "id=next-page" not in second
+        assert f'<a id=previous-page rel=prev href="/competitions?limit=2&amp;after={cid}">' in second
+        back = client.get(f"/competitions?limit=2&after={cid}").text
+        listed = re.compile(r'href="/competitions/(\d+)"')
+        assert listed.findall(back) == listed.findall(first) == [str(more[1]), str(more[0])]
+        assert client.get("/competitions?before=x").status_code == 400
         for bad in ("/competitions/999999", "/competitions/x", "/competitions/99999999999"):
             missing = client.get(bad)
             assert missing.status_code == 404 and "<h1>Not found</h1>" in missing.text
+
+
+
+def _bot_of(engine: Engine, version_id: int) -> int:
+    """The bot id behind a bot version."""
+    with engine.connect() as conn:
+        return int(
+            conn.execute(sa.select(bot_versions.c.bot_id).where(bot_versions.c.id == version_id)).scalar_one()
+        )

@@ -9,12 +9,13 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from ladder.bots import register_bot
+from ladder.bots import add_bot_version, register_bot, set_qualification
 from ladder.ladders import join_ladder
 from ladder.match_queue import claim_match
-from ladder.queries import MAX_ID
-from ladder.schema import matches, rating_history
-from ladder.web.data import MATCHES_LISTED
+from ladder.queries import INTERVAL_MIN_GAMES, MAX_ID
+from ladder.schema import ladder_entries, matches, rating_history
+from ladder.web.data import MAX_PAGE_SIZE, PAGE_SIZE
+from ladder.web.docs import RATINGS_MD
 
 from .seeding import Seeded
 
@@ -206,6 +207,7 @@ def test_docs_and_redoc_use_only_local_assets(client: TestClient) -> None:
 def test_names_from_users_are_escaped(client: TestClient, engine: Engine, seeded: Seeded) -> None:
     # a legacy bot with a free-text owner: the attacker's markup must stay text
     evil = register_bot(engine, "mallory", "<script>alert(1)</script>")
+    add_bot_version(engine, evil.bot_id, "1.0", "python mallory.py")  # qualified: ranked
     join_ladder(engine, seeded.ladder_id, evil.bot_id)
     for path in ("/", f"/ladders/{seeded.ladder_id}", f"/bots/{evil.bot_id}", "/bots"):
         html = client.get(path).text
@@ -222,7 +224,7 @@ def test_the_index_paths_are_pages(client: TestClient, engine: Engine, seeded: S
     with engine.connect() as conn:
         newest = list(conn.execute(sa.select(matches.c.id).order_by(matches.c.id.desc())).scalars())
     listed = [int(row[0].lstrip("#").split()[0]) for row in _rows(html, "matches")]
-    assert listed == newest[:MATCHES_LISTED] and len(listed) > 1
+    assert listed == newest[:PAGE_SIZE] and len(listed) > 1
     assert all(f'href="/matches/{i}"' in html for i in listed)
     # /bots: every bot by name, linked, with its ladders
     html = client.get("/bots").text
@@ -262,3 +264,140 @@ def test_the_rating_chart_is_in_recording_order_and_ends_at_the_standings(
     # cleo played matches 2, 3 and 4, recorded 4, 3, 2: its line ends at match 2
     cleo = sorted(m for m, (names, _) in seeded.results.items() if "cleo" in names)
     assert len(cleo) == 3 and last["cleo"][1] == cleo[0]
+
+
+def test_a_bot_without_a_qualified_version_is_not_ranked(
+    client: TestClient, engine: Engine, seeded: Seeded
+) -> None:
+    failed = register_bot(engine, "fay", "owner-fay")
+    set_qualification(engine, add_bot_version(engine, failed.bot_id, "1.0", "python fay.py"), "failed")
+    pending = register_bot(engine, "gus", "owner-gus")
+    set_qualification(engine, add_bot_version(engine, pending.bot_id, "1.0", "python gus.py"), "pending")
+    fresh = register_bot(engine, "hal", "owner-hal")  # qualified, no game yet: ranked
+    add_bot_version(engine, fresh.bot_id, "1.0", "python hal.py")
+    for bot in (failed, pending, fresh):
+        join_ladder(engine, seeded.ladder_id, bot.bot_id)
+    page = client.get(f"/api/ladders/{seeded.ladder_id}/standings").json()
+    assert sorted(s["bot_name"] for s in page["standings"]) == ["ada", "bram", "cleo", "hal"]
+    assert [(u["bot_name"], u["reason"]) for u in page["unranked"]] == [
+        ("fay", "failed qualification"), ("gus", "qualification pending")
+    ]
+    html = client.get(f"/ladders/{seeded.ladder_id}").text
+    assert sorted(r[1].split()[0] for r in _rows(html, "standings")) == ["ada", "bram", "cleo", "hal"]
+    assert _rows(html, "unranked") == [
+        ["fay", "owner-fay", "failed qualification"], ["gus", "owner-gus", "qualification pending"]
+    ]
+    assert f'<a href="/bots/{failed.bot_id}">fay</a>' in html
+    home = client.get("/").text
+    top = home.split(f'id="ladder-{seeded.ladder_id}"', 1)[1].split("</section>", 1)[0]
+    assert "fay" not in "".join(r[1] for r in _rows(top.replace("<table>", "<table id=t>", 1), "t"))
+    assert "Not ranked yet" in top and "fay</a> by owner-fay (failed qualification)" in top
+    bots = {r[0]: r[2] for r in _rows(client.get("/bots").text, "bots")}
+    assert bots["fay"] == "clank-duel not ranked: failed qualification"
+    assert bots["hal"] == "clank-duel 1500.0, 0"
+    profile = _rows(client.get(f"/bots/{failed.bot_id}").text, "ladders")
+    assert profile[0][1] == "not ranked: failed qualification"
+    assert _rows(client.get(f"/bots/{fresh.bot_id}").text, "ladders")[0][1] == "1500.0 (provisional)"
+
+
+def test_intervals_are_labelled_linked_and_need_enough_games(
+    client: TestClient, engine: Engine, seeded: Seeded
+) -> None:
+    # the doc states the code's threshold
+    doc = RATINGS_MD.read_text()
+    assert re.search(r"at least \*\*(\d+)\*\* games", doc)[1] == str(INTERVAL_MIN_GAMES)  # type: ignore[index]
+    html = client.get(f"/ladders/{seeded.ladder_id}").text
+    head = html.split("<table id=standings>", 1)[1].split("</thead>", 1)[0]
+    assert '<a class=interval-head href="/ratings#ladder-standings-elo-with-a-95-interval"' in head
+    assert "[95% interval]" in head
+    note = html.split("<p class=meta id=interval-note>", 1)[1].split("</p>", 1)[0]
+    assert "95% confidence interval" in note and 'href="/ratings#' in note
+    # every seeded bot has played 3 games or fewer: no interval, "too few games"
+    ratings = [r[3] for r in _rows(html, "standings")]
+    assert ratings and all(r.endswith("too few games") and "[" not in r for r in ratings)
+    # from INTERVAL_MIN_GAMES games on, the interval is shown
+    with engine.begin() as conn:
+        conn.execute(
+            sa.update(ladder_entries)
+            .where(ladder_entries.c.bot_id == seeded.bot_ids["ada"])
+            .values(games=INTERVAL_MIN_GAMES)
+        )
+    after = client.get(f"/ladders/{seeded.ladder_id}").text
+    rows = {r[1].split()[0]: r[3] for r in _rows(after, "standings")}
+    assert re.fullmatch(r"\d+\.\d \[\d+, \d+\]", rows["ada"]), rows
+    assert rows["cleo"].endswith("too few games")
+    # the page every interval links to renders RATINGS.md with the anchors the links name
+    ratings_page = client.get("/ratings")
+    assert ratings_page.status_code == 200
+    for anchor in set(re.findall(r'href="/ratings#([^"]+)"', html)) | {"who-is-ranked", "too-few-games"}:
+        assert f'id="{anchor}"' in ratings_page.text, anchor
+    assert "<h1 id=\"ladder-ratings\">Ladder ratings</h1>" in ratings_page.text
+    assert 'href="/ratings"' in client.get("/").text
+
+
+def _page_ids(client: TestClient, url: str) -> tuple[list[int], str | None, str | None]:
+    """The match ids a /matches page lists, and its previous and next page links."""
+    html = client.get(url).text
+    ids = [int(r[0].lstrip("#")) for r in _rows(html, "matches") if r[0].startswith("#")]
+    prev = re.search(r'<a id=previous-page rel=prev href="([^"]+)"', html)
+    nxt = re.search(r'<a id=next-page rel=next href="([^"]+)"', html)
+    return ids, prev and unescape(prev[1]), nxt and unescape(nxt[1])
+
+
+def test_matches_are_paged_and_filtered(client: TestClient, engine: Engine, seeded: Seeded) -> None:
+    with engine.connect() as conn:
+        newest = list(conn.execute(sa.select(matches.c.id).order_by(matches.c.id.desc())).scalars())
+    assert len(newest) == 7
+    ids, prev, nxt = _page_ids(client, "/matches?limit=3")
+    assert ids == newest[:3] and prev is None and nxt == f"/matches?limit=3&before={newest[2]}"
+    ids, prev, nxt = _page_ids(client, nxt)
+    assert ids == newest[3:6] and prev == f"/matches?limit=3&after={newest[3]}" and nxt is not None
+    back, _, _ = _page_ids(client, prev)
+    assert back == newest[:3]
+    ids, prev, nxt = _page_ids(client, nxt)
+    assert ids == newest[6:] and prev is not None and nxt is None
+    # filters, kept in the page links
+    cleo = sorted((m for m, (names, _) in seeded.results.items() if "cleo" in names), reverse=True)
+    ids, _, nxt = _page_ids(client, "/matches?bot=cleo&limit=2")
+    assert ids == cleo[:2] and nxt == f"/matches?bot=cleo&limit=2&before={cleo[1]}"
+    assert _page_ids(client, nxt)[0] == cleo[2:]
+    assert _page_ids(client, "/matches?status=queued")[0] == [seeded.queued_match]
+    coop = _page_ids(client, f"/matches?ladder={seeded.coop_ladder_id}")[0]
+    assert len(coop) == 1 and coop[0] not in seeded.results
+    missing = client.get("/matches?bot=nobody")
+    assert missing.status_code == 200 and "No bot is named &#39;nobody&#39;." in missing.text
+    assert _rows(missing.text, "matches") == [["No matches match this search."]]
+    # bad parameters: one line, 400
+    for query, says in (
+        ("limit=0", f"limit: rows per page, 1 to {MAX_PAGE_SIZE}"),
+        (f"limit={MAX_PAGE_SIZE + 1}", "limit: rows per page"),
+        ("before=abc", "before: an id"),
+        (f"after={MAX_ID + 1}", "after: an id"),
+        ("status=lost", "status: one of queued, running, done, failed"),
+        ("bot=" + "x" * 65, "bot: at most 64 printable characters"),
+    ):
+        response = client.get(f"/matches?{query}")
+        assert response.status_code == 400 and says in unescape(response.text), query
+    assert len(_page_ids(client, f"/matches?limit={MAX_PAGE_SIZE}")[0]) == 7
+
+
+def test_bots_are_searched_and_paged(client: TestClient, seeded: Seeded) -> None:
+    def names(url: str) -> tuple[list[str], str | None, str | None]:
+        html = client.get(url).text
+        prev = re.search(r'<a id=previous-page rel=prev href="([^"]+)"', html)
+        nxt = re.search(r'<a id=next-page rel=next href="([^"]+)"', html)
+        return [r[0] for r in _rows(html, "bots")], prev and unescape(prev[1]), nxt and unescape(nxt[1])
+
+    listed, prev, nxt = names("/bots?limit=2")
+    assert listed == ["ada", "bram"] and prev is None and nxt == "/bots?limit=2&after=bram"
+    listed, prev, nxt = names(nxt)
+    assert listed == ["cleo", "dana"] and prev == "/bots?limit=2&before=cleo"
+    assert names(prev)[0] == ["ada", "bram"]
+    assert nxt is not None and names(nxt)[0] == ["eli"] and names(nxt)[2] is None
+    # by name or owner, case-insensitively; % and _ are plain characters
+    assert names("/bots?q=DA")[0] == ["ada", "dana"]
+    assert names("/bots?q=owner-br")[0] == ["bram"]
+    listed, _, nxt = names("/bots?q=a&limit=1")
+    assert listed == ["ada"] and nxt == "/bots?q=a&limit=1&after=ada"
+    assert names("/bots?q=%25")[0] == ["No bot's name or owner contains “%”."]
+    assert client.get("/bots?limit=x").status_code == 400
