@@ -124,6 +124,8 @@ def insert_campaign(
         raise NotFound(f"no bot versions {missing}")
     if not any(spec.name == game and spec.campaign for spec in all_specs()):
         raise InvalidInput(f"game: {game!r} is not played in campaigns")
+    # its games play the campaign ladder's engine version (else the build's current one)
+    pinned: dict[str, str] = {}
     if rating_ladder_id is not None:
         ladder = conn.execute(
             sa.select(ladders).where(ladders.c.id == rating_ladder_id)
@@ -158,6 +160,7 @@ def insert_campaign(
                 f"{rating_ladder_id}; a campaign rated there seats the bots on it "
                 "(its reference bots: bot:reference-...; others join it first)"
             )
+        pinned["engine_version"] = ladder.engine_version
     ladder_id: int = conn.execute(
         sa.insert(ladders)
         .values(
@@ -172,6 +175,7 @@ def insert_campaign(
             cpu_bank_ms=cpu_bank_ms,
             kind="ffa",
             created_at=now,
+            **pinned,
         )
         .returning(ladders.c.id)
     ).scalar_one()

@@ -11,6 +11,7 @@ see :mod:`ladder.campaigns`; the matchmaker plays no single games on it).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import sqlalchemy as sa
@@ -24,7 +25,7 @@ from ladder.scenarios import check_coop_game, coop_games
 from ladder.schema import LADDER_KINDS, bots, ladder_entries, ladders
 from referee.games import all_specs
 
-__all__ = ["create_ladder", "ensure_entries", "join_ladder"]
+__all__ = ["Upgrade", "create_ladder", "ensure_entries", "join_ladder", "upgrade_ladder"]
 
 
 def create_ladder(
@@ -154,3 +155,105 @@ def join_ladder(
         if conn.execute(sa.select(bots.c.id).where(bots.c.id == bot_id)).first() is None:
             raise NotFound(f"no bot {bot_id}")
         ensure_entries(conn, ladder_id, [bot_id], now or datetime.now(UTC))
+
+
+@dataclass(frozen=True, slots=True)
+class Upgrade:
+    """What `upgrade_ladder` did: the versions, the period it closed and the bots carried."""
+
+    ladder: str
+    old_version: str
+    new_version: str
+    #: the closed period's number (1 = the ladder's first)
+    closed_period: int
+    #: bots whose rating was carried into the new period (their games count restarts)
+    bots: int
+
+
+def upgrade_ladder(engine: Engine, ladder_id: int, version: str, *, now: datetime | None = None) -> Upgrade:
+    """Move ladder `ladder_id` to engine `version`, closing its rating period (RATINGS.md,
+    "Engine versions"): the standings as they are are kept in ``ladder_periods``; every rating
+    is carried into the new period as its starting point, with the games, wins and draws
+    counted from zero (so each bot is provisional again, its K at the provisional value, and
+    finds its level under the new rules fast). A cooperative ladder's scenarios likewise.
+
+    Matches claimed before the upgrade are played at the old version; recorded after it, they
+    are kept (result and replay) but not rated (`ladder.recording`). Raises NotFound, and
+    InvalidInput for a version the build does not have for the game, the ladder's own version,
+    or a campaign ladder with campaigns in progress (they would be rated across versions).
+    """
+    from ladder.db import write_transaction
+    from ladder.schema import campaigns, ladder_periods, rating_history, scenarios
+    from referee.games import game_spec
+
+    now = now or datetime.now(UTC)
+    with write_transaction(engine) as conn:
+        ladder = conn.execute(
+            sa.select(ladders).where(ladders.c.id == ladder_id).with_for_update()
+        ).one_or_none()
+        if ladder is None:
+            raise NotFound(f"no ladder {ladder_id}")
+        known = game_spec(ladder.game).versions()
+        if version not in known:
+            have = ", ".join(known)
+            raise InvalidInput(f"engine: {ladder.game} has no version {version!r}; this build has {have}")
+        if version == ladder.engine_version:
+            raise InvalidInput(f"engine: ladder {ladder.name} already plays {version}")
+        running = conn.execute(
+            sa.select(sa.func.count())
+            .select_from(campaigns)
+            .where(campaigns.c.rating_ladder_id == ladder_id, campaigns.c.status == "running")
+        ).scalar_one()
+        if running:
+            raise InvalidInput(
+                f"ladder {ladder.name} has {running} campaigns in progress: let them finish (or "
+                "stop arena beat and wait) before moving it to another engine version"
+            )
+        closed = conn.execute(
+            sa.select(ladder_periods.c.ended_at)
+            .where(ladder_periods.c.ladder_id == ladder_id)
+            .order_by(ladder_periods.c.id.desc())
+        ).all()
+        entries = [
+            {"bot_id": e.bot_id, "rating": e.rating, "games": e.games, "wins": e.wins, "draws": e.draws}
+            for e in conn.execute(
+                sa.select(ladder_entries)
+                .where(ladder_entries.c.ladder_id == ladder_id)
+                .order_by(ladder_entries.c.rating.desc(), ladder_entries.c.bot_id)
+            )
+        ]
+        standings: dict[str, object] = {"bots": entries}
+        if ladder.kind == "coop":
+            standings["scenarios"] = [
+                {"key": s.key, "rating": s.rating, "games": s.games, "wins": s.wins}
+                for s in conn.execute(
+                    sa.select(scenarios).where(scenarios.c.ladder_id == ladder_id).order_by(scenarios.c.key)
+                )
+            ]
+        last_rating_id = conn.execute(
+            sa.select(sa.func.coalesce(sa.func.max(rating_history.c.id), 0)).where(
+                rating_history.c.ladder_id == ladder_id
+            )
+        ).scalar_one()
+        conn.execute(
+            sa.insert(ladder_periods).values(
+                last_rating_id=last_rating_id,
+                ladder_id=ladder_id,
+                engine_version=ladder.engine_version,
+                started_at=closed[0].ended_at if closed else ladder.created_at,
+                ended_at=now,
+                standings=standings,
+            )
+        )
+        conn.execute(
+            sa.update(ladder_entries)
+            .where(ladder_entries.c.ladder_id == ladder_id)
+            .values(games=0, wins=0, draws=0, updated_at=now)
+        )
+        conn.execute(
+            sa.update(scenarios)
+            .where(scenarios.c.ladder_id == ladder_id)
+            .values(games=0, wins=0, updated_at=now)
+        )
+        conn.execute(sa.update(ladders).where(ladders.c.id == ladder_id).values(engine_version=version))
+    return Upgrade(ladder.name, ladder.engine_version, version, len(closed) + 1, len(entries))

@@ -126,6 +126,14 @@ def claim_match(
     """
     now = now or datetime.now(UTC)
     with write_transaction(engine) as conn:
+        # the match is played at its ladder's engine version as of the claim (read under a share
+        # lock: an `upgrade_ladder` in progress finishes first, so the claim sees its version)
+        version = conn.execute(
+            sa.select(ladders.c.engine_version)
+            .join(matches, matches.c.ladder_id == ladders.c.id)
+            .where(matches.c.id == match_id)
+            .with_for_update(read=True, of=ladders)
+        ).scalar_one_or_none()
         result = conn.execute(
             sa.update(matches)
             .where(matches.c.id == match_id, matches.c.status == "queued")
@@ -134,6 +142,7 @@ def claim_match(
                 lease_owner=worker_id,
                 lease_expires_at=now + timedelta(seconds=lease_seconds),
                 started_at=now,
+                engine_version=version,
             )
         )
         return result.rowcount == 1

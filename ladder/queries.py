@@ -90,6 +90,8 @@ class LadderInfo(TypedDict):
     #: "ffa" (free-for-all) or "coop" (cooperative: bots rated as a team against scenarios)
     kind: str
     time_control: TimeControlInfo
+    #: the rules its matches play ("clank-2"; RATINGS.md, "Engine versions")
+    engine_version: str
 
 
 class Standing(TypedDict):
@@ -283,6 +285,9 @@ class MatchInfo(TypedDict):
     #: cooperative ladders, once recorded; None otherwise
     scenario_change: ScenarioChangeInfo | None
     replay: ReplayInfo | None
+    #: the rules it is played at, set when a worker claims it (null: not claimed yet, or claimed
+    #: before migration 0008; the replay's header names it)
+    engine_version: str | None
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -301,6 +306,7 @@ def _ladder(row: Any) -> LadderInfo:
             "bank_ms": row.bank_ms,
             "max_strikes": row.max_strikes,
         },
+        "engine_version": row.engine_version,
     }
 
 
@@ -802,6 +808,7 @@ def match_info(conn: Connection, match_id: int) -> MatchInfo | None:
         "rating_changes": changes,
         "scenario_change": scenario_change,
         "replay": replay,
+        "engine_version": row.engine_version,
     }
 
 

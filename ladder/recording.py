@@ -107,13 +107,16 @@ class Recording:
     """What :func:`record_result` did.
 
     `already_recorded` is True when the match was done before this call: nothing was written
-    and `changes` is empty. `scenario` is set for a match of a cooperative ladder.
+    and `changes` is empty. `scenario` is set for a match of a cooperative ladder. `rated` is
+    False for a match played at another engine version than the ladder's now (claimed before
+    `arena ladder upgrade` moved it): its result and replay are kept, no rating moves.
     """
 
     match_id: int
     already_recorded: bool
     changes: tuple[RatingChange, ...] = ()
     scenario: ScenarioChange | None = None
+    rated: bool = True
 
 
 #: gzip level of stored replays and logs. Level 9 cost 0.63 ms per 30 KB replay, a third of
@@ -135,6 +138,7 @@ _LOCK_MATCH = (
         matches.c.status,
         matches.c.seats,
         matches.c.config,
+        matches.c.engine_version,
         ladders.c.kind,
         ladders.c.game,
         ladders.c.players,
@@ -143,6 +147,14 @@ _LOCK_MATCH = (
     .where(matches.c.id == sa.bindparam("match_id"))
     # lock the match row only: the ladder's row is read by every recording on it
     .with_for_update(of=matches)
+)
+# The ladder's engine version, read under a share lock: `upgrade_ladder` holds the row for update
+# while it closes the rating period, so a recording rates in the period its match was played in
+# (concurrent recordings share the lock; only an upgrade waits for them, and they for it).
+_LADDER_VERSION = (
+    sa.select(ladders.c.engine_version)
+    .where(ladders.c.id == sa.bindparam("ladder_id"))
+    .with_for_update(read=True)
 )
 _BOTS_OF_VERSIONS = sa.select(bot_versions.c.id, bot_versions.c.bot_id).where(
     bot_versions.c.id.in_(sa.bindparam("version_ids", expanding=True))
@@ -235,14 +247,20 @@ def record_result(
         _check_shape(seats, places, scores, outcomes)
         seat_bots = _bots_of_seats(conn, seats)
         scenario_change: ScenarioChange | None = None
-        if match.kind == "coop":
-            if team_won is None:
-                raise InvalidInput("result: a cooperative match needs team_won (True or False)")
+        # ratings never mix engine versions (RATINGS.md, "Engine versions"); null: claimed
+        # before migration 0008, or never claimed
+        version = conn.execute(_LADDER_VERSION, {"ladder_id": match.ladder_id}).scalar_one()
+        rated = match.engine_version in (None, version)
+        writes: list[_EntryWrite] = []
+        if match.kind == "coop" and team_won is None:
+            raise InvalidInput("result: a cooperative match needs team_won (True or False)")
+        if rated and match.kind == "coop":
+            assert team_won is not None
             info = match_scenario(match.game, match.players, match.config)
             writes, scenario_change = _apply_coop_ratings(
                 conn, match_id, match.ladder_id, info, seat_bots, team_won, now
             )
-        else:
+        elif rated:
             entries = _lock_entries(conn, match.ladder_id, seat_bots, now)
             writes = _apply_ratings(seat_bots, places, entries)
         result_row = {
@@ -280,6 +298,7 @@ def record_result(
         already_recorded=False,
         changes=tuple(w.change for w in writes),
         scenario=scenario_change,
+        rated=rated,
     )
 
 
@@ -364,8 +383,11 @@ def _write_entries(
 ) -> None:
     """Move each bot's rating, count the game (and the win or shared first), write the history.
 
-    The caller holds the bots' ladder_entries rows locked; `writes` are in lock order.
+    The caller holds the bots' ladder_entries rows locked; `writes` are in lock order (none: a
+    match recorded unrated, RATINGS.md "Engine versions").
     """
+    if not writes:
+        return
     # one executemany each (psycopg pipelines it: one round trip for all the bots)
     conn.execute(
         _UPDATE_ENTRY,

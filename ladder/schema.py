@@ -196,6 +196,14 @@ bot_versions = Table(
     UniqueConstraint("bot_id", "version"),
 )
 
+def current_engine_version(context: Any) -> str:
+    """A new ladder's engine version when its insert names none: the build's current version of
+    its game (migration 0008; ladder/RATINGS.md, "Engine versions")."""
+    from referee.games import game_spec
+
+    return game_spec(context.get_current_parameters()["game"]).current_version()
+
+
 ladders = Table(
     "ladders",
     metadata,
@@ -219,6 +227,9 @@ ladders = Table(
         nullable=False,
         server_default="ffa",
     ),
+    # the engine version (rules) every match of the ladder plays (migration 0008; ''
+    # only for a game the build did not know at the migration); `arena ladder upgrade` moves it
+    Column("engine_version", String(32), nullable=False, server_default="", default=current_engine_version),
     CheckConstraint("players >= 2", name="players"),
 )
 
@@ -257,6 +268,9 @@ matches = Table(
     Column("error", Text),
     # the game config the match is played with; null: the game's default for the ladder
     Column("config", JSON),
+    # the engine version it is played at: the ladder's when a worker claims it (migration 0008;
+    # null: claimed before 0008, its replay's header says)
+    Column("engine_version", String(32)),
     CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
     Index(None, "ladder_id", "created_at"),
     # the sweeper looks for running matches whose lease ran out
@@ -273,6 +287,24 @@ results = Table(
     Column("reason", Text, nullable=False),
     # cooperative games: did the team win (null for free-for-all results)
     Column("team_won", Boolean),
+)
+
+ladder_periods = Table(
+    "ladder_periods",
+    metadata,
+    # a ladder's closed rating periods (migration 0008): one per engine version it was played at
+    # before `arena ladder upgrade` moved it on; the current period is the ladder itself
+    Column("id", Integer, primary_key=True),
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("engine_version", String(32), nullable=False),
+    Column("started_at", UTCDateTime, nullable=False),
+    Column("ended_at", UTCDateTime, nullable=False),
+    # the standings as the period closed: {"bots": [{bot_id, rating, games, wins, draws}, ...]
+    # by rating, and a cooperative ladder's "scenarios": [{key, rating, games, wins}, ...]}
+    Column("standings", JSON, nullable=False),
+    # the ladder's last rating_history id when it closed (0: none): rows after it are the next
+    # period's (the audit restarts the games counts there)
+    Column("last_rating_id", Integer, nullable=False),
 )
 
 rating_history = Table(

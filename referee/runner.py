@@ -40,9 +40,11 @@ def play_local(
     seed: int,
     config: Mapping[str, Any] | None = None,
     bots: Sequence[LocalBot] | None = None,
+    engine_version: str | None = None,
 ) -> LocalGame:
-    """Play one game; seat i is played by bot_names[i] (a fresh built-in bot per seat)."""
-    cls: type[Game] = game_class(game_name)
+    """Play one game; seat i is played by bot_names[i] (a fresh built-in bot per seat), by the
+    rules of `engine_version` (None or empty: the current ones)."""
+    cls: type[Game] = game_class(game_name, engine_version or None)
     cfg = dict(config) if config is not None else cls.default_config(len(bot_names))
     game = cls.new_game(cfg, seed)
     if bots is None:

@@ -10,6 +10,7 @@ recording inserts while it holds the seated bots' row locks).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -19,6 +20,7 @@ from ladder import coop_rating, elo
 from ladder.schema import (
     bot_versions,
     ladder_entries,
+    ladder_periods,
     ladders,
     matches,
     rating_history,
@@ -32,19 +34,28 @@ __all__ = ["audit_ladder"]
 def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> list[str]:
     """The problems found on ladder `ladder_id` (empty when its books are right).
 
-    Checks: each done match has one result and one rating row per seated bot, and no other
-    match has any; each bot's rating rows chain (``before`` = the previous ``after``); the
-    ratings, games and wins in ``ladder_entries`` equal Elo replayed over the results.
+    Checks: each done match has one result and one rating row per seated bot (none for a match
+    played at another engine version than its rating period's: recorded, not rated), and no
+    other match has any; each bot's rating rows chain (``before`` = the previous ``after``); the
+    ratings, games and wins in ``ladder_entries`` equal Elo replayed over the results, the games
+    counted from zero again after each closed rating period (``ladder_periods``; ratings carry).
     Read it while no result is being recorded on the ladder (else it may see half a picture).
     """
     problems: list[str] = []
     with engine.connect() as conn:
-        done = dict(
-            conn.execute(
-                sa.select(matches.c.id, matches.c.seats).where(
-                    matches.c.ladder_id == ladder_id, matches.c.status == "done"
-                )
-            ).all()
+        done_rows = conn.execute(
+            sa.select(matches.c.id, matches.c.seats, matches.c.engine_version, matches.c.finished_at).where(
+                matches.c.ladder_id == ladder_id, matches.c.status == "done"
+            )
+        ).all()
+        done = {row.id: row.seats for row in done_rows}
+        periods = conn.execute(
+            sa.select(ladder_periods)
+            .where(ladder_periods.c.ladder_id == ladder_id)
+            .order_by(ladder_periods.c.id)
+        ).all()
+        current = str(
+            conn.execute(sa.select(ladders.c.engine_version).where(ladders.c.id == ladder_id)).scalar_one()
         )
         places_of = dict(
             conn.execute(
@@ -79,12 +90,23 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
             f"results without a done match or done matches without a result: "
             f"{sorted(set(places_of) ^ set(done))}"
         )
+    def period_version(finished: Any) -> str:
+        """The engine version of the rating period a match was recorded in."""
+        return next((str(p.engine_version) for p in periods if finished < p.ended_at), current)
+
+    unrated = {
+        row.id
+        for row in done_rows
+        if row.engine_version is not None and row.engine_version != period_version(row.finished_at)
+    }
     per_match: defaultdict[int, list[int]] = defaultdict(list)
+    first_row: dict[int, int] = {}
     order: list[int] = []
     last: dict[int, float] = {}
     for h in history:
         if h.match_id not in per_match:
             order.append(h.match_id)
+            first_row[h.match_id] = h.id
         per_match[h.match_id].append(h.bot_id)
         if abs(last.get(h.bot_id, elo.INITIAL_RATING) - h.before) > tolerance:
             problems.append(
@@ -93,7 +115,7 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
             )
         last[h.bot_id] = h.after
     for match_id, seats in done.items():
-        expected = sorted({bot_of[int(v)] for v in seats})
+        expected = [] if match_id in unrated else sorted({bot_of[int(v)] for v in seats})
         if sorted(per_match.get(match_id, [])) != expected:
             problems.append(
                 f"match {match_id}: rating rows for {sorted(per_match.get(match_id, []))}, "
@@ -106,10 +128,23 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
     games: defaultdict[int, int] = defaultdict(int)
     wins: defaultdict[int, int] = defaultdict(int)
     draws: defaultdict[int, int] = defaultdict(int)
+    # where each closed period ends: the games counts restart after it (the ratings carry)
+    ends = [p.last_rating_id for p in periods]
+
+    def new_period(match_id: int) -> bool:
+        if ends and first_row[match_id] > ends[0]:
+            while ends and first_row[match_id] > ends[0]:
+                ends.pop(0)
+            for counts in (games, wins, draws):
+                counts.clear()
+            return True
+        return False
+
     if coop is not None:
-        _replay_coop(order, done, bot_of, coop, rating, games, wins, problems, tolerance)
+        _replay_coop(order, done, bot_of, coop, rating, games, wins, problems, tolerance, new_period)
         order = []  # the free-for-all replay below does not apply
     for match_id in order:
+        new_period(match_id)
         if match_id not in done or match_id not in places_of:
             continue
         seat_bots = [bot_of[int(v)] for v in done[match_id]]
@@ -151,11 +186,15 @@ def _replay_coop(
     wins: defaultdict[int, int],
     problems: list[str],
     tolerance: float,
+    new_period: Callable[[int], bool],
 ) -> None:
-    """Replay cooperative ratings (team vs scenario) over the recorded results, in order."""
+    """Replay cooperative ratings (team vs scenario) over the recorded results, in order;
+    `new_period(match_id)` restarts the games counts (the scenarios' too) at a period's start."""
     scenario_rating: defaultdict[int, float] = defaultdict(lambda: coop_rating.INITIAL_SCENARIO_RATING)
     scenario_games: defaultdict[int, int] = defaultdict(int)
     for match_id in order:
+        if new_period(match_id):
+            scenario_games.clear()
         if match_id not in done or match_id not in coop:
             problems.append(f"match {match_id}: no cooperative result or scenario history")
             continue

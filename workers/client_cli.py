@@ -502,8 +502,47 @@ def _cmd_ladder_list(args: argparse.Namespace) -> int:
         tc = ladder.get("time_control") or {}
         print(
             f"{ladder['id']:>4}  {ladder['name']:<24} {ladder.get('game')} {ladder.get('players')} players, "
-            f"{ladder.get('kind', 'ffa')}, {tc.get('decision_ms', '?')} ms a decision"
+            f"{ladder.get('kind', 'ffa')}, {tc.get('decision_ms', '?')} ms a decision, "
+            f"engine {ladder.get('engine_version') or '?'}"
         )
+    return 0
+
+
+def _cmd_ladder_upgrade(args: argparse.Namespace) -> int:
+    """On the server host: move a ladder to another engine version, closing its rating period
+    (ladder/RATINGS.md, "Engine versions")."""
+    import sqlalchemy as sa
+
+    from ladder.account_commands import UPGRADE_FIRST
+    from ladder.api_server import schema_problem
+    from ladder.db import create_engine, database_url
+    from ladder.errors import LadderError
+    from ladder.ladders import upgrade_ladder
+    from ladder.schema import ladders
+    from workers.client import ClientError
+
+    engine = create_engine(database_url(args.db))
+    try:
+        problem = schema_problem(engine, UPGRADE_FIRST)
+        if problem is not None:
+            raise ClientError(problem)
+        with engine.connect() as conn:
+            by = ladders.c.id == int(args.ladder) if args.ladder.isdigit() else ladders.c.name == args.ladder
+            ladder_id = conn.execute(sa.select(ladders.c.id).where(by)).scalar_one_or_none()
+        if ladder_id is None:
+            raise ClientError(f"no ladder {args.ladder!r} (give its name or id: arena ladder list)")
+        try:
+            done = upgrade_ladder(engine, ladder_id, args.engine)
+        except LadderError as exc:
+            raise ClientError(str(exc)) from exc
+    finally:
+        engine.dispose()
+    print(
+        f"ladder {done.ladder} (id {ladder_id}): engine {done.old_version} -> {done.new_version}; "
+        f"rating period {done.closed_period} ({done.old_version}) closed, its standings kept; "
+        f"{done.bots} bots carry their ratings into period {done.closed_period + 1}, games counted "
+        "from 0 (ladder/RATINGS.md, Engine versions)"
+    )
     return 0
 
 
@@ -830,6 +869,14 @@ def register(sub: Commands) -> None:
     refs.add_argument("ladder", help="the ladder's name or id")
     refs.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     refs.set_defaults(func=_guarded(_cmd_ladder_reference_bots))
+    upgrade = ladders.add_parser(
+        "upgrade",
+        help="(operator, on the server host) move a ladder to another engine version, a new rating period",
+    )
+    upgrade.add_argument("ladder", help="the ladder's name or id")
+    upgrade.add_argument("--engine", required=True, help="the engine version to play, e.g. clank-2")
+    upgrade.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    upgrade.set_defaults(func=_guarded(_cmd_ladder_upgrade))
     listing = ladders.add_parser("list", help="the ladders")
     _common(listing)
     listing.set_defaults(func=_guarded(_cmd_ladder_list))

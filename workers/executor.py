@@ -106,6 +106,9 @@ class LadderMatchSpec:
     seed: int
     time_control: LadderTimeControl
     seats: tuple[SeatSpec, ...]
+    #: the rules played: the engine version the match was claimed at (its ladder's); empty: the
+    #: build's current version
+    engine_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +190,9 @@ class InProcessExecutor:
             bot = make_bot(spec.game, seat.command.builtin, spec.seed * 31 + seat.seat)
             paced.append(_PacedBot(bot, seat.command.think_ms / 1000, stop))
         names = [seat.command.builtin for seat in spec.seats]
-        played = play_local(spec.game, names, spec.seed, spec.config, bots=paced)
+        played = play_local(
+            spec.game, names, spec.seed, spec.config, bots=paced, engine_version=spec.engine_version
+        )
         replay = dict(played.replay)
         # name the ladder's bots in the replay, not only the built-in strategy behind them
         replay["seats"] = [

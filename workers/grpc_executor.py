@@ -442,6 +442,7 @@ class GrpcMatchExecutor:
                 tc = spec.time_control
                 request = admin_pb2.CreateMatchRequest(
                     game=spec.game,
+                    engine_version=spec.engine_version,
                     seats=[
                         admin_pb2.SeatSpec(
                             name=s.bot_name[:64], bot_id=s.bot_id if s.command.kind == "remote" else 0

@@ -229,6 +229,7 @@ def load_spec(engine: Engine, match_id: int) -> LadderMatchSpec:
                 matches.c.seed,
                 matches.c.seats,
                 matches.c.config,
+                matches.c.engine_version,
                 ladders.c.game,
                 ladders.c.players,
                 ladders.c.decision_ms,
@@ -248,7 +249,9 @@ def load_spec(engine: Engine, match_id: int) -> LadderMatchSpec:
             raise LookupError(f"match {match_id}: {exc}") from None
     # A match may carry its own config (a cooperative scenario, a board side); it is rated
     # against exactly what was played.
-    config = dict(row.config) if row.config else game_class(row.game).default_config(row.players)
+    version = row.engine_version or ""
+    rules = game_class(row.game, version or None)
+    config = dict(row.config) if row.config else rules.default_config(row.players)
     return LadderMatchSpec(
         match_id=match_id,
         ladder_id=row.ladder_id,
@@ -259,6 +262,7 @@ def load_spec(engine: Engine, match_id: int) -> LadderMatchSpec:
             row.decision_ms, row.bank_ms, row.max_strikes, row.cpu_decision_ms, row.cpu_bank_ms
         ),
         seats=seats,
+        engine_version=version,
     )
 
 

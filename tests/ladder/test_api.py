@@ -62,6 +62,7 @@ def test_ladders_and_standings(client: TestClient, played: tuple[Roster, int, in
             "players": 2,
             "kind": "ffa",
             "time_control": {"decision_ms": 1000, "bank_ms": 30000, "max_strikes": 3},
+            "engine_version": "clank-2",
         }
     ]
     page = client.get(f"/api/ladders/{roster.ladder_id}/standings").json()
