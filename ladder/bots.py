@@ -41,12 +41,15 @@ from ladder.db import write_transaction
 from ladder.errors import Conflict, Forbidden, InvalidInput, NotFound
 from ladder.ladders import ensure_entries
 from ladder.schema import QUALIFICATIONS, bot_logs, bot_versions, bots, ladder_entries, ladders, matches
+from referee import settings
 from referee.games import GAMES
 
 __all__ = [
     "MAX_LOG_BYTES",
+    "PLATFORM_PREFIXES",
     "REFERENCE_OWNER",
     "REMOTE",
+    "RESERVED_PREFIXES_ENV",
     "WAITING_FOR_CONNECTION",
     "BotIdentity",
     "BotLog",
@@ -63,6 +66,8 @@ __all__ = [
     "missing_log_reason",
     "read_bot_log",
     "register_bot",
+    "rename_bot",
+    "reserved_name_reason",
     "set_qualification",
     "store_bot_log",
     "version_archive",
@@ -81,6 +86,12 @@ WAITING_FOR_CONNECTION: Final = (
 #: opponents for newcomers, never paired only with each other (workers.matchmaker). A reference
 #: bot is one with this owner and no account: an account's bots never are, whatever its name
 REFERENCE_OWNER: Final = "arena"
+#: name prefixes of the platform's own bots, which no account may register (compared ignoring
+#: case): the reference bots (``reference-<game>-<strategy>``, and ``reference-<strategy>`` as
+#: qualification names the opponent) and the built-in ones (``builtin-...``)
+PLATFORM_PREFIXES: Final = ("reference-", "builtin-", "builtin_")
+#: more prefixes the operator reserves: comma-separated, in this variable
+RESERVED_PREFIXES_ENV: Final = "ARENA_RESERVED_BOT_PREFIXES"
 TOKEN_PREFIX: Final = "arena_"
 TOKEN_BYTES: Final = 32
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
@@ -154,6 +165,25 @@ def register_bot(
     return Registration(bot_id=bot_id, name=name, owner=owner, token=token)
 
 
+def rename_bot(engine: Engine, name: str, new_name: str) -> int:
+    """Rename bot `name` to `new_name` (an operator's tool: e.g. to free a reserved name an
+    account took before names were reserved); the bot's id. Raises NotFound, InvalidInput for a
+    bad new name, Conflict if it is taken."""
+    if not _NAME.fullmatch(new_name):
+        raise InvalidInput(
+            "name: 1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"
+        )
+    try:
+        with engine.begin() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == name)).scalar_one_or_none()
+            if bot_id is None:
+                raise NotFound(f"no bot named {name!r}")
+            conn.execute(sa.update(bots).where(bots.c.id == bot_id).values(name=new_name))
+    except IntegrityError as exc:
+        raise Conflict(f"a bot named {new_name!r} already exists") from exc
+    return int(bot_id)
+
+
 def authenticate_bot(engine: Engine, token: str) -> BotIdentity | None:
     """The bot whose token is `token`, or None if no bot has it."""
     with engine.connect() as conn:
@@ -199,10 +229,42 @@ def add_bot_version(
     return version_id
 
 
+def reserved_prefixes() -> tuple[str, ...]:
+    """The platform's prefixes and the operator's (``$ARENA_RESERVED_BOT_PREFIXES``), lower case."""
+    extra = (settings.get(RESERVED_PREFIXES_ENV) or "").split(",")
+    return (*PLATFORM_PREFIXES, *(p.strip().lower() for p in extra if p.strip()))
+
+
+def _builtin_names() -> frozenset[str]:
+    from referee.bots import available
+
+    return frozenset(name for game in GAMES for name in available(game))
+
+
+def reserved_name_reason(name: str) -> str | None:
+    """Why no account may hold a bot named `name` (None if one may): the name of a built-in bot
+    (``random``, ``greedy``, ``coop``), ``reference``, or a reserved prefix (:func:`reserved_prefixes`);
+    compared ignoring case, so ``Reference-Clank-Random`` is refused as well."""
+    lower = name.lower()
+    if lower in _builtin_names() or lower == "reference":
+        return f"{name!r} is reserved: the name of one of the platform's built-in bots"
+    for prefix in reserved_prefixes():
+        if lower.startswith(prefix):
+            return f"names starting {prefix!r} are reserved for the platform's bots"
+    return None
+
+
 def create_bot(engine: Engine, identity: Identity, name: str, game: str) -> Registration:
-    """Bot `name` for `game`, owned by the account of `identity` (needs the "bots" scope)."""
+    """Bot `name` for `game`, owned by the account of `identity` (needs the "bots" scope).
+
+    Raises Conflict for a name reserved for the platform's bots (:func:`reserved_name_reason`),
+    an operator's key included: the platform's bots are made by the platform's commands.
+    """
     if not identity.has("bots") and not identity.has("operator"):
         raise Forbidden("this key lacks the 'bots' scope")
+    reason = reserved_name_reason(name)
+    if reason is not None:
+        raise Conflict(f"bot name {name!r} is not available: {reason}")
     return register_bot(
         engine, name, identity.account_name, account_id=identity.account_id, game=game
     )

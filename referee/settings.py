@@ -115,6 +115,10 @@ _DECLARED: Final = (
     Variable("ARENA_OPEN_SIGNUP", "1 = anyone may create an account through the API", None, "ladder"),
     Variable("ARENA_API_CONCURRENT_UPLOADS", "uploads one `arena serve api` process receives "
              "and checks at once; one more is answered 503 with Retry-After", "4", "ladder"),
+    Variable("ARENA_RESERVED_BOT_PREFIXES", "bot name prefixes (comma-separated, compared "
+             "ignoring case) no account may register, beyond the platform's own (reference-, "
+             "builtin-) and the built-in bots' names; `arena audit` lists bots holding one", None,
+             "ladder"),
     Variable("ARENA_PUBLIC_REFEREE", "the long-lived referee's address as remote bots reach it "
              "(HOST:PORT), which the API gives bot authors (`GET /api/referee`, `arena bot "
              "remote`); unset: the API says the operator has not published one", None, "ladder"),

@@ -1,4 +1,5 @@
-"""Checking a ladder's books: every result counted once, ratings equal a replay over them.
+"""Checking a ladder's books (every result counted once, ratings equal a replay over them),
+and the platform's reserved names (:func:`reserved_name_problems`, what ``arena audit`` prints).
 
 Free-for-all ladders replay pairwise Elo; cooperative ladders replay team-vs-scenario ratings.
 
@@ -28,7 +29,45 @@ from ladder.schema import (
     scenario_rating_history,
 )
 
-__all__ = ["audit_ladder"]
+__all__ = ["audit_ladder", "reserved_name_problems"]
+
+
+def reserved_name_problems(engine: Engine, db_hint: str = "") -> list[str]:
+    """One line per bot that is not the platform's but holds a name reserved for the platform's
+    bots (``ladder.bots.reserved_name_reason``: taken before names were reserved, or made with
+    an operator's own tool), with the ladders it sits on and the commands that fix it: rename it
+    (``arena bot rename``), then seat the real reference bots (``arena ladder reference-bots``).
+    `db_hint` is appended to each command (e.g. `` --db URL``)."""
+    from ladder.bots import REFERENCE_OWNER, reserved_name_reason
+    from ladder.schema import bots
+
+    problems = []
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(bots.c.id, bots.c.name, bots.c.owner, bots.c.account_id).order_by(bots.c.id)
+        ).all()
+        for row in rows:
+            platform = row.owner == REFERENCE_OWNER and row.account_id is None
+            reason = None if platform else reserved_name_reason(row.name)
+            if reason is None:
+                continue
+            on = conn.execute(
+                sa.select(ladders.c.name)
+                .join(ladder_entries, ladder_entries.c.ladder_id == ladders.c.id)
+                .where(ladder_entries.c.bot_id == row.id)
+                .order_by(ladders.c.id)
+            ).scalars().all()
+            new_name = f"{row.owner}-{row.name}"[:64]
+            if reserved_name_reason(new_name) is not None or not new_name[0].isalnum():
+                new_name = f"renamed-bot-{row.id}"
+            fix = f"arena bot rename {row.name} {new_name}{db_hint}"
+            where = f"; it sits on ladder {', '.join(on)}" if on else ""
+            then = "".join(f", then arena ladder reference-bots {ladder}{db_hint}" for ladder in on)
+            problems.append(
+                f"bot {row.id} {row.name!r} of {row.owner} holds a reserved name ({reason}){where}. "
+                f"Fix: {fix}{then}"
+            )
+    return problems
 
 
 def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> list[str]:

@@ -13,6 +13,8 @@ import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
     from referee.cli_checks import Commands
 
 __all__ = ["register"]
@@ -228,6 +230,57 @@ def _cmd_beat(args: argparse.Namespace) -> int:
     return 0
 
 
+def _operator_engine(db: str | None) -> Engine | None:
+    """An engine on the operator's database, or None after one error line (not migrated)."""
+    from ladder.account_commands import UPGRADE_FIRST
+    from ladder.api_server import schema_problem
+    from ladder.db import create_engine, database_url
+
+    engine = create_engine(database_url(db))
+    problem = schema_problem(engine, UPGRADE_FIRST)
+    if problem is not None:
+        engine.dispose()
+        print(f"error: {problem}", file=sys.stderr)
+        return None
+    return engine
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    """Print the bots holding a name reserved for the platform's, with the fix; exit 1 if any."""
+    from workers.audit import reserved_name_problems
+
+    engine = _operator_engine(args.db)
+    if engine is None:
+        return 2
+    try:
+        problems = reserved_name_problems(engine, f" --db {args.db}" if args.db else "")
+    finally:
+        engine.dispose()
+    for line in problems:
+        print(line)
+    if not problems:
+        print("no problems found: no bot outside the platform holds a reserved name")
+    return 1 if problems else 0
+
+
+def _cmd_bot_rename(args: argparse.Namespace) -> int:
+    from ladder.bots import rename_bot
+    from ladder.errors import LadderError
+
+    engine = _operator_engine(args.db)
+    if engine is None:
+        return 2
+    try:
+        bot_id = rename_bot(engine, args.name, args.new_name)
+    except LadderError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        engine.dispose()
+    print(f"bot {bot_id} renamed {args.name} -> {args.new_name}")
+    return 0
+
+
 def register(sub: Commands) -> None:
     """Add demo, db, serve api, worker, beat, sprt and tournament to the `arena` commands `sub`."""
     from referee.cli_checks import database_url_arg, port_number, positive_int
@@ -312,6 +365,26 @@ def register(sub: Commands) -> None:
     beat.add_argument("--metrics-port", type=int, default=None,
                       help="serve the matchmaker's and sweeper's Prometheus metrics on this port")
     beat.set_defaults(func=_cmd_beat)
+
+    audit = sub.add_parser(
+        "audit", help="(operator, on the server host) check the platform's rows: reserved names",
+        description="Lists every bot that is not the platform's but holds a name reserved for the "
+        "platform's bots (reference-*, builtin-*, the built-in bots' names, "
+        "$ARENA_RESERVED_BOT_PREFIXES), the ladders it sits on and the commands that fix it. "
+        "Exit 1 if it found any.",
+    )
+    audit.add_argument("--db", type=database_url_arg,
+                       help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    audit.set_defaults(func=_cmd_audit)
+
+    rename = sub.group("bot").add_parser(
+        "rename", help="(operator, on the server host) rename a bot in the database",
+    )
+    rename.add_argument("name", help="the bot's name now")
+    rename.add_argument("new_name", help="its new name")
+    rename.add_argument("--db", type=database_url_arg,
+                        help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    rename.set_defaults(func=_cmd_bot_rename)
 
     from workers.tournament_cli import register as register_tournament  # arena sprt, arena tournament
 

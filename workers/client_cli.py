@@ -602,6 +602,7 @@ def _cmd_ladder_reference_bots(args: argparse.Namespace) -> int:
     from ladder.account_commands import UPGRADE_FIRST
     from ladder.api_server import schema_problem
     from ladder.db import create_engine, database_url
+    from ladder.errors import LadderError
     from ladder.schema import ladders
     from workers.client import ClientError
     from workers.qualification import reference_bots
@@ -617,7 +618,10 @@ def _cmd_ladder_reference_bots(args: argparse.Namespace) -> int:
             row = conn.execute(sa.select(ladders).where(column == wanted)).one_or_none()
         if row is None:
             raise ClientError(f"no ladder {args.ladder!r}")
-        added = add_reference_bots(engine, row.id, row.game, row.players, reference_bots(row.game))
+        try:
+            added = add_reference_bots(engine, row.id, row.game, row.players, reference_bots(row.game))
+        except LadderError as exc:
+            raise ClientError(str(exc)) from exc
     finally:
         engine.dispose()
     names = ", ".join(added) or "none (it had enough)"
@@ -654,18 +658,24 @@ def add_reference_bots(
     engine: Any, ladder_id: int, game: str, players: int, strategies: Sequence[str]
 ) -> list[str]:
     """Put the reference bots of :func:`reference_bot_names` on ladder `ladder_id` (each made
-    once, shared by the game's ladders); the names of those it was not on yet."""
+    once, shared by the game's ladders); the names of those it was not on yet.
+
+    A reference bot is the platform's: found by its name *and* its owner (REFERENCE_OWNER, no
+    account). A bot of that name held by anyone else is never seated in its place: Conflict,
+    naming the bot and `arena audit` (an account took the name before names were reserved).
+    """
     import sqlalchemy as sa
 
     from ladder.bots import REFERENCE_OWNER, add_bot_version, register_bot
     from ladder.ladders import join_ladder
-    from ladder.schema import bots, ladder_entries
+    from ladder.schema import ladder_entries
     from workers.bot_commands import builtin_command
 
+    found = _reference_bot_ids(engine, game, players, strategies)
     added = []
     for bot_name, strategy in reference_bot_names(game, players, strategies):
+        bot_id = found.get(bot_name)
         with engine.connect() as conn:
-            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == bot_name)).scalar_one_or_none()
             on = bot_id is not None and conn.execute(
                 sa.select(ladder_entries.c.bot_id).where(
                     ladder_entries.c.ladder_id == ladder_id, ladder_entries.c.bot_id == bot_id
@@ -681,6 +691,32 @@ def add_reference_bots(
     return added
 
 
+def _reference_bot_ids(
+    engine: Any, game: str, players: int, strategies: Sequence[str]
+) -> dict[str, int]:
+    """The reference bots of :func:`reference_bot_names` that exist (name -> id); Conflict for a
+    name held by a bot that is not the platform's (see :func:`add_reference_bots`)."""
+    import sqlalchemy as sa
+
+    from ladder.bots import REFERENCE_OWNER
+    from ladder.errors import Conflict
+    from ladder.schema import bots
+
+    names = [name for name, _strategy in reference_bot_names(game, players, strategies)]
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(bots.c.id, bots.c.name, bots.c.owner, bots.c.account_id).where(bots.c.name.in_(names))
+        ).all()
+    for row in rows:
+        if row.owner != REFERENCE_OWNER or row.account_id is not None:
+            raise Conflict(
+                f"bot {row.id} {row.name!r} belongs to {row.owner}, not the platform: it is not "
+                "seated as a reference bot, and none can be made under its name; `arena audit` "
+                "says how to free the name"
+            )
+    return {str(row.name): int(row.id) for row in rows}
+
+
 def create_ladder_with_reference_bots(
     engine: Any, name: str, game: str, players: int, *, decision_ms: int, bank_ms: int,
     max_strikes: int, reference: Sequence[str],
@@ -691,6 +727,7 @@ def create_ladder_with_reference_bots(
     (``bot:reference-<game>-<strategy>``)."""
     from ladder.ladders import create_ladder
 
+    _reference_bot_ids(engine, game, players, reference)  # a taken name: refused before the ladder
     ladder_id: int = create_ladder(
         engine, name, game, players, decision_ms=decision_ms, bank_ms=bank_ms,
         max_strikes=max_strikes, kind=ladder_kind(game),

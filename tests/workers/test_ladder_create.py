@@ -285,3 +285,122 @@ def test_a_campaign_run_by_hand_on_a_ladder_plays_at_its_time_control_among_its_
         )
         assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
         assert words in err, err
+
+
+# --- the platform's names are reserved -------------------------------------------------------------
+
+
+def test_an_account_cannot_register_the_platforms_bot_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the API, as the attacker did: the reference bots' names (any case), the built-in
+    bots' names and a prefix the operator reserves are refused (409); other names are not."""
+    from fastapi.testclient import TestClient
+
+    from ladder.accounts import create_account
+    from ladder.api import create_app
+
+    db = f"sqlite:///{tmp_path}/r.db"
+    upgrade(db)
+    engine = create_engine(db)
+    monkeypatch.setenv("ARENA_RESERVED_BOT_PREFIXES", "house-, staff.")
+    try:
+        mallory = create_account(engine, "mallory").api_key
+        operator = create_account(engine, "root", is_operator=True).api_key
+        with TestClient(create_app(engine)) as client:
+            def register(name: str, key: str = mallory) -> tuple[int, str]:
+                answer = client.post("/api/bots", json={"name": name, "game": "alien"},
+                                     headers={"Authorization": f"Bearer {key}"})
+                return answer.status_code, answer.json().get("error", "")
+
+            for name in ("reference-clank_legacy-greedy", "reference-alien-coop", "Reference-Alien-Coop",
+                         "reference-random", "builtin-greedy", "greedy", "Random", "coop", "house-bot",
+                         "STAFF.pick"):
+                status, error = register(name)
+                assert status == 409, (name, status, error)
+                assert error.startswith(f"bot name {name!r} is not available: ") and "reserved" in error
+            assert register("reference-alien-coop", operator)[0] == 409  # an operator's key too
+            assert register("referenced-bot")[0] == 201 and register("my-greedy")[0] == 201
+        with engine.connect() as conn:
+            assert sorted(conn.execute(sa.select(bots.c.name)).scalars()) == ["my-greedy", "referenced-bot"]
+    finally:
+        engine.dispose()
+
+
+def test_squatted_reference_names_are_never_seated_and_the_audit_says_how_to_free_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bots an account registered under the reference bots' names before they were reserved:
+    `arena ladder create --reference-bots` seated them as the references. Now it refuses in one
+    line and makes no ladder; `arena audit` lists them with the commands that fix them, and run
+    as printed those leave the ladder with the platform's own reference bot."""
+    from ladder.accounts import create_account
+    from ladder.bots import REFERENCE_OWNER, add_bot_version, register_bot
+    from ladder.ladders import join_ladder
+
+    db = f"sqlite:///{tmp_path}/s.db"
+    upgrade(db)
+    engine = create_engine(db)
+    try:
+        mallory = create_account(engine, "mallory")
+        squats = {}
+        for name, game in (("reference-alien-coop", "alien"),
+                           ("reference-clank_legacy-greedy", "clank_legacy")):
+            made = register_bot(engine, name, "mallory", account_id=mallory.account_id, game=game)
+            squats[name] = made.bot_id
+            add_bot_version(engine, squats[name], "1", "builtin:random")
+        # one already sits on a ladder as if a reference bot (what the old command did)
+        old = create_ladder(engine, "alien-old", "alien", 2, decision_ms=1000, bank_ms=30_000,
+                            max_strikes=3, kind="coop")
+        join_ladder(engine, old, squats["reference-alien-coop"])
+    finally:
+        engine.dispose()
+
+    code, out, err = _arena(capsys, "ladder", "create", "alien-2p", "--game", "alien", "--reference-bots",
+                            "--db", db)
+    assert code == 1 and out == ""
+    assert err == (
+        f"error: bot {squats['reference-alien-coop']} 'reference-alien-coop' belongs to mallory, not the "
+        "platform: it is not seated as a reference bot, and none can be made under its name; "
+        "`arena audit` says how to free the name\n"
+    )
+    assert "alien-2p" not in _kinds(db)
+
+    code, out, err = _arena(capsys, "audit", "--db", db)
+    assert code == 1, err
+    lines = out.splitlines()
+    assert lines == [
+        f"bot {squats['reference-alien-coop']} 'reference-alien-coop' of mallory holds a reserved name "
+        "(names starting 'reference-' are reserved for the platform's bots); it sits on ladder "
+        f"alien-old. Fix: arena bot rename reference-alien-coop mallory-reference-alien-coop --db {db}, "
+        f"then arena ladder reference-bots alien-old --db {db}",
+        f"bot {squats['reference-clank_legacy-greedy']} 'reference-clank_legacy-greedy' of mallory holds "
+        "a reserved name (names starting 'reference-' are reserved for the platform's bots). Fix: arena "
+        f"bot rename reference-clank_legacy-greedy mallory-reference-clank_legacy-greedy --db {db}",
+    ]
+    for line in lines:  # the fix, run exactly as printed
+        for command in line.partition("Fix: ")[2].split(", then "):
+            assert command.startswith("arena ")
+            code, _, err = _arena(capsys, *command.removeprefix("arena ").split())
+            assert code == 0, (command, err)
+    code, out, _ = _arena(capsys, "audit", "--db", db)
+    assert code == 0 and out == "no problems found: no bot outside the platform holds a reserved name\n"
+    code, _, err = _arena(capsys, "ladder", "create", "alien-2p", "--game", "alien", "--reference-bots",
+                          "--db", db)
+    assert code == 0, err
+    engine = create_engine(db)
+    try:
+        with engine.connect() as conn:
+            seated = conn.execute(
+                sa.select(ladders.c.name, bots.c.name, bots.c.owner, bots.c.account_id)
+                .join(ladder_entries, ladder_entries.c.bot_id == bots.c.id)
+                .join(ladders, ladders.c.id == ladder_entries.c.ladder_id)
+                .where(bots.c.name.like("reference-%"))
+                .order_by(ladders.c.name)
+            ).all()
+    finally:
+        engine.dispose()
+    assert [tuple(row) for row in seated] == [
+        ("alien-2p", "reference-alien-coop", REFERENCE_OWNER, None),
+        ("alien-old", "reference-alien-coop", REFERENCE_OWNER, None),
+    ]
