@@ -3,22 +3,34 @@
 An uploaded version starts ``pending`` (``bot_versions.qualification``). :func:`qualify_version`
 claims it (``running``, under a lease of ``$ARENA_LEASE_SECONDS``, 30 s, like a match), plays
 :func:`qualification_games` games (``$ARENA_QUALIFICATION_GAMES``, default 2) against the
-game's reference bots (:func:`reference_bots`, from the game's spec: ``random`` then ``greedy``
-for Clank!, ``coop`` for Alien), two seats, the candidate alternating between seat 0 and seat 1,
-through the same executor as a ladder match (``workers.executor.executor_for``: the gRPC
-referee, with the hosted bot launched as ladder matches launch it — in the sandbox), under
-:data:`TIME_CONTROL`. Then it writes ``passed`` or ``failed`` and the detail (JSON text in
-``qualification_detail``: every game's seat, outcome, decisions and faults, the reason, the end
-of the bot's output), which the owner sees in ``arena bot status`` and ``GET /api/bots/{id}``.
-The matchmaker seats only versions that passed (``workers.matchmaker``).
+game's reference bots through the same executor as a ladder match
+(``workers.executor.executor_for``: the gRPC referee, with the hosted bot launched as ladder
+matches launch it — in the sandbox). Then it writes ``passed`` or ``failed`` and the detail (JSON
+text in ``qualification_detail``: every game's seat, outcome, decisions and faults, the reason,
+the end of the bot's output), which the owner sees in ``arena bot status`` and
+``GET /api/bots/{id}``. The matchmaker seats only versions that passed (``workers.matchmaker``).
+
+**A qualification game looks like a rated match to the bot** (a bot that could tell them apart
+could play cleanly here and crash in rated play): game *i* is played as a rated match of the
+*i*-th (in turn) ladder its bot is on — that ladder's seats, time control and config (a campaign
+ladder's: a new campaign's first game), its reference bots as opponents under their own names
+(``reference-clank-greedy``; rotated from game to game; short of them, built-in bots named as
+``arena ladder create --reference-bots`` names them), the candidate's seat rotating; a match id
+from the matches' own sequence, so the referee names it ``ladder-<id>-<hex>`` as it names every
+ladder match; a seed from the system's random source, as unpredictable as the matchmaker's.
+A bot on no ladder yet plays the default ladder's shape: 2 seats, :data:`TIME_CONTROL`
+(``arena ladder create``'s defaults). What remains: a remote bot (it has the network) can ask
+the public API about the match id (a qualification game's id has no match), and qualification
+comes soon after an upload; a version that passes and then keeps forfeiting rated matches is
+suspended (``ladder.suspension``).
 
 **What fails a version** — a protocol fault of the candidate's seat in any game, read from the
 replay's seat record (``referee/server/PROTOCOL.md``, "Misbehaviour"):
 
 * a forfeit, whatever its reason: crashed, exited early, disconnected, never connected, strikes,
   flood, not reading, message too large;
-* any strike: a timeout (no answer within the deadline *and* the time bank is empty — with
-  :data:`TIME_CONTROL`'s 30 s bank that is a bot far too slow, not a busy machine), an answer to
+* any strike: a timeout (no answer within the deadline *and* the time bank is empty — with a
+  30 s bank, the default ladder's, that is a bot far too slow, not a busy machine), an answer to
   an unknown decision, an index out of range;
 * any other incident the referee noted (a message that does not parse, a second hello).
 
@@ -64,6 +76,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -76,7 +89,7 @@ from sqlalchemy import Engine
 
 from ladder.bots import REMOTE, WAITING_FOR_CONNECTION
 from ladder.db import write_transaction
-from ladder.schema import bot_versions, bots, ladder_entries, ladders
+from ladder.schema import bot_versions, bots, ladder_entries, ladders, matches
 from referee import settings
 from referee.games import game_class, game_spec
 from workers import metrics
@@ -112,12 +125,16 @@ log = logging.getLogger(__name__)
 
 GAMES_ENV: Final = "ARENA_QUALIFICATION_GAMES"
 DEFAULT_GAMES: Final = 2
-#: the time control of qualification games: a generous bank, so only a bot far too slow strikes
+#: the time control of qualification games for a bot on no ladder yet (``arena ladder create``'s
+#: defaults); on a ladder, its own
 TIME_CONTROL: Final = LadderTimeControl(decision_ms=1000, bank_ms=30_000, max_strikes=3)
 #: a running qualification's lease is the match lease (``$ARENA_LEASE_SECONDS``, default 30 s:
 #: workers.match_execution.lease_seconds), renewed every third of it
 #: attempts before a qualification the platform could not finish is failed
 MAX_ATTEMPTS: Final = 3
+#: qualification games' seeds: unpredictable, as the matchmaker's are (a seed a bot could derive
+#: from its version id would tell it the game it is in)
+_SEEDS: Final = random.SystemRandom()
 RETRY_SECONDS: Final = 30.0
 #: the hardest time limit of one qualification (all its games)
 MAX_SECONDS: Final = 1200.0
@@ -401,37 +418,145 @@ def reference_bots(game: str) -> tuple[str, ...]:
         return ("random",)
 
 
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """Where a qualification game is played as if rated: a ladder's shape, time control and
+    reference bots (the ladder the candidate's bot is on), or the default ladder's."""
+
+    ladder_id: int
+    kind: str
+    players: int
+    time_control: LadderTimeControl
+    #: the ladder's reference bots (their seats: names and versions as in its rated matches)
+    references: tuple[SeatSpec, ...]
+
+
+def _tables(engine: Engine, bot_id: int, game: str) -> list[_Table]:
+    """The ladders the candidate's bot is on (the matchmaker's and campaign ladders, by id), or
+    the default ladder's shape (2 seats, :data:`TIME_CONTROL`) when it is on none yet."""
+    from ladder.bots import REFERENCE_OWNER
+    from ladder.suspension import matchmaker_ladders
+
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(ladders)
+            .join(ladder_entries, ladder_entries.c.ladder_id == ladders.c.id)
+            .where(
+                ladder_entries.c.bot_id == bot_id,
+                ladders.c.game == game,
+                sa.or_(ladders.c.id.in_(matchmaker_ladders()), ladders.c.kind == "campaign"),
+            )
+            .order_by(ladders.c.id)
+        ).all()
+        tables = []
+        for row in rows:
+            newest: dict[int, int] = {}
+            for ref in conn.execute(
+                sa.select(bot_versions.c.id, bot_versions.c.bot_id)
+                .join(bots, bots.c.id == bot_versions.c.bot_id)
+                .join(ladder_entries, ladder_entries.c.bot_id == bots.c.id)
+                .where(
+                    ladder_entries.c.ladder_id == row.id,
+                    bots.c.owner == REFERENCE_OWNER,
+                    bots.c.account_id.is_(None),
+                    bot_versions.c.command.startswith("builtin:"),
+                    bot_versions.c.qualification == "passed",
+                )
+            ):
+                newest[int(ref.bot_id)] = max(int(ref.id), newest.get(int(ref.bot_id), 0))
+            references = seat_specs(conn, [newest[b] for b in sorted(newest)]) if newest else ()
+            tables.append(
+                _Table(
+                    ladder_id=int(row.id),
+                    kind=str(row.kind),
+                    players=int(row.players),
+                    time_control=LadderTimeControl(
+                        row.decision_ms, row.bank_ms, row.max_strikes, row.cpu_decision_ms, row.cpu_bank_ms
+                    ),
+                    references=tuple(references),
+                )
+            )
+    return tables or [_Table(0, "ffa", 2, TIME_CONTROL, ())]
+
+
+def _opponents(table: _Table, game: str, number: int) -> list[SeatSpec]:
+    """The `players - 1` opponents of game `number` (0-based) at `table`: its reference bots,
+    rotated by the game's number; short of them, built-in reference bots named as ``arena
+    ladder create --reference-bots`` names them (``reference-<game>-<strategy>``)."""
+    wanted = table.players - 1
+    pool = list(table.references)
+    if len(pool) < wanted:
+        taken = {s.bot_name for s in pool}
+        for name, strategy in _reference_names(game, table.players + len(pool)):
+            if name not in taken:
+                pool.append(
+                    SeatSpec(
+                        seat=0, bot_id=0, bot_name=name, version_id=0, version="1",
+                        command=parse_command(f"builtin:{strategy}"),
+                    )
+                )
+    start = number % len(pool)
+    return (pool[start:] + pool[:start])[:wanted]
+
+
+def _reference_names(game: str, players: int) -> list[tuple[str, str]]:
+    from workers.client_cli import reference_bot_names  # (client_cli imports this module lazily)
+
+    return reference_bot_names(game, players, reference_bots(game))
+
+
+def _match_id(engine: Engine) -> int:
+    """An id from the ladder matches' own sequence, so a qualification game's match id
+    (``ladder-<id>-<hex>``, as the referee names a ladder match) is one a rated match could have.
+    PostgreSQL: the next value of ``matches.id``'s sequence (never used by a match after it);
+    SQLite: the next id (a later match may take it: an embedded database has no sequence)."""
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            query = sa.text("SELECT nextval(pg_get_serial_sequence('matches', 'id'))")
+            reserved = int(conn.execute(query).scalar_one())
+            conn.commit()
+            return reserved
+        return int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(matches.c.id), 0) + 1)).scalar_one())
+
+
+def _config(game: str, table: _Table) -> dict[str, Any]:
+    """A game's config as a rated match at `table` has it: the default for its seats; on a
+    campaign ladder, a new campaign's first game (as ``arena beat`` starts them)."""
+    if table.kind == "campaign":
+        from referee.games.clank_legacy.campaign import DEFAULT_NAMES, new_campaign
+
+        names = list(DEFAULT_NAMES[: table.players])
+        return {"players": table.players, "campaign": new_campaign(table.players, names).to_json()}
+    return dict(game_class(game).default_config(table.players))
+
+
 def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[LadderMatchSpec, int, str]]:
-    """The qualification games: (spec, the candidate's seat, the reference bot's name)."""
+    """The qualification games: (spec, the candidate's seat, its opponents as the report names
+    them). Each game looks to the bot like a rated match of a ladder its bot is on (in turn):
+    that ladder's seats, time control, config and reference bots (their names), a match id from
+    the matches' sequence and a random seed; see the module docstring."""
     with engine.connect() as conn:
         (candidate,) = seat_specs(conn, [version_id])
     game = _game_of(engine, candidate.bot_id)
-    references = reference_bots(game)
-    config = game_class(game).default_config(2)
+    tables = _tables(engine, candidate.bot_id, game)
     planned = []
     for i in range(games):
-        seat = i % 2
-        reference = references[i % len(references)]
-        other = SeatSpec(
-            seat=1 - seat,
-            bot_id=0,
-            bot_name=f"reference-{reference}",
-            version_id=0,
-            version="builtin",
-            command=parse_command(f"builtin:{reference}"),
-        )
-        seats = sorted((dataclasses.replace(candidate, seat=seat), other), key=lambda s: s.seat)
+        table = tables[i % len(tables)]
+        seat = i % table.players
+        others = _opponents(table, game, i)
+        order = [*others[:seat], candidate, *others[seat:]]
+        seats = tuple(dataclasses.replace(s, seat=n) for n, s in enumerate(order))
         spec = LadderMatchSpec(
-            # not a ladder match: a negative id names it in logs without meeting a real one
-            match_id=-(version_id * 100 + i + 1),
-            ladder_id=0,
+            match_id=_match_id(engine),
+            ladder_id=table.ladder_id,
             game=game,
-            config=config,
-            seed=version_id * 7919 + i,
-            time_control=TIME_CONTROL,
-            seats=tuple(seats),
+            config=_config(game, table),
+            seed=_SEEDS.randrange(2**62),
+            time_control=table.time_control,
+            seats=seats,
         )
-        planned.append((spec, seat, reference))
+        opponents = ", ".join(str(o.command.raw) for o in others)
+        planned.append((spec, seat, opponents))
     return planned
 
 
@@ -508,7 +633,7 @@ def qualify_version(
                 played.append(
                     {
                         "game": number,
-                        "opponent": f"builtin:{reference}",
+                        "opponent": reference,
                         "seat": seat,
                         "seed": spec.seed,
                         "outcome": execution.result.outcomes[seat],
