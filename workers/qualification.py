@@ -12,7 +12,8 @@ the end of the bot's output), which the owner sees in ``arena bot status`` and
 
 **A qualification game looks like a rated match to the bot** (a bot that could tell them apart
 could play cleanly here and crash in rated play): game *i* is played as a rated match of the
-*i*-th (in turn) ladder its bot is on — that ladder's seats, time control and config (a campaign
+*i*-th (in turn) ladder its bot is on — that ladder's seats, engine version, time control and
+config (a campaign
 ladder's: a new campaign's first game), its reference bots as opponents under their own names
 (``reference-clank-greedy``; rotated from game to game; short of them, built-in bots named as
 ``arena ladder create --reference-bots`` names them), the candidate's seat rotating; a match id
@@ -429,6 +430,8 @@ class _Table:
     time_control: LadderTimeControl
     #: the ladder's reference bots (their seats: names and versions as in its rated matches)
     references: tuple[SeatSpec, ...]
+    #: the engine version the ladder plays ("": the game's current one)
+    engine_version: str = ""
 
 
 def _tables(engine: Engine, bot_id: int, game: str) -> list[_Table]:
@@ -474,6 +477,7 @@ def _tables(engine: Engine, bot_id: int, game: str) -> list[_Table]:
                         row.decision_ms, row.bank_ms, row.max_strikes, row.cpu_decision_ms, row.cpu_bank_ms
                     ),
                     references=tuple(references),
+                    engine_version=str(row.engine_version or ""),
                 )
             )
     return tables or [_Table(0, "ffa", 2, TIME_CONTROL, ())]
@@ -527,7 +531,7 @@ def _config(game: str, table: _Table) -> dict[str, Any]:
 
         names = list(DEFAULT_NAMES[: table.players])
         return {"players": table.players, "campaign": new_campaign(table.players, names).to_json()}
-    return dict(game_class(game).default_config(table.players))
+    return dict(game_class(game, table.engine_version or None).default_config(table.players))
 
 
 def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[LadderMatchSpec, int, str]]:
@@ -554,6 +558,7 @@ def _specs(engine: Engine, version_id: int, games: int) -> list[tuple[LadderMatc
             seed=_SEEDS.randrange(2**62),
             time_control=table.time_control,
             seats=seats,
+            engine_version=table.engine_version,
         )
         opponents = ", ".join(str(o.command.raw) for o in others)
         planned.append((spec, seat, opponents))

@@ -24,7 +24,7 @@ from ladder.accounts import create_account
 from ladder.bots import add_bot_version, register_bot
 from ladder.db import create_engine
 from ladder.ladders import join_ladder
-from ladder.schema import bot_versions
+from ladder.schema import bot_versions, ladders
 from tests.databases import qualification_of
 from workers.client_cli import create_ladder_with_reference_bots
 from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
@@ -84,6 +84,10 @@ def test_the_spy_cannot_tell_its_qualification_games_from_a_rated_match(pg_url: 
             engine, "clank-4p", "clank", 4, decision_ms=1500, bank_ms=20_000, max_strikes=2,
             reference=reference_bots("clank"),
         )  # fmt: skip
+        # the ladder plays an older engine version (as a ladder pinned before a rule change
+        # does): qualification must play it too (GameStart names it)
+        with engine.begin() as conn:
+            conn.execute(sa.update(ladders).where(ladders.c.id == ladder_id).values(engine_version="clank-1"))
         account = create_account(engine, "mallory")
         bot = register_bot(engine, "spy", "mallory", account_id=account.account_id, game="clank")
         join_ladder(engine, ladder_id, bot.bot_id)
@@ -104,6 +108,7 @@ def test_the_spy_cannot_tell_its_qualification_games_from_a_rated_match(pg_url: 
     rated = _seen(logs / f"match-{match_id}")
     games = [_seen(folder) for folder in qualifying]
     assert rated["num_seats"] == 4 and rated["time_control"]["decision_ms"] == 1500
+    assert rated["engine_version"] == "clank-1"
     assert _view(rated)["opponents"] == [
         "reference-clank-greedy", "reference-clank-random", "reference-clank-random-2"
     ]
