@@ -641,6 +641,31 @@ def test_wait_follows_the_newest_version(
         engine.dispose()
 
 
+def test_wait_rated_ends_at_once_when_no_version_can_be_rated(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot whose only upload failed qualification can never be rated until a new upload:
+    `--wait rated` says so and exits 1 at once, not after --timeout (600 s by default)."""
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "doomed", "--game", "clank")[0] == 0
+    engine = create_engine(api.db)
+    try:
+        with engine.begin() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "doomed")).scalar_one()
+            conn.execute(sa.insert(bot_versions).values(
+                bot_id=bot_id, version="v1", command="node main.js", qualification="failed",
+                created_at=datetime.now(UTC),
+            ))
+    finally:
+        engine.dispose()
+    # without the check it would wait the 5 s and say "not rated after 5 s"
+    code, out, err = _arena(capsys, "bot", "status", "doomed", "--wait", "rated", "--timeout", "5")
+    assert code == 1
+    assert "failed" in out  # the status, with its report, is printed all the same
+    assert err == ("error: doomed: its newest version v1 failed qualification and no version has "
+                   "passed, so none can be rated: fix the bot and upload it again (the report is above)\n")
+
+
 # --- a key goes only to the server it was stored for ------------------------------------------------
 
 

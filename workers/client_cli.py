@@ -283,6 +283,19 @@ def _rated_with_newest(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -
     )
 
 
+def _never_rated(bot: dict[str, Any]) -> str | None:
+    """Why none of the bot's versions can be rated as it stands (no version passed qualification
+    and the newest failed it), or None."""
+    if any(v.get("qualification") == "passed" for v in bot.get("versions") or []):
+        return None
+    newest = _newest_qualifying(bot)
+    if newest is None or newest.get("qualification") != "failed":
+        return None
+    return (f"{bot['name']}: its newest version {newest.get('version', newest.get('id'))} failed "
+            "qualification and no version has passed, so none can be rated: fix the bot and upload "
+            "it again (the report is above)")
+
+
 def _newest_qualifying(bot: dict[str, Any]) -> dict[str, Any] | None:
     """The newest version that plays qualification games: hosted or remote (not built-in)."""
     versions = [
@@ -351,7 +364,10 @@ def _fetch_status(api: Any, name: str) -> tuple[dict[str, Any], list[dict[str, A
 def _wait_done(what: str, bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> tuple[bool, int]:
     """(done, exit status) for ``--wait what``."""
     if what == "rated":
-        return _rated_with_newest(bot, matches), 0
+        if _rated_with_newest(bot, matches):
+            return True, 0
+        # nothing can be rated until a new upload: waiting on would only end at --timeout
+        return _never_rated(bot) is not None, 1
     newest = _newest_qualifying(bot)
     if newest is None:
         return False, 0
@@ -388,6 +404,8 @@ def _cmd_bot_status(args: argparse.Namespace) -> int:
         _print_json({**bot, "recent_matches": matches})
     else:
         print("\n".join(_status_lines(bot, matches)))
+    if args.wait == "rated" and code:
+        print(f"error: {_never_rated(bot)}", file=sys.stderr)
     return code
 
 
@@ -850,7 +868,8 @@ def register(sub: Commands) -> None:
         "--wait", choices=("qualified", "rated"),
         help="wait until the newest hosted or remote version's qualification ends (exit 1 if it "
         "failed; a remote one plays once its bot is connected), "
-        "or until the newest version that passed has played a rated match",
+        "or until the newest version that passed has played a rated match (exit 1 at once when "
+        "none passed and the newest failed)",
     )
     status.add_argument("--timeout", type=float, default=600.0, help="seconds --wait waits (default 600)")
     _common(status)
