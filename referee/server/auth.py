@@ -4,9 +4,11 @@ Nothing starts open: `arena serve referee` needs an admin credential (a file, or
 ``$ARENA_ADMIN_TOKEN``; never a command-line value, which `ps` shows to every user) unless it is
 started with ``--insecure``. Every failed authentication (a wrong admin token, an unknown or used
 seat token, an unknown bot token) counts against the caller's address; past
-:data:`FAILED_AUTH_LIMIT` failures in :data:`FAILED_AUTH_WINDOW_S` seconds every authenticated
-call from that address is refused with RESOURCE_EXHAUSTED until the window has moved on, right
-tokens included (otherwise a guesser would still learn which guess was right).
+:data:`FAILED_AUTH_LIMIT` failures in :data:`FAILED_AUTH_WINDOW_S` seconds a credential from that
+address that does not verify is answered RESOURCE_EXHAUSTED (not UNAUTHENTICATED) until the
+window has moved on, so a guesser is slowed and learns nothing from its answers. A credential
+that verifies is accepted whatever its address's count: a bot or the operator sharing an
+address (a NAT, a campus) with a guesser is never locked out by the guesser.
 
 Exempt by default: clients on a Unix socket. Those are the sandboxed bots of one match on that
 match's own referee (`workers.grpc_executor`); counting them would let a hostile bot spend the

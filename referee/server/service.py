@@ -228,26 +228,29 @@ PlayContext = grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessag
 
 
 class Gate:
-    """Failed authentications, counted per peer address: a caller past the limit is refused
-    every authenticated call (RESOURCE_EXHAUSTED) until its window has moved on."""
+    """Failed authentications, counted per peer address. A credential that verifies is accepted
+    whatever its address's count (someone else's guesses from a shared address must not lock a
+    bot or the operator out); one that does not, from an address past the limit, is answered
+    RESOURCE_EXHAUSTED instead of UNAUTHENTICATED until its window has moved on, so a guesser
+    there is told nothing about its guesses."""
 
     def __init__(self, limiter: FailedAuthLimiter) -> None:
         self.limiter = limiter
 
     async def enter(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
-        """The caller's address; aborts the call if that address is over the limit."""
-        address = peer_address(context.peer())
-        wait = self.limiter.retry_after(address)
-        if wait is not None:
-            metrics.AUTH_REFUSED.inc()
-            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, self.limiter.message(wait))
-        return address
+        """The caller's address (its failures are weighed only if its credential fails)."""
+        return peer_address(context.peer())
 
     async def refuse(
         self, context: grpc.aio.ServicerContext[Any, Any], address: str, kind: str, message: str
     ) -> NoReturn:
-        """Count a failed authentication (`kind`: admin, seat, token, none) and end the call
-        with UNAUTHENTICATED."""
+        """End the call of a credential that did not verify (`kind`: admin, seat, token, none):
+        RESOURCE_EXHAUSTED if its address is past the limit, else count the failure and answer
+        UNAUTHENTICATED."""
+        wait = self.limiter.retry_after(address)
+        if wait is not None:
+            metrics.AUTH_REFUSED.inc()
+            await _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, self.limiter.message(wait))
         self.limiter.failed(address)
         metrics.AUTH_FAILURES.labels(kind=kind).inc()
         log.warning("failed authentication from %s: %s", address, message)

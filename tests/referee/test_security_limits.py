@@ -1,6 +1,7 @@
 """Failed authentications are limited per peer address: an attacker guessing admin, seat and bot
-tokens at a real `arena serve referee` process is cut off after 20 failures a minute, right
-guesses included, while another address is unaffected."""
+tokens at a real `arena serve referee` process is cut off after 20 failures a minute, while a
+credential that verifies from the same address is still accepted and another address is
+unaffected."""
 
 from __future__ import annotations
 
@@ -60,8 +61,14 @@ def _code(address: str, kind: str, token: str) -> grpc.StatusCode:
 
 
 def test_a_token_guesser_is_cut_off_after_20_failures(tmp_path: Path) -> None:
+    from ladder.bots import register_bot
+    from ladder.db import create_engine
+
     db_url = f"sqlite:///{tmp_path / 'ladder.db'}"
     upgrade(db_url)  # bot tokens are checked against it
+    engine = create_engine(db_url)
+    bot_token = register_bot(engine, "real-bot", "alice").token
+    engine.dispose()
     token = secrets.token_urlsafe(24)
     metrics_port = _free_port()
     ref = serve_referee(
@@ -88,10 +95,22 @@ def test_a_token_guesser_is_cut_off_after_20_failures(tmp_path: Path) -> None:
         assert failures == FAILED_AUTH_LIMIT == 20, codes
         assert codes[-1] is grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "too many failed authentications from your address (20 in 60 s)" in details
-        # refused before the token is looked at: the right admin token gets no answer either,
-        # so a guesser cannot tell a right guess from a wrong one
-        assert _code(attacker, "admin", token) is grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert _code(attacker, "seat", secrets.token_urlsafe(16)) is grpc.StatusCode.RESOURCE_EXHAUSTED
+        # credentials that verify are accepted from that address whatever its count (the
+        # referee refused them too: someone else's guesses locked the operator and bots out):
+        # the admin token, a live seat token, a bot token (told why the ladder cannot seat it)
+        assert _code(attacker, "admin", token) is grpc.StatusCode.OK
+        made = _create(attacker, token)
+        hello = bot_pb2.BotMessage(hello=bot_pb2.Hello(bot_name="seated", protocol=1))
+        with grpc.insecure_channel(attacker, options=channel_options()) as ch:
+            call = play_call(ch)(iter([hello]), metadata=bearer(made.seat_tokens[0]), timeout=30)
+            assert next(iter(call)).WhichOneof("message") == "game_start"
+            call.cancel()
+        code, details = _attempt(attacker, "bot", bot_token)
+        assert code is grpc.StatusCode.FAILED_PRECONDITION, details
+        # while guesses stay slowed and are told nothing: an unknown seat token, bot token
+        guesses = (("seat", secrets.token_urlsafe(16)), ("bot", "arena_" + secrets.token_urlsafe(16)))
+        for kind, guess in guesses:
+            assert _code(attacker, kind, guess) is grpc.StatusCode.RESOURCE_EXHAUSTED, kind
         # another address is not affected, and has its own count
         assert _code(other, "admin", token) is grpc.StatusCode.OK
         assert _code(other, "admin", "wrong-" + token) is grpc.StatusCode.UNAUTHENTICATED
