@@ -102,7 +102,10 @@ _DECLARED: Final = (
     Variable("ARENA_BOT_LOG_DIR", "where hosted bots' output is kept (match-<id>/seat<N>.log); "
              "unset: a temporary folder"),
     Variable("ARENA_BOT_FILES_DIR", "where uploaded bot archives are unpacked (<sha256>/); unset: "
-             "<temp dir>/arena-bot-files"),
+             "bots/ in ARENA_SANDBOX_STAGE_DIR"),
+    Variable("ARENA_SANDBOX_STAGE_DIR", "where the sandbox stages the SDKs, the JavaScript kit and the "
+             "protos it mounts (workers/sandbox/staging.py); unset: /var/lib/arena-sandbox as root, "
+             "else <temp dir>/arena-sandbox-<uid>"),
     Variable("ARENA_UNSAFE_NO_SANDBOX", "1 = hosted bots run as plain processes (only `arena "
              "worker --unsafe-no-sandbox` sets it)"),
     Variable("ARENA_SANDBOX_UID_BASE", "the first uid of the sandboxed bots' uid range", "620000"),

@@ -605,6 +605,31 @@ def test_a_bots_output_cannot_drive_the_owners_terminal_through_status(
     assert not any(ch in out for ch in "\x1b\x07\r\x9b")
 
 
+def test_status_shows_the_line_that_explains_a_failure_above_a_node_stack(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A JavaScript bot whose require fails: Node prints the error, then a stack and a tail
+    (`code: 'MODULE_NOT_FOUND'`); the status names the error line itself."""
+    (tmp_path / "main.js").write_text("require('no_such_kit');\n")
+    crashed = subprocess.run(["node", "main.js"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert crashed.returncode == 1 and "MODULE_NOT_FOUND" in crashed.stderr
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "nodekit", "--game", "clank")[0] == 0
+    detail = {"reason": "game 1 of 2: forfeited: crashed: exit code 1", "log_excerpt": crashed.stderr}
+    engine = create_engine(api.db)
+    try:
+        with engine.begin() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "nodekit")).scalar_one()
+            conn.execute(sa.insert(bot_versions).values(
+                bot_id=bot_id, version="1", command="node main.js", qualification="failed",
+                qualification_detail=json.dumps(detail), created_at=datetime.now(UTC),
+            ))
+    finally:
+        engine.dispose()
+    code, out, _ = _arena(capsys, "bot", "status", "nodekit")
+    assert code == 0 and "      error: Error: Cannot find module 'no_such_kit'\n" in out, out
+
+
 def test_wait_follows_the_newest_version(
     api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,11 +2,16 @@
 
 An uploaded version's files are stored as a normalized tar.gz (`ladder.archives`) in
 ``bot_versions.archive``. A worker unpacks each archive once, into
-``$ARENA_BOT_FILES_DIR/<sha256>/`` (default ``<temp dir>/arena-bot-files``), and the sandbox
-shows that folder read-only at ``/bot``. The folder is named by the archive's digest, so it
-never changes once written: it is unpacked into a sibling and renamed into place, so two
-workers racing on the same archive both end with the same complete folder.
-Folders are 0755 and files 0644 (0755 if executable): the sandbox's own user must read them.
+``$ARENA_BOT_FILES_DIR/<sha256>/`` (default ``bots/`` in the sandbox's staging folder,
+`workers/sandbox/staging.py`), and the sandbox shows that folder read-only at ``/bot``. The
+folder is named by the archive's digest, so it never changes once written: it is unpacked into
+a sibling and renamed into place, so two workers racing on the same archive both end with the
+same complete folder.
+
+The root folder is 0700, so no other local user reaches any bot's files: only the worker's
+user, and each bot's own uid through the mount the sandbox makes as root in the bot's own mount
+namespace (the bot's uid never walks the path). Inside it, folders are 0755 and files 0644 (0755
+if executable), so the bot's uid reads its own files once they are mounted.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from sqlalchemy import Connection
 from ladder.archives import extract_archive
 from ladder.schema import bot_versions
 from referee import settings
+from workers.sandbox.staging import stage_root
 
 __all__ = ["ENV_BOT_FILES_DIR", "bot_files_root", "files_dir_for"]
 
@@ -30,10 +36,11 @@ ENV_BOT_FILES_DIR: Final = "ARENA_BOT_FILES_DIR"
 
 
 def bot_files_root() -> Path:
-    """The folder holding every unpacked archive (created 0755)."""
-    root = Path(settings.get(ENV_BOT_FILES_DIR) or Path(tempfile.gettempdir()) / "arena-bot-files")
+    """The folder holding every unpacked archive (created 0700: only the worker's user)."""
+    configured = settings.get(ENV_BOT_FILES_DIR)
+    root = Path(configured) if configured else stage_root() / "bots"
     root.mkdir(parents=True, exist_ok=True)
-    root.chmod(0o755)
+    root.chmod(0o700)
     return root
 
 

@@ -189,14 +189,22 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         env.pop("ARENA_UNSAFE_NO_SANDBOX", None)  # only the flag turns the sandbox off
         from workers.sandbox import Sandbox, SandboxUnavailable
 
+        sandbox = Sandbox()
         try:
-            Sandbox().check()
+            sandbox.check()  # also stages the SDKs and kits the bots get (workers/sandbox/staging.py)
         except SandboxUnavailable as exc:
             print(
                 f"warning: the sandbox cannot run here ({exc}): matches with hosted bots will "
                 "fail as 'unavailable' (see workers/SANDBOX.md)",
                 file=sys.stderr,
             )
+        else:
+            for runtime, why in sorted(sandbox.runtime.unavailable.items()):
+                print(
+                    f"warning: no {runtime} runtime for hosted bots on this worker: {why}; such a bot "
+                    "ends at its start with this reason, and its version fails qualification",
+                    file=sys.stderr,
+                )
     cmd = celery_worker_command(
         match_queue(), name=args.name, concurrency=args.concurrency, loglevel=args.loglevel
     )

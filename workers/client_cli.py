@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import sys
 import time
@@ -78,6 +79,22 @@ _CONTROL = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0
 
 def _printable(text: str) -> str:
     return text.translate(_CONTROL)
+
+
+#: a line of a bot's output that says why it failed: an exception's line (Python's last line of a
+#: traceback, Node's "Error: Cannot find module ..." above its stack), the sandbox's own "arena: "
+#: line, the shell's "sh: 1: node: not found"
+_ERROR_LINE = re.compile(
+    r"^(?:[A-Za-z_][\w.]*)?(?:Error|Exception)(?: \[[\w-]+\])?: \S.*$|^arena: \S.*$|^(?:/bin/)?sh: .*$"
+)
+
+
+def error_line(output: str) -> str | None:
+    """The line of a bot's output that explains its failure (the last one that looks like an
+    error), or None. A Node stack trace ends in ``code: 'MODULE_NOT_FOUND'``; the line that
+    says which module is above the stack, out of a short tail's reach."""
+    found = [line.strip() for line in output.splitlines() if _ERROR_LINE.match(line.strip())]
+    return found[-1] if found else None
 
 
 def _count(n: int, noun: str) -> str:
@@ -327,6 +344,9 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
             )
         excerpt = _printable(str(detail.get("log_excerpt") or "").strip())
         if excerpt and qual == "failed":
+            error = error_line(excerpt)
+            if error is not None:
+                lines.append(f"      error: {error}")
             lines.append("      its output (last lines):")
             lines.extend("        " + line for line in excerpt.splitlines()[-15:])
     if any((v.get("kind") == "remote" or v.get("remote")) for v in versions):

@@ -403,7 +403,7 @@ class GrpcMatchExecutor:
         # sandboxed bots have no network: they reach the referee through a Unix socket in a
         # folder of this match (the local referee listens on it; for the long-lived referee a
         # proxy forwards it)
-        socket_dir = Path(tempfile.mkdtemp(prefix=f"arena-referee-{spec.match_id}-")) if sandbox else None
+        socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-")) if sandbox else None
         socket_path = socket_dir / "referee.sock" if socket_dir is not None else None
         if socket_dir is not None:
             socket_dir.chmod(0o755)

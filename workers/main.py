@@ -56,13 +56,14 @@ def _sandbox() -> Any:
     import os
 
     from workers.sandbox import Sandbox, SandboxUnavailable
-    from workers.sandbox.sandbox import unreachable_reason
+    from workers.sandbox.sandbox import unreadable_reason
 
     sandbox = Sandbox()
     sandbox.check()
-    # as root each bot has a uid of its own, and that uid mounts the folder: say so before the
-    # match, in one line, rather than fail at the first bot's launch
-    why = unreachable_reason(Path.cwd()) if os.geteuid() == 0 else None
+    # as root each bot has a uid of its own: the folder is mounted for it by root, so the
+    # folders above it may be private (a home folder), but that uid reads the folder itself.
+    # Say so before the match, in one line, rather than fail at the first bot's launch
+    why = unreadable_reason(Path.cwd()) if os.geteuid() == 0 else None
     if why is not None:
         raise SandboxUnavailable(
             f"its bots run as another user, who cannot read this folder: {why}; "

@@ -20,8 +20,10 @@ import errno
 import gzip
 import json
 import os
+import re
 import secrets
 import socket
+import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -41,6 +43,7 @@ from referee.replay import loads
 from workers.celery_app import CeleryDispatcher, make_app
 from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
 from workers.match_execution import run_match
+from workers.sandbox.staging import stage_root
 from workers.worker_processes import start_worker
 
 from .conftest import REPO, Broker, WorkerFarm, assert_ladder_consistent, make_ladder, pack_files
@@ -297,7 +300,7 @@ def test_attackers_on_the_ladder_fail_and_leave_nothing_behind(stack: Stack) -> 
     udp.bind(("127.0.0.1", 0))
     udp.setblocking(False)
     udp_port = udp.getsockname()[1]
-    attacks = "env,read,net,write,fill_scratch,fork_bomb,memory,daemon,print"
+    attacks = "env,read,mountinfo,net,write,fill_scratch,fork_bomb,memory,daemon,print"
     ladder = make_ladder(
         engine,
         [
@@ -407,6 +410,29 @@ def test_attackers_on_the_ladder_fail_and_leave_nothing_behind(stack: Stack) -> 
     assert box["output_bytes"] >= 100 * MIB and box["output_truncated"] is True
     assert len(log) <= LIMITS["output_kb"] * 1024 + 200
     assert log.rstrip().endswith(b"bytes written in all]")
+
+    # what /proc/self/mountinfo shows: no path of the checkout, no host uid, nothing of the match;
+    # each mount's source is a system path, a device, the staging folder, its own files' folder
+    # or the referee's socket in a folder of a random name
+    mountinfo = tried["read /proc/self/mountinfo"]["text"]
+    assert str(REPO) not in mountinfo and not re.search(r"[ ,](uid|gid)=", mountinfo), mountinfo
+    assert not [n for n in re.findall(r"\d+", mountinfo) if uids[0] <= int(n) < uids[1]], mountinfo
+    own_files = f"{stack.files_root}/{pack_files(ATTACKER_FILES).sha256}"
+    stage = str(stage_root())
+    for line in mountinfo.splitlines():
+        source = line.split()[3]
+        assert (
+            source == "/"
+            or source.startswith(("/usr/", "/etc/"))
+            or source in {"/usr", "/null", "/zero", "/full", "/random", "/urandom", "/tty"}
+            or source.startswith((stage + "/runtime/", own_files))
+            or re.fullmatch(r"/[\w/.-]*/arena-referee-\w{8}/referee\.sock", source)
+        ), line
+    # on the host, no other local user reads an uploaded bot's files (only the worker's user)
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "cat", str(neighbour)]
+    peek = subprocess.run(as_nobody, capture_output=True, text=True, timeout=30)
+    assert peek.returncode != 0 and "Permission denied" in peek.stderr, (peek.returncode, peek.stdout)
+    assert neighbour.read_bytes() == PYTHON_FILES["main.py"].read_bytes()
 
     # --- the concurrent well-behaved match: Python vs JavaScript, unaffected ---------------------
     assert result_of(engine, calm).reason == "finished"

@@ -23,6 +23,7 @@ import contextlib
 import logging
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import time
@@ -35,6 +36,7 @@ from workers.sandbox.cgroups import BotCgroup, cgroup_version, remove_stale_grou
 from workers.sandbox.limits import SandboxLimits
 from workers.sandbox.runtime import BotRuntime, default_runtime
 from workers.sandbox.seccomp_filter import SeccompUnavailable, compile_filter
+from workers.sandbox.staging import ENV_STAGE_DIR, StagingError, skeleton
 from workers.sandbox.uids import ClaimedUid, claim_uid
 
 __all__ = [
@@ -46,6 +48,7 @@ __all__ = [
     "SandboxedBot",
     "sandbox_status",
     "unreachable_reason",
+    "unreadable_reason",
 ]
 
 log = logging.getLogger("arena.sandbox")
@@ -68,6 +71,18 @@ _BASE_ENV: Final = {
 }
 _READ_CHUNK: Final = 64 * 1024
 _JOIN_CGROUP: Final = 'for f in $1; do echo $$ > "$f" || exit 125; done; shift; exec "$@"'
+#: run as root in the sandbox's own mount namespace (nothing it mounts is seen outside it, and
+#: all of it goes with the sandbox's last process): the bot's files ($2, "" for none) bound on
+#: MNT/bot, so no folder on their way needs to be open to the bot's uid, and the scratch and
+#: /dev/shm as tmpfs of $3 bytes owned by root (a tmpfs mounted by the bot's uid names that uid
+#: in its options, which /proc/self/mountinfo shows the bot)
+_PRIVATE_MOUNTS: Final = (
+    'set -e; m=$1; [ -z "$2" ] || mount -n --bind "$2" "$m/bot"; '
+    'mount -n -t tmpfs -o "mode=1777,size=$3" arena-scratch "$m/scratch"; '
+    'mount -n -t tmpfs -o "mode=1777,size=$3" arena-shm "$m/shm"; shift 3; exec "$@"'
+)
+#: the devices a bot may open
+_DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -214,6 +229,7 @@ class Sandbox:
         self.limits = limits or SandboxLimits.from_env()
         self._runtime = runtime
         self._bwrap = shutil.which("bwrap")
+        self._skeleton: Path | None = None
 
     @property
     def runtime(self) -> BotRuntime:
@@ -239,6 +255,18 @@ class Sandbox:
         max_userns = Path("/proc/sys/user/max_user_namespaces")
         if max_userns.exists() and max_userns.read_text().strip() == "0":
             raise SandboxUnavailable("user namespaces are disabled (user.max_user_namespaces = 0)")
+        try:
+            runtime = self.runtime
+        except (StagingError, OSError) as exc:
+            raise SandboxUnavailable(f"the sandbox's files cannot be staged: {exc}") from exc
+        if os.geteuid() == 0:
+            for path in (runtime.stage, *(m.source for m in runtime.mounts)):
+                why = None if path is None else unreachable_reason(path)
+                if why is not None:
+                    raise SandboxUnavailable(
+                        f"the bots' uids cannot reach the staging folder {path}: {why} "
+                        f"(set ${ENV_STAGE_DIR} to a folder whose parents others may search)"
+                    )
 
     async def launch(
         self,
@@ -263,11 +291,25 @@ class Sandbox:
         stray = sorted(k for k in env if not k.startswith("ARENA_"))
         if stray:
             raise ValueError(f"a sandboxed bot gets only ARENA_* variables, not {stray}")
-        if os.geteuid() == 0:  # the bot's own uid mounts these: it must be able to reach them
-            for path in (files_dir, referee_socket.parent, *(m.source for m in self.runtime.mounts)):
-                why = None if path is None else unreachable_reason(path)
+        runtime = self.runtime
+        own_uid = os.geteuid() == 0
+        if own_uid:
+            # the bot's own uid mounts the staged runtime and the socket (their folders are open
+            # to it); the bot's files are mounted by root, in the sandbox's own mount namespace,
+            # so no folder on their way needs to be open to other users: only the folder itself
+            mounted = [referee_socket.parent, *(m.source for m in runtime.mounts)]
+            for path in mounted:
+                why = unreachable_reason(path)
                 if why is not None:
                     raise SandboxUnavailable(f"the sandbox user cannot reach {path}: {why}")
+            why = None if files_dir is None else unreadable_reason(files_dir)
+            if why is not None:
+                raise SandboxUnavailable(f"the sandbox user cannot read {files_dir}: {why}")
+        missing = runtime.unavailable_for(command)
+        if missing is not None:
+            # the bot starts and ends at once with the reason as its output: its match, and its
+            # version's qualification, fail with that line rather than "node: not found"
+            command = f"echo {shlex.quote('arena: ' + missing)} >&2; exit 127"
         limits = self.limits
         group_name = f"{name}-{os.getpid()}-{secrets.token_hex(4)}"
         cgroup = await asyncio.to_thread(
@@ -278,12 +320,15 @@ class Sandbox:
         try:
             seccomp_fd = compile_filter()
             fds.append(seccomp_fd)
-            args = self._bwrap_args(command, files_dir, referee_socket, env, seccomp_fd, fds)
+            if uid is not None:
+                args = self._private_bwrap_args(files_dir, referee_socket, env, seccomp_fd)
+            else:
+                args = self._bwrap_args(command, files_dir, referee_socket, env, seccomp_fd, fds)
             args_fd = _memory_file(b"".join(a.encode() + b"\0" for a in args))
             fds.append(args_fd)
             # the command goes on the real command line (bwrap reads only options from --args);
             # it holds nothing secret: the token is in the environment, inside the memory file
-            argv = [*self._launcher_argv(cgroup, uid, args_fd), "--", "/bin/sh", "-c", command]
+            argv = [*self._launcher_argv(cgroup, uid, args_fd, files_dir), "--", "/bin/sh", "-c", command]
             log_path.parent.mkdir(parents=True, exist_ok=True)
             process = await asyncio.create_subprocess_exec(
                 *argv,
@@ -310,8 +355,11 @@ class Sandbox:
         bot._timer = asyncio.create_task(bot._wall_clock(), name=f"sandbox-wall-{name}")
         return bot
 
-    def _launcher_argv(self, cgroup: BotCgroup | None, uid: ClaimedUid | None, args_fd: int) -> list[str]:
-        """sh (joins the cgroup) → prlimit → setpriv (own uid) → bwrap --args FD."""
+    def _launcher_argv(
+        self, cgroup: BotCgroup | None, uid: ClaimedUid | None, args_fd: int, files_dir: Path | None = None
+    ) -> list[str]:
+        """sh (joins the cgroup) → [own uid: unshare (a private mount namespace) → sh (mounts
+        the bot's files and its scratch as root)] → prlimit → setpriv (own uid) → bwrap --args FD."""
         limits = self.limits
         assert self._bwrap is not None
         rlimits = [
@@ -339,10 +387,78 @@ class Sandbox:
                 "--",
             ]
         argv += [self._bwrap, "--args", str(args_fd)]
+        if uid is not None:
+            stage = self._stage()
+            scratch = str(self.limits.scratch_mb * 1024 * 1024)
+            bot = "" if files_dir is None else str(files_dir.resolve())
+            argv = [
+                "unshare", "--mount", "--propagation", "private", "--",
+                "/bin/sh", "-c", _PRIVATE_MOUNTS, "arena-mounts", str(stage / "mnt"), bot, scratch, *argv,
+            ]  # fmt: skip
         if cgroup is None:
             return argv
         procs = " ".join(str(p) for p in cgroup.procs_files)
         return ["/bin/sh", "-c", _JOIN_CGROUP, "arena-sandbox", procs, *argv]
+
+    def _stage(self) -> Path:
+        """The staging folder of the runtime's mounts (workers/sandbox/staging.py)."""
+        stage = self.runtime.stage
+        if stage is None:
+            raise SandboxUnavailable(
+                "this sandbox runtime has no staging folder (a sandbox of its own uid needs one)"
+            )
+        return stage
+
+    def _root_skeleton(self) -> Path:
+        """The staged read-only root the bot sees as /, made once per runtime."""
+        if self._skeleton is None:
+            runtime = self.runtime
+            points = [(m.target, m.source.is_dir()) for m in runtime.mounts]
+            self._skeleton = skeleton(
+                self._stage(), points, runtime.symlinks, {"passwd": _PASSWD, "group": _GROUP}
+            )
+        return self._skeleton
+
+    def _private_bwrap_args(
+        self, files_dir: Path | None, referee_socket: Path, env: Mapping[str, str], seccomp_fd: int
+    ) -> list[str]:
+        """bubblewrap's arguments for a bot of its own uid: no tmpfs of bubblewrap's own (its
+        options name the uid that mounted it, shown in /proc/self/mountinfo); the root is the
+        staged skeleton, the scratch and /dev/shm the tmpfs the private mount namespace's root
+        shell mounted on ``mnt/`` (owned by root, mode 1777), the bot's files its bind there."""
+        mnt = self._stage() / "mnt"
+        args = [
+            "--unshare-all",  # user, ipc, pid, net, uts, cgroup
+            "--unshare-user",
+            "--disable-userns",  # and no further user namespaces inside
+            "--die-with-parent",
+            "--new-session",  # no controlling terminal: no TIOCSTI into ours
+            "--uid", str(INSIDE_UID),
+            "--gid", str(INSIDE_UID),
+            "--hostname", "arena-bot",
+            "--ro-bind", str(self._root_skeleton()), "/",
+            "--ro-bind", "/usr", "/usr",
+            "--ro-bind-try", "/usr/lib64", "/usr/lib64",
+            "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+            "--ro-bind-try", "/etc/localtime", "/etc/localtime",
+            "--proc", "/proc",
+        ]  # fmt: skip
+        for device in _DEVICES:
+            args += ["--dev-bind", device, device]
+        args += [
+            "--bind", str(mnt / "shm"), "/dev/shm",
+            "--bind", str(mnt / "scratch"), SCRATCH_DIR,
+            "--bind", str(referee_socket), REFEREE_SOCKET,
+            "--ro-bind", str(mnt / "bot"), BOT_DIR,
+        ]  # fmt: skip
+        for mount in self.runtime.mounts:
+            args += ["--ro-bind", str(mount.source), mount.target]
+        args += ["--chdir", BOT_DIR, "--clearenv"]
+        referee = {"ARENA_REFEREE": f"unix:{REFEREE_SOCKET}"}
+        for key, value in {**_BASE_ENV, **self.runtime.env, **env, **referee}.items():
+            args += ["--setenv", key, value]
+        args += ["--seccomp", str(seccomp_fd)]
+        return args
 
     def _bwrap_args(
         self,
@@ -409,6 +525,14 @@ class Sandbox:
             args += ["--setenv", key, value]
         args += ["--seccomp", str(seccomp_fd)]
         return args
+
+
+def unreadable_reason(path: Path) -> str | None:
+    """Why a user other than the owner can't list `path` itself (no o+r or o+x), or None."""
+    mode = path.resolve().stat().st_mode
+    if mode & 0o005 != 0o005:
+        return f"{path} is not readable by other users (mode {mode & 0o777:o})"
+    return None
 
 
 def unreachable_reason(path: Path) -> str | None:

@@ -104,6 +104,17 @@ def attack_read(args: argparse.Namespace) -> None:
     report("scan /proc/*/environ", leaked, pids=sorted(seen, key=int), environ=seen)
 
 
+def attack_mountinfo(args: argparse.Namespace) -> None:
+    """What /proc/self/mountinfo tells about the host: where each mount comes from, and the
+    options of each file system (a tmpfs names the uid that mounted it)."""
+    try:
+        text = _read_all("/proc/self/mountinfo").decode(errors="replace")
+    except OSError as exc:
+        report("read /proc/self/mountinfo", False, error=_err(exc))
+        return
+    report("read /proc/self/mountinfo", None, text=text)
+
+
 def _read_all(path: str) -> bytes:
     with open(path, "rb") as f:
         return f.read()
@@ -267,6 +278,7 @@ def attack_print(args: argparse.Namespace) -> None:
 ATTACKS: dict[str, Callable[[argparse.Namespace], None]] = {
     "env": attack_env,
     "read": attack_read,
+    "mountinfo": attack_mountinfo,
     "net": attack_net,
     "write": attack_write,
     "fill_scratch": attack_fill_scratch,
