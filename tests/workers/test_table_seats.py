@@ -126,3 +126,38 @@ def test_a_ladder_short_of_seats_says_why_on_its_page_until_reference_bots_are_a
     assert why() is None
     assert "Why no match:" not in page()
     assert len(fill_queues(engine, lambda _m: None, target_depth=2, rng=random.Random(1))) == 2
+
+
+def test_a_newcomer_on_a_four_seat_campaign_ladder_starts_a_campaign_with_reference_bots(
+    engine: Engine,
+) -> None:
+    """The same on a 4-seat campaign ladder: `arena beat`'s campaign step starts a campaign
+    seating the newcomer and the ladder's three reference bots (with two there were three bots
+    for four seats: no campaign, and the ladder said nothing)."""
+    from ladder.schema import campaigns
+    from workers.campaign_ladders import tick_campaign_ladders
+
+    ladder_id = create_ladder_with_reference_bots(
+        engine, "legacy-4p", "clank_legacy", 4, decision_ms=1000, bank_ms=30_000, max_strikes=3,
+        reference=reference_bots("clank_legacy"),
+    )  # fmt: skip
+    rng = random.Random(4)
+    assert tick_campaign_ladders(engine, lambda _m: None, per_ladder=1, games=1, rng=rng).started == []
+    account = create_account(engine, "legacy-owner")
+    bot = register_bot(engine, "legacy-newcomer", "legacy-owner", account_id=account.account_id,
+                       game="clank_legacy")  # fmt: skip
+    version = add_bot_version(engine, bot.bot_id, "1", "builtin:greedy")
+    join_ladder(engine, ladder_id, bot.bot_id)
+    with engine.connect() as conn:
+        assert why_no_match(conn, ladder_id) is None
+    tick = tick_campaign_ladders(engine, lambda _m: None, per_ladder=1, games=1, rng=rng)
+    assert len(tick.started) == 1 and len(tick.dispatched) == 1
+    with engine.connect() as conn:
+        seats = conn.execute(
+            sa.select(campaigns.c.seats).where(campaigns.c.id == tick.started[0])
+        ).scalar_one()
+    assert len(seats) == 4 and version in [s["version_id"] for s in seats]
+    assert sorted(s["bot"] for s in seats) == [
+        "legacy-newcomer", "reference-clank_legacy-greedy", "reference-clank_legacy-random",
+        "reference-clank_legacy-random-2",
+    ]
