@@ -171,6 +171,27 @@ def _connections_line(process: str) -> str:
     )
 
 
+def sandbox_warnings() -> list[str]:
+    """What `arena worker` says at start about its sandbox: that it cannot run here, or each
+    runtime it cannot give hosted bots (checking it also stages what the bots get,
+    workers/sandbox/staging.py)."""
+    from workers.sandbox import Sandbox, SandboxUnavailable
+
+    sandbox = Sandbox()
+    try:
+        sandbox.check()
+    except SandboxUnavailable as exc:
+        return [
+            f"warning: the sandbox cannot run here ({exc}): matches with hosted bots will "
+            "fail as 'unavailable' (see workers/SANDBOX.md)"
+        ]
+    return [
+        f"warning: no {runtime} runtime for hosted bots on this worker: {why}; such a bot ends at "
+        "its start with this reason, and its version fails qualification"
+        for runtime, why in sorted(sandbox.runtime.unavailable.items())
+    ]
+
+
 def _cmd_worker(args: argparse.Namespace) -> int:
     from workers.celery_app import match_queue
     from workers.worker_processes import celery_worker_command
@@ -187,24 +208,8 @@ def _cmd_worker(args: argparse.Namespace) -> int:
         )
     else:
         env.pop("ARENA_UNSAFE_NO_SANDBOX", None)  # only the flag turns the sandbox off
-        from workers.sandbox import Sandbox, SandboxUnavailable
-
-        sandbox = Sandbox()
-        try:
-            sandbox.check()  # also stages the SDKs and kits the bots get (workers/sandbox/staging.py)
-        except SandboxUnavailable as exc:
-            print(
-                f"warning: the sandbox cannot run here ({exc}): matches with hosted bots will "
-                "fail as 'unavailable' (see workers/SANDBOX.md)",
-                file=sys.stderr,
-            )
-        else:
-            for runtime, why in sorted(sandbox.runtime.unavailable.items()):
-                print(
-                    f"warning: no {runtime} runtime for hosted bots on this worker: {why}; such a bot "
-                    "ends at its start with this reason, and its version fails qualification",
-                    file=sys.stderr,
-                )
+        for line in sandbox_warnings():
+            print(line, file=sys.stderr)
     cmd = celery_worker_command(
         match_queue(), name=args.name, concurrency=args.concurrency, loglevel=args.loglevel
     )

@@ -33,18 +33,22 @@ from ladder.bots import add_bot_version, register_bot
 from ladder.db import create_engine
 from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
-from ladder.schema import rating_history, results
+from ladder.schema import bot_versions, rating_history, results
 from tests.databases import qualification_of
 from workers.bot_commands import builtin_command
+from workers.cli import sandbox_warnings
 from workers.client import pack_directory
+from workers.executor import reset_referee_executor
+from workers.qualification import qualify_version
 
-from .conftest import REPO
+from .conftest import REPO, attach_files
 from .test_sandbox_attacks import reachable_dir
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
 JS_README = REPO / "bots" / "javascript" / "README.md"
 PY_BOT = REPO / "bots" / "python" / "examples" / "random_bot.py"
+JS_BOT = Path(__file__).resolve().parent / "sandbox_bots" / "js_bot" / "main.js"
 
 
 def readme_js_bot() -> str:
@@ -212,3 +216,46 @@ def test_the_js_readme_bot_uploaded_with_node_modules_qualifies_and_plays_rated(
         assert reason == "finished" and rated == 2
     finally:
         engine.dispose()
+
+
+def test_a_worker_without_node_says_so_at_start_and_in_the_qualification(
+    sqlite_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No `node` on this worker: one warning naming the runtime at start, and a JavaScript
+    upload's qualification fails with that reason as its bot's output."""
+    real_which = shutil.which
+    monkeypatch.setattr(
+        shutil, "which", lambda name, *a, **kw: None if name == "node" else real_which(name, *a, **kw)
+    )
+    for name in ("ARENA_REFEREE_EXECUTOR", "ARENA_REFEREE_ADDR", "ARENA_QUALIFICATION_GAMES"):
+        monkeypatch.delenv(name, raising=False)
+    warnings = sandbox_warnings()
+    assert warnings == [
+        "warning: no javascript runtime for hosted bots on this worker: node is not installed (no node "
+        "in /usr/local/bin or /usr/bin); such a bot ends at its start with this reason, and its version "
+        "fails qualification"
+    ], warnings
+    engine = create_engine(sqlite_url)
+    reset_referee_executor()
+    try:
+        ladder_id = create_ladder(
+            engine, "clank-2p", "clank", 2, decision_ms=1000, bank_ms=30000, max_strikes=3
+        )
+        for strategy in ("random", "greedy"):
+            ref = register_bot(engine, f"ref-{strategy}", "operator")
+            add_bot_version(engine, ref.bot_id, "1", builtin_command(strategy))
+            join_ladder(engine, ladder_id, ref.bot_id)
+        bot = register_bot(engine, "js-bot", "alice")
+        join_ladder(engine, ladder_id, bot.bot_id)
+        version_id = add_bot_version(engine, bot.bot_id, "1", "node main.js")
+        attach_files(engine, version_id, {"main.js": JS_BOT})
+        with engine.begin() as conn:
+            pending = sa.update(bot_versions).where(bot_versions.c.id == version_id)
+            conn.execute(pending.values(qualification="pending"))
+        assert qualify_version(sqlite_url, version_id).status == "failed"
+        status, detail = qualification_of(engine, version_id)
+        said = "arena: this worker has no javascript runtime for its bots: node is not installed"
+        assert status == "failed" and said in detail["log_excerpt"], detail
+    finally:
+        engine.dispose()
+        reset_referee_executor()
