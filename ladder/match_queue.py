@@ -4,14 +4,23 @@ A match is ``queued`` until a worker claims it. Claiming moves it to ``running``
 (a conditional UPDATE; whoever changes the row wins) and gives the worker a lease: the worker
 renews the lease while the match runs and records the result before it expires. A worker that
 dies stops renewing; the sweeper (:func:`requeue_expired`, run periodically) then puts the match
-back in the queue. After :data:`MAX_ATTEMPTS` expired leases the match is marked ``failed``
-instead, so a match that kills its workers cannot loop forever.
+back in the queue, to be played again from the start with its own seed.
+
+An expired lease is a **platform fault** (a dead worker or machine, a lease lost to a pause, a
+database outage longer than the worker waits): never the bots' doing (their crashes and timeouts
+are outcomes of the game, recorded with its result) and never the match's. ``matches.attempts``
+counts them. A match is played again through any number of them up to the budget
+(:func:`platform_fault_budget`, ``$ARENA_PLATFORM_FAULTS``, :data:`DEFAULT_PLATFORM_FAULTS`); the
+fault that reaches the budget **parks** it (status ``parked``, the reason in ``error``): no
+result, no rating change, nobody charged, left for an operator (``arena db parked``, ``arena db
+requeue ID``), so a match that keeps killing its workers cannot loop forever. Only the match's
+own failures (a bad match, a time limit, an executor that raised) are ``failed``.
 
 ::
 
     queued --claim_match--> running --record_result--> done
        ^                       |
-       +---lease expired-------+---lease expired MAX_ATTEMPTS times---> failed
+       +---lease expired-------+---the budget-th platform fault---> parked --requeue_parked--> queued
 """
 
 from __future__ import annotations
@@ -28,26 +37,60 @@ from ladder.db import write_transaction
 from ladder.errors import InvalidInput, NotFound
 from ladder.scenarios import match_scenario
 from ladder.schema import bot_versions, ladders, matches
+from referee import settings
 
 __all__ = [
-    "MAX_ATTEMPTS",
+    "DEFAULT_PLATFORM_FAULTS",
+    "PLATFORM_FAULTS_ENV",
+    "ParkedMatch",
     "Sweep",
     "claim_match",
     "enqueue_match",
+    "parked_matches",
+    "parked_reason",
+    "platform_fault_budget",
     "renew_lease",
     "requeue_expired",
+    "requeue_lost",
+    "requeue_parked",
 ]
 
-#: expired leases after which a match is given up (status "failed")
-MAX_ATTEMPTS: Final = 2
+PLATFORM_FAULTS_ENV: Final = "ARENA_PLATFORM_FAULTS"
+#: platform faults (expired leases) that park a match: it is played again after each of the
+#: first nine. A killed worker costs a match one; a match hit by ten in a row is taken to be
+#: the cause (it kills its workers) rather than their victim.
+DEFAULT_PLATFORM_FAULTS: Final = 10
+
+
+def platform_fault_budget() -> int:
+    """``$ARENA_PLATFORM_FAULTS`` (at least 1), else :data:`DEFAULT_PLATFORM_FAULTS`."""
+    raw = settings.get(PLATFORM_FAULTS_ENV)
+    if not raw:
+        return DEFAULT_PLATFORM_FAULTS
+    try:
+        budget = int(raw)
+    except ValueError:
+        raise ValueError(f"{PLATFORM_FAULTS_ENV}: a whole number of faults, got {raw!r}") from None
+    if budget < 1:
+        raise ValueError(f"{PLATFORM_FAULTS_ENV}: at least 1, got {budget}")
+    return budget
+
+
+def parked_reason(faults: int) -> str:
+    """The ``error`` of a match parked after `faults` platform faults."""
+    return (
+        f"parked after {faults} platform faults (its workers died or lost its lease {faults} "
+        "times; not the bots' fault, nothing recorded or rated): an operator requeues it with "
+        "`arena db requeue ID`"
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class Sweep:
-    """What one :func:`requeue_expired` pass did: matches put back in the queue, and given up."""
+    """What one :func:`requeue_expired` pass did: matches put back in the queue, and parked."""
 
     requeued: tuple[int, ...]
-    failed: tuple[int, ...]
+    parked: tuple[int, ...]
 
 
 def enqueue_match(
@@ -175,32 +218,85 @@ def renew_lease(
         return result.rowcount == 1
 
 
-def requeue_expired(engine: Engine, now: datetime | None = None) -> Sweep:
-    """Requeue running matches whose lease expired by `now`; fail those out of attempts.
+def requeue_expired(engine: Engine, now: datetime | None = None, *, budget: int | None = None) -> Sweep:
+    """Requeue running matches whose lease expired by `now`; park those whose platform faults
+    reach `budget` (default :func:`platform_fault_budget`).
 
-    Each expiry counts one attempt. The caller re-dispatches the requeued match ids.
+    Each expiry is one platform fault (``attempts`` + 1). The caller re-dispatches the requeued
+    match ids, ahead of the matches not yet started (``workers/README.md``, "Platform faults").
     """
     now = now or datetime.now(UTC)
     expired = sa.and_(matches.c.status == "running", matches.c.lease_expires_at <= now)
+    return _release(engine, expired, now, budget)
+
+
+def requeue_lost(
+    engine: Engine, match_id: int, worker_id: str, *, now: datetime | None = None,
+    budget: int | None = None,
+) -> Sweep:
+    """`worker_id` is known to be dead (its process exited; a Celery worker saw its pool child
+    go): requeue the running match it holds now, without waiting for its lease to run out. The
+    same platform fault as an expired lease (or the one that parks it). Nothing happens unless
+    `worker_id` still holds `match_id`."""
+    now = now or datetime.now(UTC)
+    held = sa.and_(
+        matches.c.id == match_id, matches.c.status == "running", matches.c.lease_owner == worker_id
+    )
+    return _release(engine, held, now, budget)
+
+
+def _release(engine: Engine, which: sa.ColumnElement[bool], now: datetime, budget: int | None) -> Sweep:
+    budget = platform_fault_budget() if budget is None else budget
     released = {"lease_owner": None, "lease_expires_at": None, "attempts": matches.c.attempts + 1}
     with write_transaction(engine) as conn:
-        failed = conn.execute(
+        parked = conn.execute(
             sa.update(matches)
-            .where(expired, matches.c.attempts + 1 >= MAX_ATTEMPTS)
-            .values(
-                status="failed",
-                finished_at=now,
-                error=f"lease expired {MAX_ATTEMPTS} times; giving up",
-                **released,
-            )
+            .where(which, matches.c.attempts + 1 >= budget)
+            .values(status="parked", finished_at=now, error=parked_reason(budget), **released)
             .returning(matches.c.id)
         ).scalars()
-        failed_ids = tuple(sorted(failed))
+        parked_ids = tuple(sorted(parked))
         requeued = conn.execute(
             sa.update(matches)
-            .where(expired)
+            .where(which)
             .values(status="queued", **released)
             .returning(matches.c.id)
         ).scalars()
         requeued_ids = tuple(sorted(requeued))
-    return Sweep(requeued=requeued_ids, failed=failed_ids)
+    return Sweep(requeued=requeued_ids, parked=parked_ids)
+
+
+def requeue_parked(engine: Engine, match_id: int) -> bool:
+    """Put parked match `match_id` back in the queue with a fresh fault budget (the operator's
+    ``arena db requeue``); True if this call did (False: it is not parked). Its seed, seats and
+    config are unchanged: it is the same match, played again."""
+    with write_transaction(engine) as conn:
+        changed = conn.execute(
+            sa.update(matches)
+            .where(matches.c.id == match_id, matches.c.status == "parked")
+            .values(status="queued", attempts=0, error=None, finished_at=None)
+        ).rowcount
+    return changed == 1
+
+
+@dataclass(frozen=True, slots=True)
+class ParkedMatch:
+    """A parked match, as ``arena db parked`` lists it."""
+
+    match_id: int
+    ladder_id: int
+    seed: int
+    faults: int
+    error: str
+
+
+def parked_matches(engine: Engine) -> list[ParkedMatch]:
+    """Every parked match, oldest first."""
+    with engine.connect() as conn:
+        rows = conn.execute(
+            sa.select(matches.c.id, matches.c.ladder_id, matches.c.seed, matches.c.attempts,
+                      matches.c.error)
+            .where(matches.c.status == "parked")
+            .order_by(matches.c.id)
+        ).all()
+    return [ParkedMatch(r.id, r.ladder_id, int(r.seed), r.attempts, r.error or "") for r in rows]

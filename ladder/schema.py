@@ -76,8 +76,9 @@ NAMING_CONVENTION: Final = {
     "pk": "pk_%(table_name)s",
 }
 
-#: The life of a match: queued -> running -> done, or failed after too many lost leases.
-MATCH_STATUSES: Final = ("queued", "running", "done", "failed")
+#: The life of a match: queued -> running -> done; failed (its own fault: a bad match, a time
+#: limit, an executor that raised); parked after too many platform faults (ladder.match_queue).
+MATCH_STATUSES: Final = ("queued", "running", "done", "failed", "parked")
 
 #: "ffa": free-for-all, rated by pairwise Elo; "coop": cooperative, the team against a rated scenario;
 #: "campaign": whole campaigns (Clank! Legacy) rated once each by campaign total (ladder/campaigns.py)
@@ -258,7 +259,8 @@ matches = Table(
     Column("seed", BigInteger, nullable=False),
     # bot_versions.id per seat, in seat order
     Column("seats", JSON, nullable=False),
-    # how many leases on this match expired (see ladder.match_queue.MAX_ATTEMPTS)
+    # platform faults: how many leases on this match expired (ladder.match_queue: at the
+    # budget the match is parked)
     Column("attempts", Integer, nullable=False),
     Column("lease_owner", String(128)),
     Column("lease_expires_at", UTCDateTime),
@@ -271,7 +273,7 @@ matches = Table(
     # the engine version it is played at: the ladder's when a worker claims it (migration 0008;
     # null: claimed before 0008, its replay's header says)
     Column("engine_version", String(32)),
-    CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
+    CheckConstraint("status IN ('queued', 'running', 'done', 'failed', 'parked')", name="status"),
     Index(None, "ladder_id", "created_at"),
     # the sweeper looks for running matches whose lease ran out
     Index(None, "status", "lease_expires_at"),

@@ -79,6 +79,10 @@ _DECLARED: Final = (
              "arena"),
     Variable("ARENA_LEASE_SECONDS", "a running match's lease: unrenewed this long, it is "
              "requeued", "30"),
+    Variable("ARENA_PLATFORM_FAULTS", "platform faults (expired leases: dead workers, lost "
+             "leases, long database outages) that park a match for an operator; it is played "
+             "again after each one before that (workers/README.md, Platform faults)", "10",
+             read_by="ladder"),
     Variable("ARENA_BEAT_SECONDS", "seconds between two passes of `arena beat` (sweeper, "
              "matchmaker, competitions, campaign ladders)", "5"),
     Variable("ARENA_QUEUE_DEPTH", "matches the matchmaker keeps queued per ladder", "8"),

@@ -318,7 +318,7 @@ def _wait(engine: Engine, match_id: int, dispatcher: Any, timeout: float) -> str
     """Pump until match `match_id` is done or failed; requeue it if its lease ran out (a worker,
     or the process resumed from, died while playing it)."""
     from ladder.schema import matches
-    from workers.sweeper import sweep
+    from workers.sweeper import retry_dispatch, sweep
 
     deadline = time.monotonic() + timeout
     dispatcher.dispatch(match_id)
@@ -330,11 +330,16 @@ def _wait(engine: Engine, match_id: int, dispatcher: Any, timeout: float) -> str
             ).one()
         if status in ("done", "failed"):
             return str(status)
+        if status == "parked":  # not the game's fault: an operator requeues it, then resume
+            raise CampaignFailed(
+                f"match {match_id} was parked after repeated platform faults (its workers died); "
+                f"requeue it with `arena db requeue {match_id}`, then `arena campaign resume`"
+            )
         if status == "queued":
             dispatcher.ensure_dispatched(match_id)
         if status == "running" and expires is not None and expires < datetime.now(UTC):
             # its player died: the sweeper's step (requeue every expired lease, dispatch them)
-            sweep(engine, dispatcher.dispatch)
+            sweep(engine, retry_dispatch(dispatcher))
         if time.monotonic() > deadline:
             raise CampaignFailed(f"match {match_id} did not finish within {timeout:.0f} s")
         time.sleep(0.05)

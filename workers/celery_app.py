@@ -24,6 +24,29 @@ comes back after the broker's visibility timeout, set to :data:`VISIBILITY_TIMEO
 the hardest match time limit; long before that the sweeper has requeued the match (its lease
 ran out) and another worker played it, so the late copy finds it done and does nothing.
 
+Priorities (``workers/README.md``, "Platform faults"): a match the sweeper requeued (its worker
+died) is sent at :data:`RETRY_PRIORITY`, every other task (a new match, a qualification) at
+:data:`NEW_PRIORITY`. The Redis transport keeps one list per priority step (``priority_steps``,
+``0`` the most urgent: the plain queue name) and a worker's BRPOP names them most urgent first, so
+a requeued match is the next one any free worker process takes, however many new matches are
+queued.
+
+A pool child that dies mid-match (SIGKILL, the OOM killer) is seen by its worker's main process
+at once: billiard reports the job lost after ``worker_lost_wait`` (:data:`LOST_WAIT_S`; the
+default 10 s held the dead child's prefetch slot idle that long) and :class:`PlayRequest`
+requeues the match it held right then (``ladder.match_queue.requeue_lost``: the same platform
+fault as an expired lease) and sends it at :data:`RETRY_PRIORITY`, instead of leaving it to the
+sweeper after the lease. A worker killed whole (main process too) has nobody to say so: its
+matches wait for their leases.
+
+A worker killed whole may also have *reserved* a match's message (taken it off the queue, not
+yet claimed the match): the broker keeps such a message unacknowledged until the visibility
+timeout (an hour) and its dispatch marker says it is on its way, so the match would sit queued
+for the marker's 10 minutes. The sweeper reads the Redis transport's unacknowledged messages
+(:meth:`CeleryDispatcher.reserved_unclaimed`): a play message reserved longer ago than a lease
+whose match is still queued was taken by a worker that is gone, and the match is sent again at
+once (each such message once).
+
 Dispatching also sets a marker key in Redis (``arena:<queue>:sent:<id>``, 10 minutes). The
 sweeper re-dispatches matches queued for a while whose marker is gone: after a broker restart
 both the messages and the markers are lost, and those matches would otherwise wait forever (a
@@ -58,13 +81,20 @@ pass when the database is unreachable (a warning, no traceback) and catch up on 
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import os
 import random
+import socket
+import threading
 import time
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import redis
+import sqlalchemy as sa
+from billiard.einfo import ExceptionWithTraceback  # type: ignore[import-untyped]
+from billiard.exceptions import WorkerLostError  # type: ignore[import-untyped]
 from celery import Celery  # type: ignore[import-untyped]
 from celery.signals import (  # type: ignore[import-untyped]
     worker_init,
@@ -72,9 +102,13 @@ from celery.signals import (  # type: ignore[import-untyped]
     worker_process_shutdown,
 )
 from celery.worker.control import inspect_command  # type: ignore[import-untyped]
+from celery.worker.request import Request  # type: ignore[import-untyped]
+from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 
 from ladder.db import database_url, is_outage
+from ladder.match_queue import requeue_lost
+from ladder.schema import matches
 from referee import settings
 from workers import metrics
 from workers.match_execution import (
@@ -86,26 +120,33 @@ from workers.match_execution import (
 )
 from workers.matchmaker import fill_queues
 from workers.qualification import dispatch_due, qualify_version
-from workers.sweeper import queued_before, sweep
+from workers.sweeper import queued_before, retried_matches, sweep
 
 __all__ = [
     "BROKER_ENV",
     "DEFAULT_BROKER_URL",
+    "LOST_WAIT_S",
+    "NEW_PRIORITY",
     "PLAY_RETRY_CAP_S",
     "PLAY_RETRY_MAX",
+    "RETRY_PRIORITY",
     "VISIBILITY_TIMEOUT_S",
     "CeleryDispatcher",
+    "PlayRequest",
     "app",
     "arena_database",
     "broker_url",
     "database_label",
     "dispatch",
+    "dispatch_retry",
     "dispatcher",
     "ensure_dispatched",
     "make_app",
     "match_queue",
     "play_match",
     "qualify",
+    "recover_lost_match",
+    "resend_lost_reservations",
     "retry_countdown",
     "wait_for_completion",
 ]
@@ -132,6 +173,18 @@ DONE_TTL_S: Final = 60
 #: a version due for qualification is sent again after this long past the lease if still due
 #: (its task was lost, or its worker died and its lease ran out)
 QUALIFY_MARKER_MARGIN_S: Final = 15
+#: the Redis transport's priority lists: 0 (the queue's own name) is taken first
+PRIORITY_STEPS: Final = (0, 3, 6, 9)
+#: a match put back in the queue after a platform fault: ahead of everything not yet started
+RETRY_PRIORITY: Final = 0
+#: a new match, a qualification
+NEW_PRIORITY: Final = 6
+#: the Redis transport's bookkeeping of messages taken and not acknowledged (kombu's defaults)
+UNACKED_KEY: Final = "unacked"
+UNACKED_INDEX_KEY: Final = "unacked_index"
+#: seconds billiard waits for a dead pool child's result before reporting its job lost (our
+#: tasks store no result: nothing to wait for)
+LOST_WAIT_S: Final = 1.0
 
 
 def broker_url() -> str:
@@ -152,7 +205,13 @@ def make_app(broker: str | None = None, queue: str | None = None) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
-        broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT_S},
+        broker_transport_options={
+            "visibility_timeout": VISIBILITY_TIMEOUT_S,
+            # stated, not left to the default: RETRY_PRIORITY and NEW_PRIORITY are two of them
+            "priority_steps": list(PRIORITY_STEPS),
+        },
+        # a task sent without a priority (an older sender) waits with the new matches
+        task_default_priority=NEW_PRIORITY,
         broker_connection_retry_on_startup=True,
         task_default_queue=queue,
         task_serializer="json",
@@ -160,6 +219,7 @@ def make_app(broker: str | None = None, queue: str | None = None) -> Celery:
         task_ignore_result=True,
         # run_match stops a match at MAX_MATCH_SECONDS itself; this is the backstop for a hang
         task_time_limit=int(MAX_MATCH_SECONDS + 300),
+        worker_lost_wait=LOST_WAIT_S,
         worker_max_tasks_per_child=1000,
     )
     return celery
@@ -192,11 +252,17 @@ class CeleryDispatcher:
     def _marker(self, match_id: int) -> str:
         return f"arena:{self.queue}:sent:{match_id}"
 
-    def dispatch(self, match_id: int) -> None:
-        """Send the task and mark it sent."""
-        self.celery.send_task("arena.play_match", args=[match_id], queue=self.queue)
+    def dispatch(self, match_id: int, *, priority: int = NEW_PRIORITY) -> None:
+        """Send the task (at `priority`, see :data:`RETRY_PRIORITY`) and mark it sent."""
+        self.celery.send_task(
+            "arena.play_match", args=[match_id], queue=self.queue, priority=priority
+        )
         if self._markers is not None:
             self._markers.set(self._marker(match_id), 1, ex=MARKER_TTL_S)
+
+    def dispatch_retry(self, match_id: int) -> None:
+        """Send a match the sweeper requeued after a platform fault, ahead of the new ones."""
+        self.dispatch(match_id, priority=RETRY_PRIORITY)
 
     def expect_retry(self, match_id: int, countdown: float) -> None:
         """A retry of the match's task is due in `countdown` s: keep the marker only that long
@@ -219,7 +285,9 @@ class CeleryDispatcher:
             f"arena:{self.queue}:qualify:{version_id}", 1, ex=ttl, nx=True
         ):
             return
-        self.celery.send_task("arena.qualify_version", args=[version_id], queue=self.queue)
+        self.celery.send_task(
+            "arena.qualify_version", args=[version_id], queue=self.queue, priority=NEW_PRIORITY
+        )
 
     def done_key(self) -> str:
         """The Redis list finished matches are pushed on (the beat waits on it)."""
@@ -245,11 +313,41 @@ class CeleryDispatcher:
         self._markers.delete(self.done_key())
         return True
 
-    def ensure_dispatched(self, match_id: int) -> None:
-        """Re-send a queued match if its marker is gone (lost with a restarted broker)."""
+    def reserved_unclaimed(self, older_than: float) -> dict[int, int]:
+        """Matches whose ``arena.play_match`` message on this queue a worker took off the queue
+        more than `older_than` seconds ago and never acknowledged, each with its priority; each
+        message is reported once (the caller re-sends the queued ones among them).
+
+        Read from the Redis transport's own bookkeeping of unacknowledged messages (the hash
+        ``unacked``, the sorted set ``unacked_index`` of when each was taken)."""
+        if self._markers is None:
+            return {}
+        tags = cast(
+            list[bytes], self._markers.zrangebyscore(UNACKED_INDEX_KEY, "-inf", time.time() - older_than)
+        )
+        found: dict[int, int] = {}
+        for tag, raw in zip(tags, self._markers.hmget(UNACKED_KEY, tags) if tags else [], strict=True):
+            if raw is None:
+                continue
+            try:
+                message, _exchange, routing_key = json.loads(raw)
+                if routing_key != self.queue or message["headers"]["task"] != "arena.play_match":
+                    continue
+                match_id = int(json.loads(base64.b64decode(message["body"]))[0][0])
+                priority = int(message["properties"].get("priority", NEW_PRIORITY))
+            except (ValueError, KeyError, TypeError, IndexError):
+                continue
+            key = f"arena:{self.queue}:rescued:{tag.decode()}"
+            if self._markers.set(key, 1, ex=VISIBILITY_TIMEOUT_S, nx=True):
+                found[match_id] = priority
+        return found
+
+    def ensure_dispatched(self, match_id: int, *, retry: bool = False) -> None:
+        """Re-send a queued match if its marker is gone (lost with a restarted broker); `retry`:
+        it was requeued after a platform fault (sent at :data:`RETRY_PRIORITY`)."""
         if self._markers is None or not self._markers.exists(self._marker(match_id)):
             log.warning("match %s: queued with no message in flight; dispatching it again", match_id)
-            self.dispatch(match_id)
+            self.dispatch(match_id, priority=RETRY_PRIORITY if retry else NEW_PRIORITY)
 
     def pump(self) -> None:
         """Nothing to do: workers report to the database."""
@@ -278,9 +376,14 @@ def dispatch(match_id: int) -> None:
     dispatcher().dispatch(match_id)
 
 
-def ensure_dispatched(match_id: int) -> None:
+def dispatch_retry(match_id: int) -> None:
+    """Send a match requeued after a platform fault, ahead of the new ones."""
+    dispatcher().dispatch_retry(match_id)
+
+
+def ensure_dispatched(match_id: int, *, retry: bool = False) -> None:
     """Re-send a queued match whose dispatch marker is gone."""
-    dispatcher().ensure_dispatched(match_id)
+    dispatcher().ensure_dispatched(match_id, retry=retry)
 
 
 def play_match(match_id: int) -> dict[str, Any]:
@@ -339,6 +442,22 @@ def _play_match_task(task: Any, match_id: int) -> dict[str, Any]:
         raise task.retry(exc=exc, countdown=countdown, max_retries=PLAY_RETRY_MAX) from exc
 
 
+def resend_lost_reservations(engine: Engine) -> list[int]:
+    """Send again the still-queued matches whose message a worker took more than a lease ago
+    and never acknowledged (:meth:`CeleryDispatcher.reserved_unclaimed`): that worker is gone."""
+    reserved = dispatcher().reserved_unclaimed(lease_seconds())
+    if not reserved:
+        return []
+    with engine.connect() as conn:
+        queued = set(conn.execute(
+            sa.select(matches.c.id).where(matches.c.id.in_(list(reserved)), matches.c.status == "queued")
+        ).scalars())
+    for match_id in sorted(queued):
+        log.warning("match %s: its message was taken by a worker that is gone; sending it again", match_id)
+        dispatcher().dispatch(match_id, priority=min(reserved[match_id], NEW_PRIORITY))
+    return sorted(queued)
+
+
 def wait_for_completion(timeout: float) -> bool:
     """Wait up to `timeout` s for a match task to end; True if one did (``arena beat``'s wake)."""
     return dispatcher().wait_done(timeout)
@@ -376,19 +495,58 @@ def sweep_leases() -> dict[str, list[int]]:
     (nothing while the database is away)."""
     try:
         engine = engine_for(database_url())
-        result = sweep(engine, dispatch)
+        result = sweep(engine, dispatch_retry)
+        resend_lost_reservations(engine)
+        retried = set(retried_matches(engine, STALE_S))
         for match_id in queued_before(engine, STALE_S):
-            ensure_dispatched(match_id)
+            ensure_dispatched(match_id, retry=match_id in retried)
         dispatch_due(engine, dispatcher().dispatch_qualification)
     except Exception as exc:
         if not is_outage(exc):
             raise
         log.warning("sweeper: the database is unreachable (%s); trying again next beat", exc)
-        return {"requeued": [], "failed": []}
-    return {"requeued": list(result.requeued), "failed": list(result.failed)}
+        return {"requeued": [], "parked": []}
+    return {"requeued": list(result.requeued), "parked": list(result.parked)}
 
 
-play_match_task = app.task(name="arena.play_match", bind=True)(_play_match_task)
+class PlayRequest(Request):  # type: ignore[misc]
+    """The request of ``arena.play_match`` in a worker's main process: when the pool child
+    playing it dies, requeue its match at once (see the module's docstring)."""
+
+    def on_failure(self, exc_info: Any, send_failed_event: bool = True, return_ok: bool = False) -> Any:
+        """Celery's handling (the message is rejected and redelivered), after
+        :func:`recover_lost_match` for a lost pool child."""
+        exc = exc_info.exception
+        if isinstance(exc, ExceptionWithTraceback):
+            exc = exc.exc
+        if isinstance(exc, (WorkerLostError, SystemExit)) and self.worker_pid and self.args:
+            # a thread: the main process's event loop must not wait on the database
+            threading.Thread(
+                target=recover_lost_match, args=(int(self.args[0]), int(self.worker_pid)),
+                name="arena-lost-match", daemon=True,
+            ).start()
+        return super().on_failure(exc_info, send_failed_event=send_failed_event, return_ok=return_ok)
+
+
+def recover_lost_match(match_id: int, pid: int) -> None:
+    """Pool child `pid` of this host died playing match `match_id`: requeue the match now (if
+    that child still held it) and send it ahead of the new ones. Best effort: if the database
+    or the broker is away, the sweeper does it when the lease runs out."""
+    worker_id = f"{socket.gethostname()}:{pid}"
+    try:
+        swept = requeue_lost(engine_for(database_url()), match_id, worker_id)
+        for requeued in swept.requeued:
+            log.warning("match %s: its pool process %s died; requeued and sent again", requeued, pid)
+            metrics.MATCHES_REQUEUED.inc()
+            dispatcher().dispatch_retry(requeued)
+        for parked in swept.parked:
+            log.error("match %s: parked after too many platform faults", parked)
+    except Exception:
+        log.warning("match %s: could not requeue it after its pool process died; the sweeper "
+                    "will, once its lease runs out", match_id, exc_info=True)
+
+
+play_match_task = app.task(name="arena.play_match", bind=True, Request=PlayRequest)(_play_match_task)
 qualify_task = app.task(name="arena.qualify_version")(qualify)
 
 

@@ -61,7 +61,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    return 0 if summary.failed == 0 else 1
+    return 0 if summary.failed == 0 and summary.parked == 0 else 1
 
 
 def _cmd_db_upgrade(args: argparse.Namespace) -> int:
@@ -77,6 +77,47 @@ def _cmd_db_upgrade(args: argparse.Namespace) -> int:
         print(f"error: the database is unreachable ({type(exc).__name__}: {first})", file=sys.stderr)
         return 1
     print(f"database at migration head: {url.split('@')[-1]}")
+    return 0
+
+
+def _cmd_db_parked(args: argparse.Namespace) -> int:
+    """List the parked matches (too many platform faults), with their reason."""
+    from ladder.db import create_engine, database_url
+    from ladder.match_queue import parked_matches
+
+    engine = create_engine(database_url(args.url))
+    try:
+        parked = parked_matches(engine)
+    finally:
+        engine.dispose()
+    if not parked:
+        print("no parked matches")
+    for match in parked:
+        print(f"match {match.match_id} (ladder {match.ladder_id}, seed {match.seed}, "
+              f"{match.faults} platform faults): {match.error}")
+    return 0
+
+
+def _cmd_db_requeue(args: argparse.Namespace) -> int:
+    """Put parked matches back in the queue (the sweeper of `arena beat`, or the next season,
+    sends them)."""
+    from ladder.db import create_engine, database_url
+    from ladder.match_queue import requeue_parked
+
+    engine = create_engine(database_url(args.url))
+    refused = []
+    try:
+        for match_id in args.match_ids:
+            if requeue_parked(engine, match_id):
+                print(f"match {match_id}: queued again (its fault budget renewed)")
+            else:
+                refused.append(match_id)
+    finally:
+        engine.dispose()
+    if refused:
+        print(f"error: not parked: {', '.join(map(str, refused))} (`arena db parked` lists "
+              "the parked matches)", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -326,6 +367,18 @@ def register(sub: Commands) -> None:
     up.add_argument("--db", "--url", dest="url", type=database_url_arg,
                     help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     up.set_defaults(func=_cmd_db_upgrade)
+    parked = dbsub.add_parser(
+        "parked", help="list the matches parked after too many platform faults (workers/README.md)"
+    )
+    parked.add_argument("--db", "--url", dest="url", type=database_url_arg,
+                        help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    parked.set_defaults(func=_cmd_db_parked)
+    requeue = dbsub.add_parser("requeue", help="put parked matches back in the queue")
+    requeue.add_argument("match_ids", metavar="MATCH_ID", nargs="+", type=positive_int,
+                         help="a parked match's id")
+    requeue.add_argument("--db", "--url", dest="url", type=database_url_arg,
+                         help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    requeue.set_defaults(func=_cmd_db_requeue)
 
     api = sub.group("serve").add_parser("api", help="the ladder's HTTP API and web page")
     api.add_argument("--db", type=database_url_arg,

@@ -307,8 +307,10 @@ def run_demo(
         rate = 60 * summary.done / summary.seconds if summary.seconds else 0.0
         crashed = crash_forfeits(engine, summary.match_ids)
         why = f" ({crashed} with a bot that crashed or never started)" if crashed else ""
+        # parked: stopped by platform faults (dead workers), not by a bot; for an operator
+        parked = f", {summary.parked} parked (arena db parked)" if summary.parked else ""
         print(
-            f"{summary.done} matches recorded, {summary.failed + crashed} failed{why}, "
+            f"{summary.done} matches recorded, {summary.failed + crashed} failed{why}{parked}, "
             f"in {summary.seconds:.1f} s ({rate:.0f} matches/min)"
         )
         summary = dataclasses.replace(summary, failed=summary.failed + crashed)

@@ -8,7 +8,8 @@ signal (`workers.executor.StopSignal`): ``lease lost`` once a renewal finds the 
 `HandBack` and `hand_back`: a match its worker cannot finish through no fault of the match (the
 long-lived referee holding it was lost with its host) goes back to the sweeper: the worker ends
 its own lease at once, and the next sweep requeues and re-dispatches the match exactly like one
-whose worker died (one attempt counted; after ``ladder.match_queue.MAX_ATTEMPTS`` it fails).
+whose worker died (one platform fault counted; at the budget of ``ladder.match_queue`` it is
+parked).
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ __all__ = [
     "FORFEITS",
     "MATCHES_FAILED",
     "MATCHES_FINISHED",
+    "MATCHES_PARKED",
     "MATCHES_REQUEUED",
     "MATCHES_STARTED",
     "MATCH_DURATION_SECONDS",
@@ -88,6 +89,11 @@ RATING_UPDATES: Final = Counter(
 )
 MATCHES_REQUEUED: Final = Counter(
     "arena_matches_requeued", "Matches put back in the queue after their lease expired."
+)
+MATCHES_PARKED: Final = Counter(
+    "arena_matches_parked",
+    "Matches parked for an operator: their platform faults reached the budget, by game.",
+    ["game"],
 )
 
 QUALIFICATIONS: Final = Counter(

@@ -28,7 +28,7 @@ from ladder.db import is_outage
 from ladder.schema import matches
 from workers.matchmaker import fill_queues
 from workers.qualification import dispatch_due
-from workers.sweeper import queued_before, sweep
+from workers.sweeper import queued_before, retry_dispatch, sweep
 
 __all__ = [
     "DB_OUTAGE_SECONDS",
@@ -74,12 +74,14 @@ def _to_stderr(message: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class SeasonSummary:
-    """The matches of a season and how they ended."""
+    """The matches of a season and how they ended (`parked`: after too many platform faults,
+    ``ladder.match_queue``; neither played nor failed, left for an operator)."""
 
     match_ids: tuple[int, ...]
     done: int
     failed: int
     seconds: float
+    parked: int = 0
 
 
 def match_statuses(engine: Engine, match_ids: Sequence[int]) -> dict[str, int]:
@@ -113,7 +115,8 @@ def play_season(
     db_outage_seconds: float = DB_OUTAGE_SECONDS,
     notify: Callable[[str], None] = _to_stderr,
 ) -> SeasonSummary:
-    """Create `matches_total` matches on the ladders and wait until each is done or failed.
+    """Create `matches_total` matches on the ladders and wait until each is done, failed or
+    parked.
 
     Keeps at most `target_depth` queued per ladder; sweeps expired leases every
     `sweep_seconds`; re-dispatches matches queued longer than `stale_seconds` (a lost message,
@@ -152,7 +155,7 @@ def play_season(
         try:
             now = time.monotonic()
             if now - last_sweep >= sweep_seconds:
-                sweep(engine, dispatcher.dispatch)
+                sweep(engine, retry_dispatch(dispatcher))
                 qualify = getattr(dispatcher, "dispatch_qualification", None)
                 if qualify is not None:  # new uploads qualify before the matchmaker seats them
                     dispatch_due(engine, qualify)
@@ -197,7 +200,7 @@ def play_season(
             notify(f"database reachable again after {time.monotonic() - outage_since:.1f} s; resuming")
             outage_since = None
             backoff = 0.5
-        finished = counts.get("done", 0) + counts.get("failed", 0)
+        finished = counts.get("done", 0) + counts.get("failed", 0) + counts.get("parked", 0)
         if finished != reported:
             reported = finished
             if on_progress is not None:
@@ -205,7 +208,7 @@ def play_season(
         if len(created) >= matches_total and finished == len(created):
             return SeasonSummary(
                 tuple(created), counts.get("done", 0), counts.get("failed", 0),
-                time.monotonic() - started,
+                time.monotonic() - started, counts.get("parked", 0),
             )
         if not created and time.monotonic() - started > 5.0:
             raise SeasonStalled("no match could be scheduled: too few seatable bots on the ladders")

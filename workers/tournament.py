@@ -39,7 +39,7 @@ from ladder.schema import competition_entrants, competition_games, competitions
 from ladder.sprt import SprtState, bounds, elo_estimate
 from workers.match_execution import run_match
 from workers.season import Dispatcher
-from workers.sweeper import sweep
+from workers.sweeper import retry_dispatch, sweep
 
 __all__ = [
     "CompetitionRun",
@@ -217,7 +217,7 @@ def run_competition(
             dispatcher.pump()
             now = time.monotonic()
             if now - last_sweep >= sweep_seconds:
-                sweep(engine, dispatcher.dispatch)
+                sweep(engine, retry_dispatch(dispatcher))
                 _resend_stale(engine, competition_id, dispatcher, stale_seconds)
                 last_sweep = now
             step = advance_competition(engine, competition_id, dispatcher, sent)

@@ -178,6 +178,8 @@ class MultihostReport:
     failed: int = 0
     #: why the failed matches failed (the error's first words), with how many
     failed_reasons: dict[str, int] = field(default_factory=dict)
+    #: parked after too many platform faults (ladder.match_queue): for an operator, not lost
+    parked: int = 0
     lost: int = 0
     redispatched: int = 0
     redispatched_after_kill: int = 0
@@ -632,7 +634,8 @@ class Drill:
         report.matches_scheduled = self.count()
         report.recorded = self.count("done")
         report.failed = self.count("failed")
-        report.lost = report.matches_scheduled - report.recorded - report.failed
+        report.parked = self.count("parked")
+        report.lost = report.matches_scheduled - report.recorded - report.failed - report.parked
         report.recorded_twice = int(self.scalar(
             "SELECT count(*) FROM (SELECT match_id FROM results GROUP BY match_id HAVING count(*) > 1) t"
         ))

@@ -13,11 +13,14 @@ from sqlalchemy import Engine
 
 from ladder.errors import InvalidInput, NotFound
 from ladder.match_queue import (
-    MAX_ATTEMPTS,
+    DEFAULT_PLATFORM_FAULTS,
     claim_match,
     enqueue_match,
+    parked_matches,
+    platform_fault_budget,
     renew_lease,
     requeue_expired,
+    requeue_parked,
 )
 from ladder.recording import record_result
 from ladder.schema import matches
@@ -88,31 +91,58 @@ def test_renew_lease_only_by_holder(engine: Engine, roster: Roster) -> None:
     assert not renew_lease(engine, match_id, "w2", 30, now=T0)
 
 
-def test_requeue_expired_then_fail_after_max_attempts(engine: Engine, roster: Roster) -> None:
-    assert MAX_ATTEMPTS == 2
+def test_platform_faults_requeue_the_match_until_the_budget_then_park_it(
+    engine: Engine, roster: Roster
+) -> None:
     slow = enqueue_match(engine, roster.ladder_id, roster.version_ids[:2], seed=1)
     alive = enqueue_match(engine, roster.ladder_id, roster.version_ids[2:], seed=2)
     assert claim_match(engine, slow, "w1", 30, now=T0)
     assert claim_match(engine, alive, "w2", 300, now=T0)
 
-    assert requeue_expired(engine, now=T0 + timedelta(seconds=29)).requeued == ()
-    sweep = requeue_expired(engine, now=T0 + timedelta(seconds=31))
-    assert (sweep.requeued, sweep.failed) == ((slow,), ())
+    assert requeue_expired(engine, now=T0 + timedelta(seconds=29), budget=3).requeued == ()
+    sweep = requeue_expired(engine, now=T0 + timedelta(seconds=31), budget=3)
+    assert (sweep.requeued, sweep.parked) == ((slow,), ())
     m = _match(engine, slow)
     assert (m.status, m.attempts, m.lease_owner, m.lease_expires_at) == ("queued", 1, None, None)
     assert _match(engine, alive).status == "running"
     # the first worker lost its lease: it can no longer renew it
     assert not renew_lease(engine, slow, "w1", 30, now=T0 + timedelta(seconds=32))
 
-    # second attempt also dies: the match is given up
+    # a second worker dies too: still a platform fault, still played again (the old rule
+    # failed the match here, "lease expired 2 times")
     assert claim_match(engine, slow, "w3", 30, now=T0 + timedelta(seconds=40))
-    sweep = requeue_expired(engine, now=T0 + timedelta(seconds=100))
-    assert (sweep.requeued, sweep.failed) == ((), (slow,))
+    sweep = requeue_expired(engine, now=T0 + timedelta(seconds=100), budget=3)
+    assert (sweep.requeued, sweep.parked) == ((slow,), ())
+    assert (_match(engine, slow).status, _match(engine, slow).attempts) == ("queued", 2)
+
+    # the third reaches the budget: parked for an operator, with the reason; never failed
+    assert claim_match(engine, slow, "w4", 30, now=T0 + timedelta(seconds=110))
+    sweep = requeue_expired(engine, now=T0 + timedelta(seconds=200), budget=3)
+    assert (sweep.requeued, sweep.parked) == ((), (slow,))
     m = _match(engine, slow)
-    assert (m.status, m.attempts) == ("failed", 2)
-    assert m.error and "lease expired" in m.error
-    assert not claim_match(engine, slow, "w4", 30)
-    assert requeue_expired(engine, now=T0 + timedelta(days=1)).requeued == (alive,)
+    assert (m.status, m.attempts) == ("parked", 3)
+    assert m.error and "parked after 3 platform faults" in m.error and "arena db requeue" in m.error
+    assert not claim_match(engine, slow, "w5", 30)
+    assert [(p.match_id, p.faults, p.seed) for p in parked_matches(engine)] == [(slow, 3, 1)]
+
+    # the operator puts it back: the same match (seed, seats), a fresh budget
+    assert requeue_parked(engine, slow) and not requeue_parked(engine, slow)
+    assert not requeue_parked(engine, alive)  # only a parked match
+    m = _match(engine, slow)
+    assert (m.status, m.attempts, m.error, m.seed) == ("queued", 0, None, 1)
+    assert claim_match(engine, slow, "w6", 30)
+    assert requeue_expired(engine, now=T0 + timedelta(days=1), budget=3).requeued == (alive,)
+
+
+def test_the_platform_fault_budget_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARENA_PLATFORM_FAULTS", raising=False)
+    assert platform_fault_budget() == DEFAULT_PLATFORM_FAULTS == 10
+    monkeypatch.setenv("ARENA_PLATFORM_FAULTS", "4")
+    assert platform_fault_budget() == 4
+    for bad in ("0", "many"):
+        monkeypatch.setenv("ARENA_PLATFORM_FAULTS", bad)
+        with pytest.raises(ValueError, match="ARENA_PLATFORM_FAULTS"):
+            platform_fault_budget()
 
 
 def test_done_match_is_never_swept(engine: Engine, roster: Roster) -> None:

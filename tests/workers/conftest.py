@@ -135,12 +135,13 @@ class WorkerFarm:
         self.logs = logs
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self, n: int = 1) -> list[subprocess.Popen[bytes]]:
+    def start(self, n: int = 1, *, concurrency: int = 1) -> list[subprocess.Popen[bytes]]:
         started = [
             start_worker(
                 self.env,
                 self.queue,
                 name=f"t{len(self.procs) + i}-{secrets.token_hex(3)}",
+                concurrency=concurrency,
                 log_path=self.logs / f"worker{len(self.procs) + i}.log",
                 cwd=REPO,
             )

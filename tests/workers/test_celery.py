@@ -17,10 +17,12 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from sqlalchemy import Engine
 
 from ladder.db import create_engine
+from ladder.match_queue import enqueue_match
 from ladder.schema import matches
 from workers.celery_app import CeleryDispatcher, make_app
 from workers.demo import setup_demo_ladder
 from workers.season import SeasonSummary, play_season
+from workers.worker_processes import stop_worker
 
 from .conftest import REPO, Broker, WorkerFarm, assert_ladder_consistent, make_ladder
 
@@ -204,4 +206,122 @@ def test_the_demo_uses_only_workers_of_its_queue_and_database(
         with engine.connect() as conn:  # nothing reached the other database
             assert conn.execute(sa.select(sa.func.count()).select_from(matches)).scalar_one() == 0
     finally:
+        engine.dispose()
+
+
+def _order_played(engine: Engine) -> list[int]:
+    with engine.connect() as conn:
+        return list(conn.execute(
+            sa.select(matches.c.id).where(matches.c.started_at.is_not(None)).order_by(matches.c.started_at)
+        ).scalars())
+
+
+def test_a_requeued_match_is_taken_before_the_new_ones_queued_ahead_of_it(
+    worker_farm: WorkerFarm, broker: Broker, pg_url: str
+) -> None:
+    """The Redis transport's priority lists: a match the sweeper requeued after a platform
+    fault (dispatch_retry) is the next one a free worker takes, however many wait before it."""
+    engine = create_engine(pg_url)
+    dispatcher = _dispatcher(broker)
+    try:
+        ladder = make_ladder(engine, ["builtin:random"] * 2)
+        ids = [enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=i) for i in range(5)]
+        for match_id in ids[:4]:  # sent first, in order
+            dispatcher.dispatch(match_id)
+        dispatcher.dispatch_retry(ids[4])  # sent last
+        worker_farm.start(1)  # one process: it takes the messages one at a time
+        deadline = time.monotonic() + 90
+        while len(_order_played(engine)) < 3:
+            assert time.monotonic() < deadline, worker_farm.log_text()
+            time.sleep(0.2)
+        assert _order_played(engine)[:3] == [ids[4], ids[0], ids[1]]
+    finally:
+        dispatcher.close()
+        engine.dispose()
+
+
+def test_a_dead_pool_childs_match_is_requeued_at_once_not_after_its_lease(
+    worker_farm: WorkerFarm, broker: Broker, pg_url: str
+) -> None:
+    """The worker's main process sees its pool child die and requeues the match the child
+    held (one platform fault), long before its 120 s lease would run out; no sweeper runs."""
+    engine = create_engine(pg_url)
+    dispatcher = _dispatcher(broker)
+    try:
+        worker_farm.env["ARENA_LEASE_SECONDS"] = "120"
+        # random bots thinking 30 ms a decision: the match lasts well over a minute
+        ladder = make_ladder(engine, ["builtin:random?think_ms=30"] * 2)
+        match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=7)
+        dispatcher.dispatch(match_id)
+        (proc,) = worker_farm.start(1)
+        deadline = time.monotonic() + 90
+        owner = None
+        while owner is None:
+            assert time.monotonic() < deadline, worker_farm.log_text()
+            found = _running_owner(engine)
+            owner = found[1] if found is not None else None
+            time.sleep(0.1)
+        assert owner != proc.pid  # the pool child holds it, not the main process
+        os.kill(owner, signal.SIGKILL)
+        deadline = time.monotonic() + 45  # the lease has 100 s and more to run
+        while True:
+            with engine.connect() as conn:
+                row = conn.execute(
+                    sa.select(matches.c.status, matches.c.attempts, matches.c.lease_owner)
+                    .where(matches.c.id == match_id)
+                ).one()
+            if row.attempts == 1 and row.status in ("queued", "running"):
+                break
+            assert time.monotonic() < deadline, (row, worker_farm.log_text())
+            time.sleep(0.1)
+        # played again by the child that replaced the dead one
+        deadline = time.monotonic() + 30
+        while _running_owner(engine) is None:
+            assert time.monotonic() < deadline, worker_farm.log_text()
+            time.sleep(0.1)
+        assert _running_owner(engine) not in (None, (match_id, owner))
+        assert f"its pool process {owner} died; requeued and sent again" in worker_farm.log_text()
+    finally:
+        for proc in worker_farm.procs:  # no warm shutdown: the match in hand lasts long
+            stop_worker(proc, sig=signal.SIGKILL)
+        dispatcher.close()
+        engine.dispose()
+
+
+def test_a_match_whose_message_a_vanished_worker_took_is_sent_again(
+    broker: Broker, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker killed whole right after taking a match's message off the queue (not yet
+    claimed) leaves it unacknowledged for the hour of the visibility timeout; the sweeper's
+    resend_lost_reservations sends such a still-queued match again, once."""
+    from workers import celery_app
+
+    engine = create_engine(pg_url)
+    monkeypatch.setenv("ARENA_LEASE_SECONDS", "0.5")
+    app = make_app(broker.url, broker.queue)
+    monkeypatch.setattr(celery_app, "_dispatcher", CeleryDispatcher(app, broker.queue, broker.url))
+    monkeypatch.setattr(celery_app, "_dispatcher_pid", os.getpid())
+    taker = app.connection_for_read()
+    try:
+        ladder = make_ladder(engine, ["builtin:random"] * 2)
+        taken = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=1)
+        played = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=2)
+        celery_app.dispatcher().dispatch(taken)
+        celery_app.dispatcher().dispatch(played)
+        inbox = taker.SimpleQueue(broker.queue)
+        first = inbox.get(timeout=10)  # taken off the queue and never acknowledged: a worker
+        second = inbox.get(timeout=10)  # that died holding them
+        assert [first.payload[0][0], second.payload[0][0]] == [taken, played]
+        with engine.begin() as conn:  # the second one's worker got as far as the claim
+            conn.execute(sa.update(matches).where(matches.c.id == played).values(status="running"))
+        assert celery_app.resend_lost_reservations(engine) == []  # taken less than a lease ago
+        time.sleep(0.7)
+        assert celery_app.resend_lost_reservations(engine) == [taken]
+        assert celery_app.resend_lost_reservations(engine) == []  # each message once
+        again = inbox.get(timeout=10)
+        assert again.payload[0][0] == taken
+        again.ack()
+    finally:
+        taker.release()
+        celery_app.dispatcher().close()
         engine.dispose()

@@ -15,12 +15,13 @@ import pytest
 import sqlalchemy as sa
 
 from ladder.db import create_engine
+from ladder.match_queue import enqueue_match
 from ladder.schema import matches
 from workers.demo import setup_demo_ladder
 from workers.local_pool import LocalPool
 from workers.season import play_season
 
-from .conftest import assert_ladder_consistent
+from .conftest import assert_ladder_consistent, make_ladder
 
 ARENA = [sys.executable, "-m", "referee.cli"]
 
@@ -189,3 +190,58 @@ def test_arena_demo_on_an_unreachable_database_says_so_in_one_line(tmp_path: Pat
     assert out.returncode == 1
     assert "error: the database is unreachable (OperationalError" in out.stderr, out.stderr
     assert "Traceback" not in out.stderr, out.stderr
+
+
+def test_the_local_pool_plays_a_requeued_match_before_those_waiting(sqlite_url: str) -> None:
+    """A match the sweeper requeued after a platform fault goes ahead of every match not yet
+    started (workers/README.md, Platform faults), as on Celery."""
+    engine = create_engine(sqlite_url)
+    try:
+        ladder = make_ladder(engine, ["builtin:random"] * 2)
+        ids = [enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=i) for i in range(4)]
+        with LocalPool(sqlite_url, 1) as pool:  # one process: the first plays, the rest wait
+            for match_id in ids[:3]:
+                pool.dispatch(match_id)
+            pool.dispatch_retry(ids[3])
+        with engine.connect() as conn:
+            order = conn.execute(
+                sa.select(matches.c.id).where(matches.c.status == "done").order_by(matches.c.started_at)
+            ).scalars().all()
+        assert order == [ids[0], ids[3], ids[1], ids[2]]
+        assert {r.status for r in pool.runs} == {"recorded"}
+    finally:
+        engine.dispose()
+
+
+def test_arena_db_parked_lists_them_and_requeue_puts_one_back(sqlite_url: str) -> None:
+    from ladder.match_queue import claim_match, requeue_expired
+
+    engine = create_engine(sqlite_url)
+    try:
+        ladder = make_ladder(engine, ["builtin:random"] * 2)
+        match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=77)
+        assert claim_match(engine, match_id, "gone:1", 0.0)
+        assert requeue_expired(engine, budget=1).parked == (match_id,)
+
+        listed = subprocess.run([*ARENA, "db", "parked", "--db", sqlite_url],
+                                capture_output=True, text=True, timeout=60)
+        assert listed.returncode == 0, listed.stderr
+        assert listed.stdout.startswith(f"match {match_id} (ladder {ladder.ladder_id}, seed 77, "
+                                        "1 platform faults): parked after 1 platform faults")
+        back = subprocess.run([*ARENA, "db", "requeue", str(match_id), "--db", sqlite_url],
+                              capture_output=True, text=True, timeout=60)
+        assert (back.returncode, back.stdout) == (0, f"match {match_id}: queued again (its fault "
+                                                     "budget renewed)\n"), back.stderr
+        with engine.connect() as conn:
+            row = conn.execute(sa.select(matches).where(matches.c.id == match_id)).one()
+        assert (row.status, row.attempts, row.seed) == ("queued", 0, 77)
+        again = subprocess.run([*ARENA, "db", "requeue", str(match_id), "--db", sqlite_url],
+                               capture_output=True, text=True, timeout=60)
+        assert again.returncode == 2
+        assert again.stderr == (f"error: not parked: {match_id} (`arena db parked` lists the "
+                                "parked matches)\n")
+        none = subprocess.run([*ARENA, "db", "parked", "--db", sqlite_url],
+                              capture_output=True, text=True, timeout=60)
+        assert none.stdout == "no parked matches\n"
+    finally:
+        engine.dispose()
