@@ -356,8 +356,9 @@ def test_arena_match_sandbox_says_which_limit_killed_a_bot(folder: Path) -> None
 
 
 def test_arena_match_sandbox_in_a_folder_other_users_cannot_read_is_one_error_line(folder: Path) -> None:
-    """The sandbox's own uid mounts the current folder: a private one (0700) is refused before
-    the match with the folder and the fix named, not a traceback from the first bot's launch."""
+    """The sandbox's own uid lists the current folder (root mounts it, so the folders above it
+    may be private: test_sandbox_staging): a private folder itself (0700) is refused before the
+    match with the folder and the fix named, not a traceback from the first bot's launch."""
     assert os.geteuid() == 0, "the sandbox tests run as root (each bot gets a uid of its own)"
     private = folder / "private"
     private.mkdir(mode=0o700)
