@@ -444,7 +444,8 @@ class Sandbox:
             "--proc", "/proc",
         ]  # fmt: skip
         for device in _DEVICES:
-            args += ["--dev-bind", device, device]
+            # /dev/tty may be missing in a container: its mount point then stays an empty file
+            args += ["--dev-bind-try" if device == "/dev/tty" else "--dev-bind", device, device]
         args += [
             "--bind", str(mnt / "shm"), "/dev/shm",
             "--bind", str(mnt / "scratch"), SCRATCH_DIR,
