@@ -10,17 +10,22 @@ W/D/L: a win is a sole first place, a draw a shared first place, a loss anything
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any, Final, Generic, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import Connection
 from typing_extensions import TypedDict
 
+from ladder.campaigns import campaign_places
 from ladder.queries import MatchSummary, match_summaries, storable_id, unranked_reasons
 from ladder.queries import _seats_contain as seats_contain
 from ladder.schema import (
     bot_versions,
     bots,
+    campaign_games,
+    campaign_ratings,
+    campaigns,
     competitions,
     ladder_entries,
     ladders,
@@ -35,13 +40,18 @@ __all__ = [
     "PAGE_SIZE",
     "RECENT",
     "BotEntry",
+    "CampaignView",
     "ChartPoint",
     "CompetitionRow",
     "Paged",
     "bot_directory",
     "bot_search",
+    "campaign_view",
     "competition_page",
     "entrant_bots",
+    "hidden_owner",
+    "ladder_campaigns",
+    "ladder_links",
     "last_played",
     "match_page",
     "played_by",
@@ -310,6 +320,193 @@ def entrant_bots(conn: Connection, field: list[dict[str, Any]]) -> dict[str, int
         ).all()
     )
     return {name: int(bot_of[v]) for name, v in version_of.items() if v in bot_of}
+
+
+def ladder_links(conn: Connection, ladder_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+    """ladder id -> (label, page) for the ladders a page names: a ladder's own page, or, for the
+    hidden ladder a competition or a campaign plays its games on, that competition's or
+    campaign's page (the hidden ladder's per-game ratings mean nothing: RATINGS.md)."""
+    ids = sorted({int(i) for i in ladder_ids if storable_id(int(i))})
+    if not ids:
+        return {}
+    out = {
+        int(r.id): (str(r.name), f"/ladders/{r.id}")
+        for r in conn.execute(sa.select(ladders.c.id, ladders.c.name).where(ladders.c.id.in_(ids)))
+    }
+    held = sa.select(campaigns.c.id, campaigns.c.ladder_id).where(campaigns.c.ladder_id.in_(ids))
+    for c in conn.execute(held):
+        out[int(c.ladder_id)] = (f"campaign #{c.id}", f"/campaigns/{c.id}")
+    held = sa.select(competitions.c.id, competitions.c.ladder_id, competitions.c.name).where(
+        competitions.c.ladder_id.in_(ids)
+    )
+    for t in conn.execute(held):
+        out[int(t.ladder_id)] = (f"competition {t.name or '#' + str(t.id)}", f"/competitions/{t.id}")
+    return out
+
+
+def hidden_owner(conn: Connection, ladder_id: int) -> str | None:
+    """The page of the competition or campaign whose games ladder `ladder_id` holds, or None
+    for a ladder of its own."""
+    label = ladder_links(conn, [ladder_id]).get(ladder_id)
+    return None if label is None or label[1].startswith("/ladders/") else label[1]
+
+
+class CampaignSeat(TypedDict):
+    """A seat of a campaign: its bot, the deck-box name, the total so far, place and rating change."""
+
+    seat: int
+    bot_id: int | None
+    bot_name: str
+    name: str
+    total: int
+    #: by total, once the campaign is finished
+    place: int | None
+    #: its rating change on the campaign ladder, once rated
+    change: float | None
+
+
+class CampaignGameRow(TypedDict):
+    """A game of a campaign: its index, match, the match's status and the seats' scores."""
+
+    index: int
+    match_id: int
+    status: str
+    scores: list[int] | None
+
+
+class CampaignView(TypedDict):
+    """A campaign as its page shows it."""
+
+    id: int
+    game: str
+    players: int
+    status: str
+    max_games: int
+    seed: int
+    created_at: str
+    error: str | None
+    rated: bool
+    #: (id, name) of the campaign ladder it is rated on, if any
+    rating_ladder: tuple[int, str] | None
+    seats: list[CampaignSeat]
+    games: list[CampaignGameRow]
+
+
+def campaign_view(conn: Connection, campaign_id: int) -> CampaignView | None:
+    """A campaign with its seats (bots linked by id), totals, places and rating changes, and its
+    games with their matches; None if there is none."""
+    if not storable_id(campaign_id):
+        return None
+    row = conn.execute(sa.select(campaigns).where(campaigns.c.id == campaign_id)).one_or_none()
+    if row is None:
+        return None
+    game_rows = conn.execute(
+        sa.select(
+            campaign_games.c.game_index, campaign_games.c.match_id, campaign_games.c.scores, matches.c.status
+        )
+        .join(matches, matches.c.id == campaign_games.c.match_id)
+        .where(campaign_games.c.campaign_id == campaign_id)
+        .order_by(campaign_games.c.game_index)
+    ).all()
+    seats = list(row.seats)
+    totals = [0] * len(seats)
+    for g in game_rows:
+        for i, score in enumerate(g.scores or []):
+            if i < len(totals):
+                totals[i] += int(score)
+    versions = sorted({int(s["version_id"]) for s in seats})
+    owner = {
+        int(v.id): (int(v.bot_id), str(v.name))
+        for v in conn.execute(
+            sa.select(bot_versions.c.id, bot_versions.c.bot_id, bots.c.name)
+            .join(bots, bots.c.id == bot_versions.c.bot_id)
+            .where(bot_versions.c.id.in_(versions))
+        )
+    } if versions else {}
+    changes = {
+        int(c.bot_id): float(c.delta)
+        for c in conn.execute(
+            sa.select(campaign_ratings.c.bot_id, campaign_ratings.c.delta).where(
+                campaign_ratings.c.campaign_id == campaign_id
+            )
+        )
+    }
+    finished = row.status == "finished"
+    places = campaign_places(totals) if finished and totals else None
+    out_seats: list[CampaignSeat] = []
+    for i, seat in enumerate(seats):
+        bot_id, bot_name = owner.get(int(seat["version_id"]), (None, str(seat.get("bot", f"seat {i}"))))
+        out_seats.append(
+            {
+                "seat": i,
+                "bot_id": bot_id,
+                "bot_name": bot_name,
+                "name": str(seat.get("name", "")),
+                "total": totals[i],
+                "place": None if places is None else int(places[i]),
+                "change": changes.get(bot_id) if bot_id is not None else None,
+            }
+        )
+    rating_ladder = None
+    if row.rating_ladder_id is not None:
+        named = sa.select(ladders.c.name).where(ladders.c.id == row.rating_ladder_id)
+        name = conn.execute(named).scalar_one()
+        rating_ladder = (int(row.rating_ladder_id), str(name))
+    return {
+        "id": int(row.id),
+        "game": row.game,
+        "players": int(row.players),
+        "status": row.status,
+        "max_games": int(row.games),
+        "seed": int(row.seed),
+        "created_at": row.created_at.isoformat(),
+        "error": row.error,
+        "rated": row.rated_at is not None,
+        "rating_ladder": rating_ladder,
+        "seats": out_seats,
+        "games": [
+            {
+                "index": int(g.game_index),
+                "match_id": int(g.match_id),
+                "status": g.status,
+                "scores": None if g.scores is None else [int(x) for x in g.scores],
+            }
+            for g in game_rows
+        ],
+    }
+
+
+def ladder_campaigns(conn: Connection, ladder_id: int, limit: int = RECENT) -> list[dict[str, Any]]:
+    """A campaign ladder's newest campaigns (at most `limit`): id, status, games played, seats
+    as (bot id, bot name)."""
+    if not storable_id(ladder_id):
+        return []
+    rows = conn.execute(
+        sa.select(campaigns.c.id, campaigns.c.status, campaigns.c.seats, campaigns.c.rated_at,
+                  campaigns.c.next_index, campaigns.c.created_at)
+        .where(campaigns.c.rating_ladder_id == ladder_id)
+        .order_by(campaigns.c.id.desc())
+        .limit(limit)
+    ).all()
+    versions = sorted({int(s["version_id"]) for r in rows for s in r.seats})
+    owner = {
+        int(v.id): (int(v.bot_id), str(v.name))
+        for v in conn.execute(
+            sa.select(bot_versions.c.id, bot_versions.c.bot_id, bots.c.name)
+            .join(bots, bots.c.id == bot_versions.c.bot_id)
+            .where(bot_versions.c.id.in_(versions))
+        )
+    } if versions else {}
+    return [
+        {
+            "id": int(r.id),
+            "status": r.status,
+            "rated": r.rated_at is not None,
+            "created_at": r.created_at.isoformat(),
+            "seats": [owner.get(int(s["version_id"]), (None, str(s.get("bot", "?")))) for s in r.seats],
+        }
+        for r in rows
+    ]
 
 
 class Rate(TypedDict):

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import sqlalchemy as sa
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy import Engine
 
@@ -218,9 +218,11 @@ def viewer_page(
     back_url: str | None = None,
     download_url: str | None = None,
     standalone: bool = False,
+    seat_bots: Sequence[int | None] = (),
 ) -> HTMLResponse:
     """The viewer's page (its frames come from `frames_url` + step number); `standalone` (one
-    file, `arena replay serve`: no ladders, no API) leaves out the links to the server's pages."""
+    file, `arena replay serve`: no ladders, no API) leaves out the links to the server's pages;
+    `seat_bots` (a ladder match's bot per seat) links each seat's name to its bot's page."""
     replay = timeline.replay
     seats = [_seat_name(r if isinstance(r, Mapping) else {}, i) for i, r in enumerate(replay["seats"])]
     return render(
@@ -228,6 +230,7 @@ def viewer_page(
         title=title,
         replay=replay,
         seats=seats,
+        seat_bots=list(seat_bots) if not standalone else [],
         colours=SEAT_COLOURS,
         total=timeline.total,
         error=timeline.error,
@@ -263,9 +266,6 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
     cache = cache or TimelineCache()
     router = APIRouter(include_in_schema=False)
 
-    def ladder_names() -> dict[int, str]:
-        with engine.connect() as conn:
-            return {ladder["id"]: ladder["name"] for ladder in queries.list_ladders(conn)}
 
     @router.get("/", response_class=HTMLResponse)
     def home() -> HTMLResponse:
@@ -326,12 +326,15 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             paged = data.match_page(
                 conn, limit=limit, before=before, after=after, where=sa.and_(sa.true(), *conds)
             )
+            links = data.ladder_links(conn, (m["ladder_id"] for m in paged["rows"]))
+            choices = {ladder["id"]: ladder["name"] for ladder in queries.list_ladders(conn)}
         filters = {"bot": bot_name, "ladder": ladder_id or "", "status": status, "limit": _limit_text(params)}
         rows = paged["rows"]
         return render(
             "matches.html",
             matches=rows,
-            ladder_names=ladder_names(),
+            ladder_names=links,
+            ladder_choices=choices,
             filters=filters,
             missing=missing,
             statuses=MATCH_STATUSES,
@@ -378,6 +381,15 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             pager=_pager("/competitions", filters, paged, "id", previous="after", following="before"),
         )
 
+    @router.get("/campaigns/{campaign_id}", response_class=HTMLResponse)
+    def campaign_page(campaign_id: str) -> HTMLResponse:
+        found = _id(campaign_id)
+        with engine.connect() as conn:
+            view = None if found is None else data.campaign_view(conn, found)
+        if view is None:
+            return not_found(f"campaign {campaign_id[:40]}")
+        return render("campaign.html", c=view)
+
     @router.get("/competitions/{competition_id}", response_class=HTMLResponse)
     def competition_page(competition_id: str) -> HTMLResponse:
         from ladder import competitions
@@ -402,12 +414,17 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
         )
 
     @router.get("/ladders/{ladder_id}", response_class=HTMLResponse)
-    def ladder_page(ladder_id: str) -> HTMLResponse:
+    def ladder_page(ladder_id: str) -> Response:
         found = _id(ladder_id)
         with engine.connect() as conn:
+            # a competition's or campaign's own ladder: its page is the competition's or campaign's
+            owner = None if found is None else data.hidden_owner(conn, found)
+            if owner is not None:
+                return RedirectResponse(owner, status_code=307)
             page = None if found is None else queries.standings(conn, found)
             if page is None or found is None:
                 return not_found(f"ladder {ladder_id[:40]}")
+            held = data.ladder_campaigns(conn, found) if page["ladder"]["kind"] == "campaign" else []
             last = data.last_played(conn, found)
             top = [s["bot_id"] for s in page["standings"][:CHART_BOTS]]
             series = data.rating_series(conn, top, found)
@@ -428,7 +445,8 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             chart=chart,
             chart_bots=len(top),
             recent=recent,
-            ladder_names={page["ladder"]["id"]: page["ladder"]["name"]},
+            ladder_names={page["ladder"]["id"]: (page["ladder"]["name"], f"/ladders/{found}")},
+            campaigns=held,
             n_bots=n_bots,
             n_matches=n_matches,
             scenarios=scen["scenarios"] if scen else [],
@@ -445,6 +463,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             recent = queries.bot_matches(conn, found, 20) or []
             series = data.rating_series(conn, [found])
             by_seat, by_opponent, counted = data.seat_and_opponent_rates(conn, found)
+            links = data.ladder_links(conn, (m["ladder_id"] for m in recent))
             unranked = queries.unranked_reasons(conn, [found]) if any(
                 entry["games"] == 0 for entry in bot["ladders"]
             ) else {}
@@ -466,7 +485,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             bot=bot,
             recent=rows,
             chart=chart,
-            ladder_names=ladder_names(),
+            ladder_names=links,
             by_seat=by_seat,
             by_opponent=by_opponent,
             counted=counted,
@@ -495,6 +514,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             if match is None or found is None:
                 return not_found(f"match {match_id[:40]}")
             ladder = queries.ladder_info(conn, match["ladder_id"])
+            label, link = data.ladder_links(conn, [match["ladder_id"]]).get(match["ladder_id"], ("", ""))
         replay, _, problem = _load(found) if match["replay"] else (None, None, None)
         facts: dict[str, Any] = {"timing": [], "seat_records": [], "incidents": []}
         if replay is not None:
@@ -503,11 +523,15 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             except Exception as exc:  # a well-formed file with odd contents
                 problem = f"{type(exc).__name__}: {exc}"
                 replay = None
-        changes = {c["bot_id"]: c for c in match["rating_changes"]}
+        # a competition's or campaign's game moves only its hidden ladder's ratings, which mean
+        # nothing (a competition is fitted whole, a campaign rated once): none is shown
+        rated = link.startswith("/ladders/")
+        changes = {c["bot_id"]: c for c in match["rating_changes"]} if rated else {}
         return render(
             "match.html",
             match=match,
             ladder=ladder,
+            part_of=None if rated else (label, link),
             replay=replay,
             replay_problem=problem,
             changes=changes,
@@ -552,11 +576,15 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
         if timeline is None:
             assert problem is not None
             return problem
+        with engine.connect() as conn:
+            match = queries.match_info(conn, found)
+        seat_bots = [s["bot_id"] for s in match["seats"]] if match else []
         return viewer_page(
             timeline,
             title=f"Match #{found}: replay",
             frames_url=f"/matches/{found}/replay/frames/",
-            allow_all=_finished(found),
+            allow_all=match is not None and match["status"] in ("done", "failed"),
+            seat_bots=seat_bots,
             back_url=f"/matches/{found}",
             download_url=f"/api/matches/{found}/replay",
         )

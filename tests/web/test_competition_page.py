@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from ladder.api import create_app
 from ladder.competitions import create_competition, parse_entry
 from ladder.queries import INTERVAL_MIN_GAMES
-from ladder.schema import bot_versions
+from ladder.schema import bot_versions, competitions, rating_history
 
 from .seeding import seed_competition
 
@@ -46,8 +46,25 @@ def test_competition_page_standings_crosstable_progress_and_games(engine: Engine
         assert "<table id=crosstable>" in html and "<table id=seat-effect>" in html
         for game in results["games"]:
             assert f'href="/matches/{game["match_id"]}"' in html
-        # the match pages of its games work too
-        assert client.get(f"/matches/{results['games'][0]['match_id']}").status_code == 200
+        # the match pages of its games work too, and name the competition, not its hidden ladder,
+        # whose per-game ratings mean nothing
+        game = client.get(f"/matches/{results['games'][0]['match_id']}")
+        assert game.status_code == 200
+        assert f'<a id=part-of href="/competitions/{cid}">competition web cup</a>' in game.text
+        seats = game.text.split("<table id=seats>", 1)[1].split("</table>", 1)[0]
+        seat_rows = re.findall(r"<tr data-seat.*?</tr>", seats, re.S)
+        rows = [re.findall(r"<td[^>]*>(.*?)</td>", row, re.S) for row in seat_rows]
+        assert len(rows) == 2 and [row[6] for row in rows] == ["-", "-"], rows
+        with engine.connect() as conn:
+            hidden = conn.execute(
+                sa.select(competitions.c.ladder_id).where(competitions.c.id == cid)
+            ).scalar_one()
+            counted = sa.select(sa.func.count()).select_from(rating_history)
+            assert conn.execute(counted.where(rating_history.c.ladder_id == hidden)).scalar_one() > 0
+        moved = client.get(f"/ladders/{hidden}", follow_redirects=False)
+        assert moved.status_code == 307 and moved.headers["location"] == f"/competitions/{cid}"
+        listed = client.get(f"/matches?ladder={hidden}").text
+        assert f'<a href="/competitions/{cid}">competition web cup</a>' in listed
         home = client.get("/").text
         assert f'<a href="/competitions/{cid}">web cup</a>' in home
         # the index, linked from the home page and every page's header

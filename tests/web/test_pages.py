@@ -10,12 +10,15 @@ from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
 from ladder.bots import add_bot_version, register_bot, set_qualification
-from ladder.ladders import join_ladder
+from ladder.campaigns import create_campaign, rate_campaign, record_game, schedule_game
+from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import claim_match
 from ladder.queries import INTERVAL_MIN_GAMES, MAX_ID
-from ladder.schema import ladder_entries, matches, rating_history
+from ladder.schema import bot_versions, campaigns, ladder_entries, matches, rating_history
 from ladder.web.data import MAX_PAGE_SIZE, PAGE_SIZE
 from ladder.web.docs import RATINGS_MD
+from referee.games.clank_legacy.campaign import new_campaign
+from tests.ladder.test_campaign_storage import _after, _seats, _versions
 
 from .seeding import Seeded
 
@@ -124,6 +127,10 @@ def test_match_page_seats_sandbox_timing_incidents_links(client: TestClient, see
     assert "Seat 1 (bram): timeout at step 4: no answer in 1000 ms" in incidents
     assert "Seat 1 (bram) ran unsandboxed (an operator's choice)" in incidents
     assert f'href="/matches/{match_id}/replay"' in html and f'href="/api/matches/{match_id}/replay"' in html
+    # the viewer names each seat's bot with a link to its page
+    header = client.get(f"/matches/{match_id}/replay").text.split("<div id=viewer", 1)[0]
+    for name in ("ada", "bram"):
+        assert f'<a href="/bots/{seeded.bot_ids[name]}">{name}</a>' in header
 
 
 def _rows_list(html: str) -> list[str]:
@@ -401,3 +408,63 @@ def test_bots_are_searched_and_paged(client: TestClient, seeded: Seeded) -> None
     assert listed == ["ada"] and nxt == "/bots?q=a&limit=1&after=ada"
     assert names("/bots?q=%25")[0] == ["No bot's name or owner contains “%”."]
     assert client.get("/bots?limit=x").status_code == 400
+
+
+def test_a_campaign_has_a_page_linking_its_bots_games_and_ladder(
+    client: TestClient, engine: Engine, seeded: Seeded
+) -> None:
+    # the rated 3-bot campaign of ladder/RATINGS.md's worked example: totals 60, 45, 40
+    ladder = create_ladder(
+        engine, "legacy-3p", "clank_legacy", 3, decision_ms=1000, bank_ms=1000, max_strikes=3, kind="campaign"
+    )
+    versions = _versions(engine, 3)
+    with engine.connect() as conn:
+        bot_ids = [
+            conn.execute(sa.select(bot_versions.c.bot_id).where(bot_versions.c.id == v)).scalar_one()
+            for v in versions
+        ]
+    for bot_id in bot_ids:
+        join_ladder(engine, ladder, bot_id)
+    state = new_campaign(3)
+    cid = create_campaign(
+        engine, players=3, seats=_seats(versions), seed=3, games=2, state=state.to_json(),
+        decision_ms=1000, bank_ms=1000, max_strikes=3, rating_ladder_id=ladder,
+    )  # fmt: skip
+    games = []
+    for scores in ((10, 40, 20), (50, 5, 20)):
+        game = schedule_game(engine, cid)
+        assert game is not None
+        games.append(game.match_id)
+        after = _after(state, scores)
+        record_game(
+            engine, cid, state.game_index, after.to_json(), scores=scores, outcomes=["", "", ""], over=False
+        )
+        state = after
+    rate_campaign(engine, cid)
+    html = client.get(f"/campaigns/{cid}").text
+    assert _rows(html, "seats") == [
+        ["0", "legacy0", "Name 0", "60", "1", "+20.0"],
+        ["1", "legacy1", "Name 1", "45", "2", "+0.0"],
+        ["2", "legacy2", "Name 2", "40", "3", "-20.0"],
+    ]
+    for i, bot_id in enumerate(bot_ids):
+        assert f'<a href="/bots/{bot_id}">legacy{i}</a>' in html
+    assert [r[1] for r in _rows(html, "games")] == [f"#{m}" for m in games]
+    assert f'href="/ladders/{ladder}"' in html and 'href="/ratings#campaign-ladders-clank-legacy"' in html
+    assert 'id="campaign-ladders-clank-legacy"' in client.get("/ratings").text
+    # the campaign ladder lists it, its bots linked
+    ladder_html = client.get(f"/ladders/{ladder}").text
+    listed = _rows(ladder_html, "campaigns")[0][:3]
+    assert listed == [f"#{cid}", "legacy0 · legacy1 · legacy2", "finished, rated"]
+    assert f'<a href="/campaigns/{cid}">#{cid}</a>' in ladder_html
+    assert f'<a href="/bots/{bot_ids[2]}">legacy2</a>' in ladder_html
+    # its games' match pages and its hidden ladder lead to it
+    game_html = client.get(f"/matches/{games[0]}").text
+    assert f'<a id=part-of href="/campaigns/{cid}">campaign #{cid}</a>' in game_html
+    assert "a campaign is rated once, by its totals" in game_html
+    with engine.connect() as conn:
+        hidden = conn.execute(sa.select(campaigns.c.ladder_id).where(campaigns.c.id == cid)).scalar_one()
+    moved = client.get(f"/ladders/{hidden}", follow_redirects=False)
+    assert moved.status_code == 307 and moved.headers["location"] == f"/campaigns/{cid}"
+    for bad in ("/campaigns/999", "/campaigns/x", f"/campaigns/{MAX_ID + 1}"):
+        assert client.get(bad).status_code == 404

@@ -228,7 +228,8 @@ def test_a_ladder_match_played_in_process_names_its_seats_by_the_ladders_bots(db
             page = client.get(f"/matches/{match_id}").text
     finally:
         engine.dispose()
-    assert "seat 0: gus-one" in viewer and "seat 1: gus-two" in viewer, viewer
+    assert re.search(r'seat 0: <a href="/bots/\d+">gus-one</a>', viewer), viewer
+    assert re.search(r'seat 1: <a href="/bots/\d+">gus-two</a>', viewer), viewer
     assert '<option value="0">seat 0 (gus-one)</option>' in viewer
     assert "gus-one" in page and "gus-two" in page
 
