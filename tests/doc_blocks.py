@@ -49,6 +49,7 @@ RUN_BY: dict[tuple[str, str], str] = {
     ("bots/javascript/README.md", "install"): "tests/test_doc_blocks.py::reader",
     ("bots/javascript/README.md", "local-match"): _JS_KIT,
     ("bots/javascript/README.md", "pathfinder"): _JS_KIT,
+    ("bots/javascript/README.md", "sandbox-match"): _JS_KIT,
     ("workers/COMPETITIONS.md", "try-it"): _COMPETITIONS,
 }
 

@@ -138,8 +138,9 @@ def reader() -> Iterator[tuple[Path, dict[str, str]]]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _python_bot(document: str) -> Block:
-    return next(b for b in blocks(document) if b.info == "python")
+def _bot(document: str, info: str) -> Block:
+    """The document's first block in language `info`: the bot it tells the reader to write."""
+    return next(b for b in blocks(document) if b.info == info)
 
 
 @pytest.mark.slow
@@ -147,7 +148,7 @@ def _python_bot(document: str) -> Block:
 def test_the_python_kit_readme_runs_as_written(reader: tuple[Path, dict[str, str]]) -> None:
     root, env = reader
     # the reader saves the README's bot as my_bot.py, as the block's introduction says
-    (root / "my_bot.py").write_text(_python_bot("bots/python/README.md").text)
+    (root / "my_bot.py").write_text(_bot("bots/python/README.md", "python").text)
     out = run_block("bots/python/README.md", "try-it", root, env)
     assert "replay written to game.replay.json.gz" in out
     assert "seat 2 (random_bot) connected as 'random-js'" in out  # the JavaScript seat played
@@ -163,6 +164,12 @@ def test_the_javascript_kit_readme_runs_as_written(reader: tuple[Path, dict[str,
     assert "replay written to game.replay.json.gz" in out and out.rstrip().endswith("PASS")
     out = run_block("bots/javascript/README.md", "pathfinder", root, env)
     assert "seat 0 (pathfinder_bot)" in out and "game_over" in out
+    # the README's bot, saved as main.js in a folder of its own, played in the sandbox from there
+    folder = root / "my-bot"
+    folder.mkdir()
+    (folder / "main.js").write_text(_bot("bots/javascript/README.md", "js").text)
+    out = run_block("bots/javascript/README.md", "sandbox-match", folder, env)
+    assert "seat 0 (main) connected as 'my-bot'" in out and "game_over" in out, out
 
 
 @pytest.mark.slow
