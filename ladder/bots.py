@@ -68,6 +68,7 @@ __all__ = [
     "register_bot",
     "rename_bot",
     "reserved_name_reason",
+    "run_file_missing",
     "set_qualification",
     "store_bot_log",
     "version_archive",
@@ -357,6 +358,10 @@ def add_uploaded_version(
     """
     if not command.strip() or command.strip() == REMOTE or command.startswith(BUILTIN_PREFIX):
         raise InvalidInput("run: the command that starts the bot, e.g. 'python main.py'")
+    # before the transaction (it names only the uploader's own archive): no lock held meanwhile
+    missing = run_file_missing(command, archive)
+    if missing:
+        raise InvalidInput(f"run: {missing}")
     with write_transaction(engine) as conn:
         authorize_bot(conn, bot_id, identity, lock=True)
         label = _label(conn, bot_id, version)
@@ -375,6 +380,22 @@ def add_uploaded_version(
             },
         )
     return NewVersion(version_id, label, "pending")
+
+
+def run_file_missing(command: str, archive: NormalizedArchive) -> str:
+    """Why `command` cannot start from `archive` (it names a file the archive lacks, or a path
+    the sandbox will not have: ``ladder.run_command``), "" if nothing is missing. Said before
+    anything is stored: such a version would crash at its first qualification game."""
+    from ladder.run_command import archive_file_names, describe, missing_file
+
+    miss = missing_file(command, archive_file_names(archive.tar_gz).__contains__)
+    if miss is None:
+        return ""
+    fix = (
+        "name it relative to the bot's folder" if miss.why == "absolute"
+        else "upload the folder that holds it, or fix the command"
+    )
+    return f"{describe(miss, command, 'the archive')}; {fix}"
 
 
 def add_remote_version(

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from referee.cli_checks import Commands
 
-__all__ = ["build_parser", "main", "register", "run"]
+__all__ = ["PIPE_EXIT", "build_parser", "main", "register", "run"]
 
 
 # --- arena play ----------------------------------------------------------------------------
@@ -82,8 +82,8 @@ def _print_table(stats: dict[str, Any]) -> None:
     from rich.table import Table
 
     class _PipeConsole(Console):
-        # rich exits silently with status 1 when its reader goes away; arena's main() says so
-        # in one line with status 2, as for every other command
+        # rich exits with status 1 when its reader goes away; arena's main() ends every
+        # command the same way instead (quietly, status 141)
         def on_broken_pipe(self) -> None:
             self.quiet = True
             raise BrokenPipeError
@@ -231,6 +231,20 @@ def _cmd_replay_rerun(args: argparse.Namespace) -> int:
     print(f"step {done.step}, seat {done.seat} (decision {done.decision}): {done.prompt}")
     print(f"  recorded: {describe(done.recorded, done.actions)}")
     print(f"  your bot: {describe(done.answered, done.actions)}")
+    if done.answered is None or "forfeit" in done.answered:
+        # a bot that never answered: its own words, not only a log file's name
+        from referee.bot_output import error_line
+
+        log = (done.log_dir / f"seat{done.seat}.log") if done.log_dir else None
+        said = error_line(log.read_text(errors="replace")) if log and log.is_file() else ""
+        why = str(done.answered.get("reason", "")) if done.answered else done.ended_by
+        print(
+            f"error: your bot did not answer step {done.step} ({why})"
+            + (f"; it printed: {said}" if said else "; it printed nothing")
+            + f"; its output: {log}",
+            file=sys.stderr,
+        )
+        return 1
     if done.answered is not None and "index" in done.answered and "index" in done.recorded:
         same = done.answered["index"] == done.recorded["index"]
         print("  the same action" if same else "  a different action")
@@ -330,22 +344,30 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> i
     """Parse `argv` with `parser` and run the chosen command: the `arena` entry point's body.
 
     A command refused for its input (`referee.cli_checks.UsageError`) ends with one
-    ``error:`` line and status 2; output cut short by its reader (``arena ... | head``) ends
-    with one line and status 2 too, never a traceback.
+    ``error:`` line and status 2. Output cut short by its reader (``arena replay show F | head``)
+    ends quietly, as a Unix tool stopped by SIGPIPE does: nothing on stderr, status
+    :data:`PIPE_EXIT` (141, what the shell reports for such a tool). This is the one place that
+    handles it, for every command: they let BrokenPipeError through.
     """
     from referee.cli_checks import USAGE_EXIT, UsageError
 
     args = parser.parse_args(argv)
     try:
         code: int = args.func(args)
+        # the last of the output is still buffered: a reader gone is met here, not at exit
+        sys.stdout.flush()
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_EXIT
     except BrokenPipeError:
         _quiet_stdout()
-        print("error: the output was closed before the command finished (broken pipe)", file=sys.stderr)
-        return USAGE_EXIT
+        return PIPE_EXIT
     return code
+
+
+#: the status of a command whose reader went away (`| head`): 128 + SIGPIPE, as the shell
+#: reports a tool that SIGPIPE ended
+PIPE_EXIT = 141
 
 
 def _quiet_stdout() -> None:

@@ -11,12 +11,18 @@ built-in example bot (``--others``), which are never asked in this mode.
 ``--from K``: the same start, then the game plays on to its end with your bot in seat N and
 the ``--others`` bots elsewhere; the new replay holds the recorded steps 1..K-1 and the new ones,
 so ``arena replay verify`` checks it from the first step.
+
+Your bot runs on this machine, outside any sandbox, from the folder you run the command in; as
+in the sandbox, ``arena_bot`` (the Python SDK) and ``require('arena_bot')`` (the JavaScript kit)
+resolve to this checkout's (:func:`sdk_env`, after whatever your environment already gives), so
+the README's bot reruns as it played on the ladder without installing the SDK.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import sys
 import tempfile
@@ -28,13 +34,33 @@ from typing import Any
 from referee.core.game import canonical_json
 from referee.replay import ReplayError, loads, simulate
 
-__all__ = ["RerunResult", "default_other_bot", "rerun"]
+__all__ = ["RerunResult", "default_other_bot", "rerun", "sdk_env"]
 
 
 def default_other_bot() -> str:
     """The command of the random example bot of the Python SDK, in this checkout."""
     script = Path(__file__).resolve().parents[1] / "bots" / "python" / "examples" / "random_bot.py"
     return f"{sys.executable} {script}"
+
+
+def sdk_env(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with this checkout's bot SDKs importable by the names the sandbox gives them
+    (``workers/SANDBOX.md``): ``bots/python`` (holding ``arena_bot``) appended to PYTHONPATH,
+    ``bots/javascript`` and its ``node_modules`` to NODE_PATH. Appended: an SDK the user
+    installed still comes first."""
+    repo = Path(__file__).resolve().parents[1]
+    python_sdk = repo / "bots" / "python"
+    js_kit = repo / "bots" / "javascript"
+    out = dict(env)
+
+    def append(name: str, folders: Sequence[Path]) -> None:
+        present = [str(f) for f in folders if f.is_dir()]
+        if present:
+            out[name] = os.pathsep.join([p for p in [out.get(name, "")] if p] + present)
+
+    append("PYTHONPATH", [python_sdk] if (python_sdk / "arena_bot").is_dir() else [])
+    append("NODE_PATH", [js_kit, js_kit / "node_modules"])
+    return out
 
 
 @dataclass
@@ -146,6 +172,7 @@ async def rerun(
                     token,
                     logs / f"seat{s}.log",
                     on_exit=lambda run: session.process_exited(run.seat, run.exit_code or 0),
+                    base_env=sdk_env(os.environ),
                 )
                 procs.append(proc)
                 watchers.append(watcher)

@@ -405,7 +405,7 @@ def test_an_empty_log_is_said_to_be_the_bots_silence(
     match_id = _finished_match(api, capsys, "quiet-bot", 8, b"")
     code, out, err = _arena(capsys, "bot", "logs", "quiet-bot", "--match", str(match_id))
     assert code == 0 and out == ""
-    assert err == f"(seat 1 of match {match_id}: the bot wrote nothing)\n"
+    assert err.endswith(f"(seat 1 of match {match_id}: the bot wrote nothing)\n")
 
 
 def test_another_accounts_bot_cannot_be_changed_and_its_logs_are_not_shown(
@@ -417,6 +417,7 @@ def test_another_accounts_bot_cannot_be_changed_and_its_logs_are_not_shown(
     code, out, err = _arena(capsys, "bot", "logs", "owned-by-alice", "--match", str(match_id))
     assert code == 0 and out == "alice's bot says hello\n", err
     assert "wrote nothing" not in err
+    assert err == f"match {match_id}: arena bot replay owned-by-alice --match {match_id} fetches its replay\n"
     code, out, _ = _arena(capsys, "bot", "logs", "owned-by-alice", "--match", "latest")
     assert code == 0 and "says hello" in out
 
@@ -446,8 +447,9 @@ def test_bot_replay_downloads_a_replay_that_verifies_and_refuses_one_that_does_n
     written = tmp_path / f"match-{good}.replay.json.gz"
     assert loads(written.read_bytes())["steps"] == played.replay["steps"]
     assert f"{len(played.replay['steps'])} steps" in out and "replayed-bot played seat 1" in out
-    assert f"arena replay show match-{good}.replay.json.gz --seat 1" in out
-    assert f'arena replay rerun match-{good}.replay.json.gz --seat 1 --step K --bot "python main.py"' in out
+    assert f"arena replay show {written} --seat 1" in out
+    last = max(n for n, step in enumerate(played.replay["steps"], start=1) if step.get("seat") == 1)
+    assert f'arena replay rerun {written} --seat 1 --step {last} --bot "python main.py"' in out
 
     # a stored replay that is not one (this fixture's default, b"{}") is refused, nothing written
     bad = _finished_match(api, capsys, "unreplayable-bot", 13, b"")
@@ -482,7 +484,7 @@ def test_bot_replay_suggests_node_for_a_bot_that_played_with_the_javascript_kit(
     monkeypatch.chdir(tmp_path)
     code, out, err = _arena(capsys, "bot", "replay", "js-replayed-bot", "--match", str(match_id))
     assert code == 0, err
-    assert '--seat 1 --step K --bot "node main.js"' in out, out
+    assert '--seat 1 --step ' in out and ' --bot "node main.js"' in out, out
 
 
 # --- errors: one line, never a traceback ------------------------------------------------------------
@@ -942,3 +944,126 @@ def test_an_upload_told_the_server_is_busy_is_sent_again_after_retry_after(
         server.shutdown()
         server.server_close()
     assert caught.value.status == 503 and len(posts) == client.UPLOAD_BUSY_TRIES
+
+
+# --- debugging a match: 'latest' named, the printed rerun line runs as printed -----------------------
+
+
+def _readme_bot() -> str:
+    """The README's own bot (alice-bot/main.py of its walkthrough), as a reader copies it."""
+    text = (REPO / "README.md").read_text()
+    start = text.index("cat > alice-bot/main.py <<'EOF'\n") + len("cat > alice-bot/main.py <<'EOF'\n")
+    return text[start:text.index("\nEOF\n", start) + 1]
+
+
+def _matches_finished_out_of_order(api: Api, capsys: pytest.CaptureFixture[str], bot_name: str,
+                                   replay: bytes) -> tuple[int, int]:
+    """Two finished matches of a new bot (seat 1): the older id finished last. (older, newer)."""
+    assert _arena(capsys, "bot", "create", bot_name, "--game", "clank")[0] == 0
+    engine = create_engine(api.db)
+    try:
+        with engine.connect() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == bot_name)).scalar_one()
+            reference = conn.execute(
+                sa.select(bot_versions.c.id).where(bot_versions.c.command == "builtin:random")
+            ).scalar_one()
+        with engine.begin() as conn:
+            version = conn.execute(
+                sa.insert(bot_versions).values(
+                    bot_id=bot_id, version="1", command="python main.py", qualification="passed",
+                    created_at=datetime.now(UTC),
+                ).returning(bot_versions.c.id)
+            ).scalar_one()
+        older, newer = (enqueue_match(engine, api.ladder_id, [reference, version], 12) for _ in range(2))
+        result = Result(scores=(1, 0), places=(1, 2), outcomes=("escaped", "knocked_out"))
+        for match_id, second in ((newer, 0), (older, 1)):
+            record_result(engine, match_id, result, replay, "finished", logs={1: (b"hi\n", False)},
+                          now=datetime(2030, 1, 1, 0, 0, second, tzinfo=UTC))
+    finally:
+        engine.dispose()
+    return older, newer
+
+
+def test_latest_is_the_match_that_finished_last_and_both_commands_name_it(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.replay import encode
+    from referee.runner import play_local
+
+    _login(capsys, tmp_path, api.url, api.alice)
+    stored = encode(play_local("clank", ["random", "random"], 12).replay)
+    older, newer = _matches_finished_out_of_order(api, capsys, "latest-bot", stored)
+    assert older < newer  # the newer id finished first: 'latest' is not the highest id
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _arena(capsys, "bot", "logs", "latest-bot", "--match", "latest")
+    assert code == 0 and out == "hi\n", err
+    assert err == (f"match {older} (its latest finished match): arena bot replay latest-bot "
+                   f"--match {older} fetches its replay\n")
+    code, out, err = _arena(capsys, "bot", "replay", "latest-bot", "--match", "latest")
+    assert code == 0, err
+    assert out.startswith(f"wrote match-{older}.replay.json.gz (match {older}, its latest finished "
+                          "match; clank,"), out
+
+
+@pytest.mark.parametrize("works", [True, False], ids=["readme-bot", "a-bot-that-cannot-start"])
+def test_the_printed_rerun_line_runs_as_printed_from_the_bots_folder(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    works: bool,
+) -> None:
+    """`arena bot replay` from where the walkthrough stands, then its rerun line, split as a shell
+    would and run from the bot's folder with nothing installed but arena: the README's bot
+    answers ("No module named 'arena_bot'" before); a bot that cannot start shows its own line."""
+    import shlex
+
+    from referee.replay import encode
+    from referee.runner import play_local
+
+    _login(capsys, tmp_path, api.url, api.alice)
+    name = f"rerun-bot-{works}".lower()
+    match_id = _finished_match(api, capsys, name, 15, b"",
+                               replay=encode(play_local("clank", ["random", "random"], 15).replay))
+    folder = tmp_path / "alice-bot"
+    folder.mkdir()
+    (folder / "main.py").write_text(_readme_bot() if works else "import numpy_is_not_here\n")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _arena(capsys, "bot", "replay", name, "--match", str(match_id))
+    assert code == 0, err
+    line = next(text.strip() for text in out.splitlines() if text.strip().startswith("arena replay rerun"))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(shlex.split(line), cwd=folder, capture_output=True, text=True, timeout=120, env=env)
+    if works:
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "  your bot: [" in done.stdout, done.stdout
+    else:
+        assert done.returncode == 1, done.stdout + done.stderr
+        error = [text for text in done.stderr.splitlines() if text.startswith("error:")]
+        assert len(error) == 1, done.stderr
+        assert "it printed: ModuleNotFoundError: No module named 'numpy_is_not_here'" in error[0], error[0]
+
+
+def test_an_upload_whose_run_names_a_missing_file_is_refused_by_the_client_and_by_the_api(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The version would only crash at its first qualification game ("can't open file"), 15 s
+    later: `arena bot upload` refuses it before sending, the API (curl, an older client) too."""
+    _login(capsys, tmp_path, api.url, api.alice)
+    code, out, err = _arena(capsys, "bot", "create", "run-check-bot", "--game", "clank")
+    assert code == 0, err
+    folder = _bot_dir(tmp_path)  # main.py, lib/helper.py
+    code, out, err = _arena(capsys, "bot", "upload", "run-check-bot", str(folder), "--run", "python bot.py")
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert "names bot.py, which is not in the archive" in err and "nothing was sent" in err, err
+    bot = httpx.get(f"{api.url}/api/bots/by-name/run-check-bot", timeout=30).json()
+    refused = httpx.post(
+        f"{api.url}/api/bots/{bot['id']}/versions", params={"run": "python /home/alice/bot/main.py"},
+        content=pack_directory(folder).data, timeout=30,
+        headers={"Authorization": f"Bearer {api.alice}", "Content-Type": "application/gzip"},
+    )
+    assert refused.status_code == 422, refused.text
+    assert "names /home/alice/bot/main.py, a path that will not exist in the sandbox" in refused.text
+    code, out, err = _arena(capsys, "bot", "upload", "run-check-bot", str(folder),
+                            "--run", "python lib/helper.py")
+    assert code == 0, err
+    versions = httpx.get(f"{api.url}/api/bots/by-name/run-check-bot", timeout=30).json()["versions"]
+    assert len(versions) == 1  # the two refused were never stored

@@ -55,7 +55,7 @@ def _guarded(command: Command) -> Command:
         except KeyboardInterrupt:
             print("error: interrupted", file=sys.stderr)
             return 130
-        except BrokenPipeError:  # `arena bot status --json | head`: the root's one line, status 2
+        except BrokenPipeError:  # `arena bot status --json | head`: the root ends it quietly
             raise
         except Exception as exc:  # the promise is one line, never a traceback
             print(f"error: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -207,6 +207,7 @@ def _cmd_bot_upload(args: argparse.Namespace) -> int:
     if not source.exists():
         raise ClientError(f"{source}: no such file or directory")
     archive = pack_directory(source) if source.is_dir() else read_archive(source)
+    _check_run_file(archive, args.run)
     with _client(args) as api:
         bot = api.bot_by_name(args.name)
         version = api.upload(int(bot["id"]), archive, args.run, args.version)
@@ -224,6 +225,25 @@ def _cmd_bot_upload(args: argparse.Namespace) -> int:
         f"reference bot first; `arena bot status {args.name}` shows the result"
     )
     return 0
+
+
+def _check_run_file(archive: Any, run: str) -> None:
+    """Refuse, before sending, an archive that lacks the file `--run` names: the server would
+    refuse it too (``ladder.bots.run_file_missing``), and a version stored without it only
+    crashes at its first qualification game. The server's check on the same bytes decides an
+    archive this one cannot read."""
+    from ladder.archives import validate_archive
+    from ladder.bots import run_file_missing
+    from ladder.errors import LadderError
+    from workers.client import ClientError
+
+    try:
+        normal = validate_archive(archive.data)
+    except LadderError:
+        return  # the server says what is wrong with it, in its words
+    missing = run_file_missing(run, normal)
+    if missing:
+        raise ClientError(f"--run {missing}; nothing was sent")
 
 
 def _sdk_args(referee: Any, override: str | None) -> str | None:
@@ -430,32 +450,41 @@ def _cmd_bot_status(args: argparse.Namespace) -> int:
 
 
 def _latest_match(api: Any, bot: dict[str, Any]) -> int:
+    """'latest', the one definition `bot logs` and `bot replay` share: of the bot's recent
+    matches, the finished one that finished last (then the higher id). A bot on a ladder goes on
+    playing, so two commands may resolve it to two matches: each prints the id it used, and the
+    command for the same match again."""
     from workers.client import ClientError
 
     finished = api.get_json(f"/api/bots/{int(bot['id'])}/matches", params={"limit": "50"})
     done = [m for m in finished if m.get("status") == "done"]
     if not done:
         raise ClientError(f"{bot['name']} has no finished match yet")
-    return max(int(m["id"]) for m in done)
+    return int(max(done, key=lambda m: (str(m.get("finished_at") or ""), int(m["id"])))["id"])
 
 
 def _cmd_bot_logs(args: argparse.Namespace) -> int:
-    """Print what the bot printed in one match, seat by seat (its owner's key)."""
+    """Print what the bot printed in one match, seat by seat (its owner's key); stderr names the
+    match (the one 'latest' resolved to) and the command for its replay."""
     with _client(args) as api:
         match_id, seats = _match_and_seats(api, args)
-        for seat in seats:
-            text = api.request("GET", f"/api/matches/{match_id}/logs/{seat}").text
-            if len(seats) > 1:
-                print(f"== match {match_id}, seat {seat} ==")
-            sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
-            if not text:  # an empty log is the bot's silence, not a failure: say so
-                print(f"(seat {seat} of match {match_id}: the bot wrote nothing)", file=sys.stderr)
+        texts = [api.request("GET", f"/api/matches/{match_id}/logs/{seat}").text for seat in seats]
+    # once they are fetched (a refusal stays one line)
+    which = " (its latest finished match)" if args.match == "latest" else ""
+    print(f"match {match_id}{which}: arena bot replay {shlex.quote(args.name)} --match {match_id} "
+          "fetches its replay", file=sys.stderr)
+    for seat, text in zip(seats, texts, strict=True):
+        if len(seats) > 1:
+            print(f"== match {match_id}, seat {seat} ==")
+        sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+        if not text:  # an empty log is the bot's silence, not a failure: say so
+            print(f"(seat {seat} of match {match_id}: the bot wrote nothing)", file=sys.stderr)
     return 0
 
 
 def _match_and_seats(api: Any, args: argparse.Namespace) -> tuple[int, list[int]]:
-    """The match `--match` names (an id, or 'latest': the bot's latest finished match) and the
-    seats the bot `args.name` played in it (only `--seat`, when given)."""
+    """The match `--match` names (an id, or 'latest': :func:`_latest_match`, resolved once) and
+    the seats the bot `args.name` played in it (only `--seat`, when given)."""
     from workers.client import ClientError
 
     bot = api.bot_by_name(args.name)
@@ -514,14 +543,25 @@ def _cmd_bot_replay(args: argparse.Namespace) -> int:
     steps = len(replay["steps"])
     seat_list = ", ".join(str(s) for s in seats)
     size = f"{size_bytes:,} bytes"
-    print(f"wrote {out} (match {match_id}, {replay['game']}, {steps} steps, {size}; re-simulated)")
-    print(f"{args.name} played seat {seat_list}. What it saw, and a decision sent to your bot again:")
-    quoted = shlex.quote(str(out))
-    print(f"  arena replay show {quoted} --seat {seats[0]}")
+    which = ", its latest finished match" if args.match == "latest" else ""
+    print(f"wrote {out} (match {match_id}{which}; {replay['game']}, {steps} steps, {size}; re-simulated)")
+    print(f"{args.name} played seat {seat_list}. What it saw, and a decision sent to your bot again "
+          "(run from your bot's folder):")
+    # absolute: the lines work from wherever the user runs them, the bot's folder included
+    quoted = shlex.quote(str(out.resolve()))
+    seat = seats[0]
+    print(f"  arena replay show {quoted} --seat {seat}")
     records = replay["seats"]  # the server's: its seat list may not hold the API's seat number
-    record = records[seats[0]] if seats[0] < len(records) and isinstance(records[seats[0]], dict) else {}
+    record = records[seat] if seat < len(records) and isinstance(records[seat], dict) else {}
     command = example_bot_command(record, "main")  # main.py, main.js: the READMEs' bots
-    print(f"  arena replay rerun {quoted} --seat {seats[0]} --step K --bot \"{command}\"")
+    decided = [n for n, step in enumerate(replay["steps"], start=1)
+               if "forfeit" not in step and step.get("seat") == seat]
+    if decided:
+        print(f"  arena replay rerun {quoted} --seat {seat} --step {decided[-1]} --bot \"{command}\"")
+        print(f"  (step {decided[-1]} is its last decision; any step `arena replay show` lists for "
+              f"seat {seat} works)")
+    else:
+        print(f"  (seat {seat} made no decision in this match: there is none to send again)")
     return 0
 
 
