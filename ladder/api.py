@@ -70,6 +70,7 @@ from ladder.bots import (
     enter_ladder,
     missing_log_reason,
     read_bot_log,
+    read_qualification_replay,
 )
 from ladder.elo import INITIAL_RATING
 from ladder.errors import (
@@ -736,6 +737,39 @@ def create_app(
             raise Forbidden("logs are shown to the bot's owner only")
         headers = {"X-Log-Truncated": "true" if found.truncated else "false"}
         return PlainTextResponse(found.text, headers=headers)
+
+    @app.get(
+        "/api/bots/{bot_id}/versions/{version_id}/qualification/replay",
+        response_class=Response,
+        responses={
+            200: {"content": {"application/gzip": {"schema": {"type": "string", "format": "binary"}}}},
+            **_errors(401, 403, 404, 422, 429),
+        },
+    )
+    def qualification_replay(bot_id: int, version_id: int, who: Key) -> Response:
+        """The replay of the qualification game that failed the version (gzip, as a match's):
+        for the bot's owner or an operator only, as qualification games are theirs. Headers
+        `X-Qualification-Game` (its number) and `X-Qualification-Seat` (the version's seat)."""
+        found = read_qualification_replay(engine, bot_id, version_id)
+        if found is None:
+            raise NotFound(
+                f"no kept qualification replay for version {version_id} of bot {bot_id}: only a "
+                "failed qualification game's is kept"
+            )
+        if not who.has("operator") and (
+            not who.has("bots") or found.account_id is None or found.account_id != who.account_id
+        ):
+            raise Forbidden("qualification games are shown to the bot's owner only")
+        headers = {
+            "Content-Disposition": (
+                f'attachment; filename="qualification-{version_id}.replay.json.gz"'
+            ),
+            "ETag": f'"{found.sha256}"',
+            "X-Replay-SHA256": found.sha256,
+            "X-Qualification-Game": str(found.game),
+            "X-Qualification-Seat": str(found.seat),
+        }
+        return Response(content=found.data, media_type="application/gzip", headers=headers)
 
     @app.get("/metrics", include_in_schema=False)
     def metrics() -> Response:

@@ -40,7 +40,16 @@ from ladder.archives import NormalizedArchive
 from ladder.db import write_transaction
 from ladder.errors import Conflict, Forbidden, InvalidInput, NotFound
 from ladder.ladders import ensure_entries
-from ladder.schema import QUALIFICATIONS, bot_logs, bot_versions, bots, ladder_entries, ladders, matches
+from ladder.schema import (
+    QUALIFICATIONS,
+    bot_logs,
+    bot_versions,
+    bots,
+    ladder_entries,
+    ladders,
+    matches,
+    qualification_replays,
+)
 from referee import settings
 from referee.games import GAMES
 
@@ -54,6 +63,7 @@ __all__ = [
     "BotIdentity",
     "BotLog",
     "NewVersion",
+    "QualificationReplay",
     "Registration",
     "add_bot_version",
     "add_remote_version",
@@ -65,6 +75,7 @@ __all__ = [
     "hash_token",
     "missing_log_reason",
     "read_bot_log",
+    "read_qualification_replay",
     "register_bot",
     "rename_bot",
     "reserved_name_reason",
@@ -564,3 +575,33 @@ def read_bot_log(engine: Engine, match_id: int, seat: int) -> BotLog | None:
     raw = zlib.decompressobj(wbits=31).decompress(bytes(row.data), MAX_LOG_BYTES)
     text = raw.decode("utf-8", errors="replace")
     return BotLog(row.bot_id, row.account_id, text, row.bytes, bool(row.truncated))
+
+
+@dataclass(frozen=True, slots=True)
+class QualificationReplay:
+    """The kept replay of the qualification game that failed a version, and whose it is."""
+
+    account_id: int | None
+    game: int
+    seat: int
+    #: gzip, as stored
+    data: bytes
+    sha256: str
+
+
+def read_qualification_replay(engine: Engine, bot_id: int, version_id: int) -> QualificationReplay | None:
+    """The failed qualification game's replay of version `version_id` of bot `bot_id` (with the
+    bot's account, for the caller's owner check), or None: no such version of that bot, or none
+    kept (it passed, is pending, or failed before this was kept)."""
+    if not (1 <= bot_id <= 2**31 - 1 and 1 <= version_id <= 2**31 - 1):
+        return None
+    with engine.connect() as conn:
+        row = conn.execute(
+            sa.select(qualification_replays, bots.c.account_id)
+            .join(bot_versions, bot_versions.c.id == qualification_replays.c.version_id)
+            .join(bots, bots.c.id == bot_versions.c.bot_id)
+            .where(qualification_replays.c.version_id == version_id, bots.c.id == bot_id)
+        ).one_or_none()
+    if row is None:
+        return None
+    return QualificationReplay(row.account_id, int(row.game), int(row.seat), bytes(row.data), row.sha256)

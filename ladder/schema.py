@@ -60,6 +60,7 @@ __all__ = [
     "ladders",
     "matches",
     "metadata",
+    "qualification_replays",
     "rating_history",
     "replays",
     "results",
@@ -375,6 +376,20 @@ bot_logs = Table(
     Column("bytes", Integer, nullable=False),
     Column("truncated", Boolean, nullable=False),
     PrimaryKeyConstraint("match_id", "seat"),
+)
+
+qualification_replays = Table(
+    "qualification_replays",
+    metadata,
+    # one per version: the qualification game that failed it (its owner's only, like bot_logs)
+    Column("version_id", ForeignKey("bot_versions.id", ondelete="CASCADE"), primary_key=True),
+    # the game's number in the qualification (1-based) and the candidate's seat in it
+    Column("game", Integer, nullable=False),
+    Column("seat", Integer, nullable=False),
+    # gzip of the replay as the referee wrote it, and the SHA-256 of those uncompressed bytes
+    Column("data", LargeBinary, nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
 )
 
 #: a stored competition's life: created -> running -> done (or failed: it cannot go on)

@@ -1067,3 +1067,60 @@ def test_an_upload_whose_run_names_a_missing_file_is_refused_by_the_client_and_b
     assert code == 0, err
     versions = httpx.get(f"{api.url}/api/bots/by-name/run-check-bot", timeout=30).json()["versions"]
     assert len(versions) == 1  # the two refused were never stored
+
+
+def test_a_failed_qualification_games_replay_is_its_owners_to_download(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`arena bot status` names the command, `arena bot replay --qualification` fetches it (the
+    owner); another account is refused (403), no key 401."""
+    import gzip
+    import hashlib
+
+    from ladder.schema import qualification_replays
+    from referee.replay import encode, loads
+    from referee.runner import play_local
+
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "failed-qual-bot", "--game", "clank")[0] == 0
+    played = play_local("clank", ["random", "random"], 21)
+    raw = encode(played.replay)
+    detail = {"reason": "game 1 of 2: forfeited: crashed: exit code 1 (step 3, after 1 decision)",
+              "games": [{"game": 1, "seat": 1, "decisions": 1, "faults": ["forfeited: crashed"]}],
+              "replay": {"game": 1, "seat": 1, "bytes": 1}}
+    engine = create_engine(api.db)
+    try:
+        with engine.begin() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "failed-qual-bot")).scalar_one()
+            version = conn.execute(
+                sa.insert(bot_versions).values(
+                    bot_id=bot_id, version="v1", command="python main.py", qualification="failed",
+                    qualification_detail=json.dumps(detail), created_at=datetime.now(UTC),
+                ).returning(bot_versions.c.id)
+            ).scalar_one()
+            conn.execute(sa.insert(qualification_replays).values(
+                version_id=version, game=1, seat=1, data=gzip.compress(raw),
+                sha256=hashlib.sha256(raw).hexdigest(), created_at=datetime.now(UTC),
+            ))
+    finally:
+        engine.dispose()
+    code, out, err = _arena(capsys, "bot", "status", "failed-qual-bot")
+    assert code == 0, err
+    assert "its failed game's replay (yours only): arena bot replay failed-qual-bot --qualification v1" in out
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _arena(capsys, "bot", "replay", "failed-qual-bot", "--qualification", "v1")
+    assert code == 0, err
+    written = tmp_path / f"qualification-{version}.replay.json.gz"
+    assert loads(written.read_bytes())["steps"] == played.replay["steps"]
+    assert out.startswith(f"wrote {written.name} (qualification game 1 of version v1; clank,"), out
+    assert f"arena replay show {written} --seat 1" in out
+
+    path = f"{api.url}/api/bots/{bot_id}/versions/{version}/qualification/replay"
+    assert httpx.get(path, timeout=30).status_code == 401
+    other = httpx.get(path, headers={"Authorization": f"Bearer {api.bob}"}, timeout=30)
+    assert other.status_code == 403 and "owner only" in other.text
+    _login(capsys, tmp_path, api.url, api.bob)
+    code, out, err = _arena(capsys, "bot", "replay", "failed-qual-bot", "--qualification", "v1",
+                            "--out", str(tmp_path / "bob.replay.json.gz"))
+    assert code == 1 and out == "" and err.count("\n") == 1 and "403" in err, err
+    assert not (tmp_path / "bob.replay.json.gz").exists()

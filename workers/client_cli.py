@@ -358,9 +358,16 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
             lines.append(f"      {_printable(str(detail['reason']))}")
         for game in detail.get("games") or []:
             faults = _printable("; ".join(game.get("faults") or [])) or "no fault"
+            decisions = game.get("decisions", "?")
+            said = "no decision" if decisions == 0 else f"{decisions} decisions"
             lines.append(
                 f"      game {game.get('game')}: vs {game.get('opponent')}, seat {game.get('seat')}, "
-                f"{game.get('outcome')} ({game.get('decisions', '?')} decisions): {faults}"
+                f"{game.get('outcome')} ({said}): {faults}"
+            )
+        if isinstance(detail.get("replay"), dict):
+            lines.append(
+                "      its failed game's replay (yours only): arena bot replay "
+                f"{shlex.quote(str(bot['name']))} --qualification {shlex.quote(str(v.get('version')))}"
             )
         excerpt = _printable(str(detail.get("log_excerpt") or "").strip())
         if excerpt and qual == "failed":
@@ -505,9 +512,33 @@ def _match_and_seats(api: Any, args: argparse.Namespace) -> tuple[int, list[int]
     return match_id, seats
 
 
+def _qualification_target(api: Any, args: argparse.Namespace) -> tuple[str, str, int, str]:
+    """The kept replay of the failed qualification game of version `--qualification` (its label
+    or id): its API path, its default file name, the version's seat and how to name it."""
+    from workers.client import ClientError
+
+    bot = api.bot_by_name(args.name)
+    versions = bot.get("versions") or []
+    wanted = args.qualification
+    version = next((v for v in versions if wanted in (str(v.get("version")), str(v.get("id")))), None)
+    if version is None:
+        labels = ", ".join(str(v.get("version")) for v in versions) or "none"
+        raise ClientError(f"{args.name} has no version {args.qualification!r} (versions: {labels})")
+    kept = _detail(version).get("replay")
+    if not isinstance(kept, dict):
+        raise ClientError(
+            f"{args.name} version {version.get('version')} has no kept qualification replay: only a "
+            f"failed qualification game's is kept (it is {version.get('qualification')})"
+        )
+    path = f"/api/bots/{int(bot['id'])}/versions/{int(version['id'])}/qualification/replay"
+    label = f"qualification game {kept.get('game')} of version {version.get('version')}"
+    return path, f"qualification-{int(version['id'])}.replay.json.gz", int(kept.get("seat") or 0), label
+
+
 def _cmd_bot_replay(args: argparse.Namespace) -> int:
-    """Download a match's replay, check it re-simulates (the server's bytes are outside input),
-    write it and say how to look at it as the bot's seat."""
+    """Download a match's replay, or the failed qualification game's (`--qualification`: its
+    owner's), check it re-simulates (the server's bytes are outside input), write it and say how
+    to look at it as the bot's seat."""
     import contextlib
     import os
 
@@ -516,23 +547,28 @@ def _cmd_bot_replay(args: argparse.Namespace) -> int:
     from workers.client import ClientError
 
     with _client(args) as api:
-        match_id, seats = _match_and_seats(api, args)
-        out = Path(args.out or f"match-{match_id}.replay.json.gz")
+        if args.qualification is not None:
+            path, default_name, seat_no, label = _qualification_target(api, args)
+            seats = [seat_no]
+            if args.seat is not None and args.seat != seat_no:
+                raise ClientError(f"{args.name} played seat {seat_no} of its {label}, not {args.seat}")
+        else:
+            match_id, seats = _match_and_seats(api, args)
+            path, default_name = f"/api/matches/{match_id}/replay", f"match-{match_id}.replay.json.gz"
+            label = f"match {match_id}" + (", its latest finished match" if args.match == "latest" else "")
+        out = Path(args.out or default_name)
         # streamed to a file beside the target, checked there, then renamed into place: nothing
         # at `out` unless it verifies, and never more than the cap in memory or on disk
         part = out.with_name(f".{out.name}.{os.urandom(4).hex()}.part")
         try:
-            size_bytes = api.download(
-                f"/api/matches/{match_id}/replay", part, MAX_INFLATED_BYTES,
-                f"match {match_id}: the server's replay",
-            )
+            size_bytes = api.download(path, part, MAX_INFLATED_BYTES, f"{label}: the server's replay")
         except OSError as exc:
             raise ClientError(f"cannot write {out}: {exc.strerror or exc}") from None
     try:
         try:
             replay = load(part)  # bounded: its inflated size and nesting are capped
         except ReplayError as exc:
-            raise ClientError(f"match {match_id}: the server's replay does not verify: {exc}") from None
+            raise ClientError(f"{label.split(',')[0]}: the server's replay does not verify: {exc}") from None
         try:
             part.replace(out)
         except OSError as exc:
@@ -543,8 +579,7 @@ def _cmd_bot_replay(args: argparse.Namespace) -> int:
     steps = len(replay["steps"])
     seat_list = ", ".join(str(s) for s in seats)
     size = f"{size_bytes:,} bytes"
-    which = ", its latest finished match" if args.match == "latest" else ""
-    print(f"wrote {out} (match {match_id}{which}; {replay['game']}, {steps} steps, {size}; re-simulated)")
+    print(f"wrote {out} ({label}; {replay['game']}, {steps} steps, {size}; re-simulated)")
     print(f"{args.name} played seat {seat_list}. What it saw, and a decision sent to your bot again "
           "(run from your bot's folder):")
     # absolute: the lines work from wherever the user runs them, the bot's folder included
@@ -561,7 +596,7 @@ def _cmd_bot_replay(args: argparse.Namespace) -> int:
         print(f"  (step {decided[-1]} is its last decision; any step `arena replay show` lists for "
               f"seat {seat} works)")
     else:
-        print(f"  (seat {seat} made no decision in this match: there is none to send again)")
+        print(f"  (seat {seat} made no decision in this game: there is none to send again)")
     return 0
 
 
@@ -946,9 +981,16 @@ def register(sub: Commands) -> None:
         "replay", help="download one match's replay (checked: it must re-simulate) to show or rerun it"
     )
     replay.add_argument("name", help="the bot's name")
-    replay.add_argument("--match", required=True, help="a match id, or 'latest' (its latest finished match)")
+    which = replay.add_mutually_exclusive_group(required=True)
+    which.add_argument("--match", help="a match id, or 'latest' (its latest finished match)")
+    which.add_argument(
+        "--qualification", metavar="VERSION",
+        help="the qualification game that failed this version (its label or id; yours only)",
+    )
     replay.add_argument("--seat", type=int, help="the seat to name in the hints (default: the bot's first)")
-    replay.add_argument("--out", help="write it here (default: match-ID.replay.json.gz in this folder)")
+    replay.add_argument(
+        "--out", help="write it here (default: match-ID.replay.json.gz, qualification-ID.replay.json.gz)"
+    )
     _common(replay, json_flag=False)
     replay.set_defaults(func=_guarded(_cmd_bot_replay))
 

@@ -38,6 +38,14 @@ replay's seat record (``referee/server/PROTOCOL.md``, "Misbehaviour"):
 Losing is no fault: a bot that plays badly but correctly qualifies. The first faulty game ends
 the qualification (failed); the remaining games are not played.
 
+**What the author reads** (:func:`game_faults`, :func:`seat_figures`): each fault says where
+it happened (the step, as ``arena replay show`` numbers it; "before its first decision" when the
+bot made none), the bot's own decision count (not the match's), and the sandbox limit that ended
+it ("killed at its sandbox's memory limit of 512 MB"). The failed game's replay is kept
+(``qualification_replays``, one per version) for its owner: ``GET /api/bots/{id}/versions/
+{version_id}/qualification/replay``, ``arena bot replay NAME --qualification VERSION``, which
+``arena bot status`` names.
+
 **When the platform fails** (no executor, the sandbox cannot start, the referee errs): that is
 not the bot's fault. The version goes back to ``pending`` with ``retry_after`` (30 s, then
 doubling) and is tried again, up to :data:`MAX_ATTEMPTS` attempts in all; then it is ``failed``
@@ -90,7 +98,7 @@ from sqlalchemy import Engine
 
 from ladder.bots import REMOTE, WAITING_FOR_CONNECTION
 from ladder.db import write_transaction
-from ladder.schema import bot_versions, bots, ladder_entries, ladders, matches
+from ladder.schema import bot_versions, bots, ladder_entries, ladders, matches, qualification_replays
 from referee import settings
 from referee.games import game_class, game_spec
 from workers import metrics
@@ -120,6 +128,7 @@ __all__ = [
     "qualification_games",
     "qualify_version",
     "reference_bots",
+    "seat_figures",
 ]
 
 log = logging.getLogger(__name__)
@@ -366,18 +375,52 @@ class _Lease(LeaseThread):
 # --- playing -----------------------------------------------------------------------------------
 
 
-def game_faults(execution: Execution, seat: int) -> list[str]:
-    """The protocol faults of `seat` in a played game (empty: none), from its replay record."""
+def _record(execution: Execution, seat: int) -> Mapping[str, Any]:
     seats = execution.replay.get("seats") or []
-    record: Mapping[str, Any] = seats[seat] if seat < len(seats) else {}
+    record = seats[seat] if seat < len(seats) else {}
+    return record if isinstance(record, Mapping) else {}
+
+
+def seat_figures(execution: Execution, seat: int) -> dict[str, Any]:
+    """What `seat` itself did in a played game, from its replay: its own ``decisions`` (not the
+    match's: the reference bot's count in a game it played alone was read as the candidate's),
+    the ``step`` of its first fault (its forfeit, else its first default action, else the step
+    of its first incident's decision; None without one) and ``killed_for``, the sandbox limit
+    that ended it ("" if none did: ``referee.server.launcher.killed_for``)."""
+    steps = [s for s in execution.replay.get("steps") or [] if isinstance(s, Mapping)]
+    record = _record(execution, seat)
+    own = [n for n, s in enumerate(steps, start=1) if "forfeit" not in s and s.get("seat") == seat]
+    step = next((n for n, s in enumerate(steps, start=1) if s.get("forfeit") == seat), None)
+    if step is None:
+        step = next((n for n in own if steps[n - 1].get("reason")), None)
+    if step is None:
+        decisions = [i.get("decision") for i in record.get("incidents") or [] if isinstance(i, Mapping)]
+        step = next((n for n in own for d in decisions[:1] if steps[n - 1].get("decision") == d), None)
+    sandbox = record.get("sandbox")
+    killed = str(sandbox.get("killed_for") or "") if isinstance(sandbox, Mapping) else ""
+    return {"decisions": len(own), "step": step, "killed_for": killed}
+
+
+def game_faults(execution: Execution, seat: int) -> list[str]:
+    """The protocol faults of `seat` in a played game (empty: none), from its replay record; a
+    forfeit says where (the step, and "before its first decision" when the bot made none) and
+    the sandbox limit that ended the bot, when one did."""
+    record = _record(execution, seat)
+    figures = seat_figures(execution, seat)
     faults = []
-    if record.get("forfeit"):
-        faults.append(f"forfeited: {record['forfeit']}")
-    else:
-        faults.extend(f"forfeited: {why}" for s, why in execution.forfeits if s == seat)
+    forfeit = record.get("forfeit") or next((why for s, why in execution.forfeits if s == seat), "")
+    if forfeit:
+        text = f"forfeited: {forfeit}"
+        if figures["killed_for"]:
+            text += f", killed at its sandbox's {figures['killed_for']} (workers/SANDBOX.md, Limits)"
+        own = int(figures["decisions"])
+        where = f"step {figures['step']}, " if figures["step"] else ""
+        when = "before its first decision" if own == 0 else f"after {own} decision{'s' if own != 1 else ''}"
+        faults.append(f"{text} ({where}{when})")
     strikes = int(record.get("strikes") or 0)
     if strikes:
-        faults.append(f"{strikes} strike{'s' if strikes != 1 else ''}")
+        first = f" (the first at step {figures['step']})" if figures["step"] and not forfeit else ""
+        faults.append(f"{strikes} strike{'s' if strikes != 1 else ''}{first}")
     for incident in (record.get("incidents") or [])[:5]:
         kind = incident.get("kind", "incident") if isinstance(incident, Mapping) else "incident"
         what = incident.get("detail", "") if isinstance(incident, Mapping) else str(incident)
@@ -386,6 +429,33 @@ def game_faults(execution: Execution, seat: int) -> list[str]:
     if omitted:
         faults.append(f"{omitted} more incidents")
     return faults
+
+
+def _keep_replay(
+    engine: Engine, version_id: int, number: int, seat: int, execution: Execution
+) -> dict[str, Any]:
+    """Store the failed game's replay for the version's owner (``qualification_replays``: one
+    per version, the newest failure's); what the detail says of it."""
+    import gzip
+    import hashlib
+
+    from referee.core.game import canonical_json
+    from referee.replay import ReplayError
+    from referee.replay import encode as encode_replay
+
+    try:  # as ladder matches store theirs (workers.match_execution): format 2, else format 1
+        raw = encode_replay(execution.replay)
+    except ReplayError:
+        raw = canonical_json(execution.replay).encode()
+    data = gzip.compress(raw, mtime=0)
+    row = {
+        "version_id": version_id, "game": number, "seat": seat,
+        "data": data, "sha256": hashlib.sha256(raw).hexdigest(), "created_at": _now(),
+    }
+    with write_transaction(engine) as conn:
+        conn.execute(sa.delete(qualification_replays).where(qualification_replays.c.version_id == version_id))
+        conn.execute(sa.insert(qualification_replays).values(row))
+    return {"game": number, "seat": seat, "bytes": len(data)}
 
 
 def _excerpt(execution: Execution, seat: int) -> str:
@@ -648,11 +718,13 @@ def qualify_version(
                         "faults": faults,
                     }
                 )
+                played[-1].update(seat_figures(execution, seat))  # its own, not the match's
                 if faults:
                     reason = f"game {number} of {games}: {'; '.join(faults)}"
+                    kept = _keep_replay(engine, version_id, number, seat, execution)
                     lease.write(
                         "failed", games=played, reason=reason, log_excerpt=_excerpt(execution, seat),
-                        finished_at=_iso(_now()), lease_expires_at=None,
+                        finished_at=_iso(_now()), lease_expires_at=None, replay=kept,
                     )
                     metrics.QUALIFICATIONS.labels(game=game, outcome="failed").inc()
                     return QualificationRun(version_id, "failed", reason)

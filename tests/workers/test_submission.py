@@ -167,9 +167,47 @@ def test_a_faulty_upload_fails_with_its_reason_and_output_and_the_last_passed_ve
     assert len(detail["games"]) == 1  # the first faulty game ends it
     assert any(fault in f for f in detail["games"][0]["faults"])
     assert printed in detail["log_excerpt"]
+    if mode == "crash":  # it crashes at its 5th decision: its own 4 are counted, not the match's
+        assert detail["games"][0]["decisions"] == 4, detail
+        assert "after 4 decisions)" in detail["reason"] and "(step " in detail["reason"], detail["reason"]
     # the newest version that passed is the one the matchmaker seats
     assert _seated_version(sqlite_engine, ladder_id, bot.bot_id) == good
     assert due_versions(sqlite_engine) == []
+
+
+#: a bot that fills its memory before it ever connects (the sandbox's limit ends it)
+HOARDING_BOT = "hoard = []\nwhile True:\n    hoard.append(bytearray(8 << 20))\n"
+
+
+def test_a_failed_qualification_names_the_step_the_limit_and_keeps_its_replay(
+    sqlite_url: str, sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """"crashed: exit code 137" alone named neither the memory limit nor that the bot never
+    decided anything ("forfeited (46 decisions)": the match's count); the game was not kept."""
+    from ladder.schema import qualification_replays
+    from referee.replay import loads
+
+    monkeypatch.setenv("ARENA_SANDBOX_MEMORY_MB", "96")
+    (tmp_path / "main.py").write_text(HOARDING_BOT)
+    bot = register_bot(sqlite_engine, "hoarder", "alice")
+    version_id = _upload(sqlite_engine, bot.bot_id, "1", files={"main.py": tmp_path / "main.py"})
+
+    assert qualify_version(sqlite_url, version_id).status == "failed"
+
+    _, detail = qualification_of(sqlite_engine, version_id)
+    (game,) = detail["games"]
+    assert game["decisions"] == 0 and game["killed_for"] == "memory limit of 96 MB", game
+    reason = detail["reason"]
+    assert reason.startswith("game 1 of 2: forfeited: crashed: exit code 137, killed at its sandbox's "
+                             "memory limit of 96 MB (workers/SANDBOX.md, Limits) (step "), reason
+    assert reason.endswith(", before its first decision)"), reason
+    assert detail["replay"]["game"] == 1 and detail["replay"]["seat"] == game["seat"]
+    with sqlite_engine.connect() as conn:
+        kept = conn.execute(sa.select(qualification_replays)).one()
+    replay = loads(kept.data)
+    assert kept.version_id == version_id and kept.seat == game["seat"]
+    assert replay["seats"][game["seat"]]["forfeit"] == "crashed: exit code 137"
+    assert any(step.get("forfeit") == game["seat"] for step in replay["steps"])
 
 
 def test_a_version_is_qualified_by_one_worker_at_a_time(sqlite_url: str, sqlite_engine: Engine) -> None:
