@@ -5,8 +5,8 @@ and its SHA-256), written when qualification fails it; shown to the bot's owner 
 only, through ``GET /api/bots/{bot_id}/versions/{version_id}/qualification/replay`` and
 ``arena bot replay NAME --qualification VERSION``. New table: nothing existing changes.
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-12-03
 """
 
@@ -19,8 +19,8 @@ from alembic import op
 
 from ladder.schema import UTCDateTime
 
-revision: str = "0009"
-down_revision: str | Sequence[str] | None = "0008"
+revision: str = "0010"
+down_revision: str | Sequence[str] | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
