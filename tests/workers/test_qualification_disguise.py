@@ -115,8 +115,9 @@ def test_the_spy_cannot_tell_its_qualification_games_from_a_rated_match(pg_url: 
     for seen in games:
         assert _view(seen) == _view(rated)
     # the clock, for the record (a figure, not a check): process start to GameStart
-    print("seconds to GameStart: qualification", [s["seconds_to_start"] for s in games],
-          "rated", rated["seconds_to_start"])  # fmt: skip
+    print("seconds to GameStart (seat): qualification",
+          [(s["seconds_to_start"], s["seat"]) for s in games],
+          "rated", (rated["seconds_to_start"], rated["seat"]))  # fmt: skip
     # the ids come from the matches' own sequence: the rated match's follows them
     numbers = [int(MATCH_ID.fullmatch(s["match_id"]).group(1)) for s in games]  # type: ignore[union-attr]
     assert numbers == sorted(numbers) and numbers[-1] < match_id
