@@ -408,7 +408,8 @@ class AlienGame(StateGame):
                 out.append(Action("fight", ("facehugger", i), f"kill the facehugger on seat {f['seat']}"))
         for k, o in enumerate(self.content.objectives):
             # "You must complete them in order!": only the current Objective can be completed
-            if o.condition == "spend" and k == s.objective and s.attack >= o.attack and self._face_up(o.card):
+            open_now = o.condition == "spend" and self._objective_open(k)
+            if open_now and s.attack >= o.attack and self._face_up(o.card):
                 out.append(Action("complete", (k,), f"spend {o.attack} Attack: {o.name}"))
         if s.can_ask and self._teammates():
             out.append(Action("ask", (), "ask the team to Coordinate"))
@@ -421,6 +422,11 @@ class AlienGame(StateGame):
         s = self.s
         seats = ((s.current + k) % s.players_n for k in range(1, s.players_n))
         return [seat for seat in seats if s.players[seat].status == ALIVE]
+
+    def _objective_open(self, k: int) -> bool:
+        """Whether Objective `k` may be completed now: "You must complete them in order!", so
+        only the current one."""
+        return k == self.s.objective
 
     def _fightable(self, card_id: str) -> bool:
         c = self.hive_card(card_id)
@@ -508,7 +514,7 @@ class AlienGame(StateGame):
             s.coordinate_queue = self._teammates()
         elif kind == "end_turn":
             s.phase = "strike_coordinate"
-            s.coordinate_queue = self._teammates()  # the automatic ask of the Strike phase
+            s.coordinate_queue = self._phase_ask()  # the automatic ask of the Strike phase
             s.strike_log = []
         else:  # pragma: no cover - legal actions are generated above
             raise IllegalAction(kind)
@@ -566,7 +572,7 @@ class AlienGame(StateGame):
                 return
             if s.phase == "hive":
                 s.phase = "hive_coordinate"
-                s.coordinate_queue = self._teammates()  # the automatic ask of the Hive phase
+                s.coordinate_queue = self._phase_ask()  # the automatic ask of the Hive phase
             elif s.phase == "hive_coordinate":
                 if s.coordinate_queue:
                     self._ask_next()
@@ -605,19 +611,21 @@ class AlienGame(StateGame):
                 if not s.over:
                     self._next_turn(rules["hand_size"])
 
+    def _phase_ask(self) -> list[int]:
+        """Who the automatic ask of the Hive and the Strike phases asks: "During another
+        player's turn, you can set aside a Coordinate card", so every living teammate."""
+        return self._teammates()
+
     def _ask_next(self) -> None:
         """Ask the next teammate in the current Coordinate round (if still alive)."""
         s = self.s
         seat = s.coordinate_queue.pop(0)
         if s.players[seat].status == ALIVE:
-            where = _ASK_PHASES[s.phase]
-            s.stack.append(
-                {
-                    "kind": "coordinate",
-                    "seat": seat,
-                    "prompt": f"coordinate a card for seat {s.current} ({where} phase)?",
-                }
-            )
+            s.stack.append({"kind": "coordinate", "seat": seat, "prompt": self._ask_prompt()})
+
+    def _ask_prompt(self) -> str:
+        s = self.s
+        return f"coordinate a card for seat {s.current} ({_ASK_PHASES[s.phase]} phase)?"
 
     def _cleanup(self) -> None:
         s = self.s
@@ -753,7 +761,7 @@ class AlienGame(StateGame):
         s.attack -= c.attack
         s.dead_enemies.append(card_id)
         for k, o in enumerate(self.content.objectives):
-            if o.condition == "kill" and o.card == card_id and k == s.objective:
+            if o.condition == "kill" and o.card == card_id and self._objective_open(k):
                 s.met[k] = True  # only the current Objective (later ones cannot be fought yet)
         self._resolve(s.current, c.death)
         self._check_objectives()
@@ -785,12 +793,15 @@ class AlienGame(StateGame):
                 RandomStreams(s.seed, s.rng).shuffle(_stream_deck(seat), p.deck)
             card_id = p.deck.pop()
             if card_id in self.content.hive_cards:
-                # "When a player draws a Chestburster, they die horribly!" -- and that is all the
-                # seed says: the card stays with its dead host (it does not become an enemy).
-                p.discard.append(card_id)
+                self._chestburster(seat, card_id)
                 self._die(seat)
                 return
             p.hand.append(card_id)
+
+    def _chestburster(self, seat: int, card_id: str) -> None:
+        """"When a player draws a Chestburster, they die horribly!" -- and that is all the seed
+        says: the card stays with its dead host (it does not become an enemy)."""
+        self.s.players[seat].discard.append(card_id)
 
     def _heal(self, seat: int, n: int) -> None:
         """Remove up to n Strike cards, the most recent first."""

@@ -54,6 +54,10 @@ SPEC = GameSpec(
     reference_bots=("coop",),
     static_content="referee.games.alien.spec:static_content",
     outcome_columns=(("survived", ("survived",)), ("died", ("died",)), ("forfeited", ("forfeited",))),
+    older_versions={
+        "alien-1": "referee.games.alien.versions:Alien1",
+        "alien-2": "referee.games.alien.versions:Alien2",
+    },
     legend=(
         "legend: complex = the 5 rooms from the first to the Airlock, each '??' (a face-down "
         "Hive card, scan it to see), '-' (empty) or a face-up card's name; a card pushed past "

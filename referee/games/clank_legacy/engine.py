@@ -174,8 +174,13 @@ class ClankLegacyGame(ClankGameBase):
         return {"players": players, "campaign": new_campaign(players).to_json()}
 
     @classmethod
+    def game_content(cls) -> LegacyContent:
+        """The content this version's games are set up from (the bundled content)."""
+        return default_content()
+
+    @classmethod
     def new_game(cls, config: Mapping[str, Any], seed: int) -> Self:
-        content = default_content()
+        content = cls.game_content()
         players = config.get("players")
         lo, hi = content.rules["players"]
         if isinstance(players, bool) or not isinstance(players, int) or not lo <= players <= hi:
@@ -260,9 +265,7 @@ class ClankLegacyGame(ClankGameBase):
         s.adventure_deck = deck
         s.row = list(row) + [None] * (rules["row_size"] - len(row))
 
-        # A random first player (seed: "Randomly choose a first player"): a campaign keeps its
-        # seats from game to game, so seat order cannot stand in for the draw as in Clank!.
-        s.first = rng.below("first_player", n)
+        s.first = self._first_player(rng, n)
         # Employees: starting deck (with promotions), figure on HQ, 3/2/1/0 Clank! in turn order
         # from the first player, draw 5.
         for seat, p in enumerate(s.players):
@@ -288,6 +291,11 @@ class ClankLegacyGame(ClankGameBase):
         s.current = s.first
         self._begin_turn()
 
+    def _first_player(self, rng: RandomStreams, n: int) -> int:
+        """A random first player (seed: "Randomly choose a first player"): a campaign keeps its
+        seats from game to game, so seat order cannot stand in for the draw as in Clank!."""
+        return rng.below("first_player", n)
+
     # --- the contract --------------------------------------------------------------------
 
     # num_seats, content_version, is_over, copy, to_json, digest: ClankGameBase
@@ -303,7 +311,7 @@ class ClankLegacyGame(ClankGameBase):
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Self:
-        content = default_content()
+        content = cls.game_content()
         state = LegacyState.from_json(dict(data))
         check_content_version(state.content_version, content.version)
         return cls(state, content)
@@ -379,8 +387,8 @@ class ClankLegacyGame(ClankGameBase):
                 "prologue": self.s.prologue,
                 "epilogue": self.s.epilogue,
                 "choices": list(self.s.choices),
-                "campaign_before": json_digest(self.s.campaign),
-                "campaign_after": json_digest(self.s.campaign_now),
+                "campaign_before": self._campaign_digest(self.s.campaign),
+                "campaign_after": self._campaign_digest(self.s.campaign_now),
             },
         )
 
@@ -1099,6 +1107,10 @@ class ClankLegacyGame(ClankGameBase):
             return votes[voters.index(mvp)]
         return tied[0]
 
+    def _campaign_digest(self, campaign: dict[str, Any]) -> str:
+        """The digest of a campaign state's JSON (`CampaignState.digest`)."""
+        return json_digest(campaign)
+
     def _close(self) -> None:
         """The Mission Report and the Employee Reviews: the campaign state after this game."""
         s = self.s
@@ -1112,7 +1124,7 @@ class ClankLegacyGame(ClankGameBase):
             knocked_out=tuple(i for i, p in enumerate(s.players) if p.status == KNOCKED_OUT),
             mvp=s.mvp,
             choices=tuple(s.choices),
-            state_before=json_digest(s.campaign),
+            state_before=self._campaign_digest(s.campaign),
             board=s.board,
         )
         s.campaign_now = close_game(self.campaign_now(), report, self.content).to_json()

@@ -43,4 +43,5 @@ SPEC = GameSpec(
         # knocked out with nothing to show (no artifact, or in the Danger Zone), or forfeited
         ("lost", ("lost", "forfeited")),
     ),
+    older_versions={"clank_legacy-1": "referee.games.clank_legacy.versions:ClankLegacy1"},
 )
