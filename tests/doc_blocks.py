@@ -44,6 +44,7 @@ RUN_BY: dict[tuple[str, str], str] = {
     ("README.md", "operator-api"): _SUBMISSION,
     ("README.md", "user"): _SUBMISSION,
     ("README.md", "wait"): _SUBMISSION,
+    ("bots/javascript/README.md", "submit"): _SUBMISSION,
     ("bots/python/README.md", "try-it"): _KITS,
     # the fixture of the kits' and COMPETITIONS.md's tests
     ("bots/javascript/README.md", "install"): "tests/test_doc_blocks.py::reader",
