@@ -139,6 +139,19 @@ class ServerLimits:
     max_concurrent_rpcs: int = 8192
     #: HTTP/2 streams at once on one connection
     max_streams_per_connection: int = 256
+    #: TCP connections open at once in the whole server (gRPC's connection quota); one more is
+    #: closed as it is accepted
+    max_connections: int = 4096
+    #: BotService.Play streams open at once from one client address (Unix-socket clients and
+    #: `--auth-limit-exempt` networks excepted); one more is RESOURCE_EXHAUSTED
+    max_streams_per_address: int = 256
+    #: a connection must finish its handshake (TLS, the HTTP/2 preface) this soon, or it is
+    #: closed: a raw TCP connection that says nothing is dropped after this long
+    handshake_timeout_ms: int = 10_000
+    #: a connection that carries no RPC for this long is told to go away (GOAWAY) and closed; a
+    #: bot playing or waiting in the lobby always has its stream open, a client reconnects
+    #: by itself for its next call
+    max_connection_idle_ms: int = 60_000
     #: largest message the referee accepts (a bot's answer is a few bytes); a bigger one forfeits
     #: the seat ("message too large"), or refuses a hello
     max_receive_bytes: int = 64 * 1024
@@ -196,4 +209,9 @@ class ServerLimits:
             # lobby bot that vanished without closing its connection is noticed
             ("grpc.http2.max_pings_without_data", 0),
             ("grpc.so_reuseport", 0),
+            # connections that sit idle (raw TCP, or an HTTP/2 preface and nothing after) were
+            # kept forever: 300 of 300 stayed open
+            ("grpc.server_handshake_timeout_ms", self.handshake_timeout_ms),
+            ("grpc.max_connection_idle_ms", self.max_connection_idle_ms),
+            ("grpc.max_allowed_incoming_connections", self.max_connections),
         ]

@@ -234,12 +234,39 @@ class Gate:
     RESOURCE_EXHAUSTED instead of UNAUTHENTICATED until its window has moved on, so a guesser
     there is told nothing about its guesses."""
 
-    def __init__(self, limiter: FailedAuthLimiter) -> None:
+    def __init__(self, limiter: FailedAuthLimiter, max_streams_per_address: int = 256) -> None:
         self.limiter = limiter
+        self.max_streams_per_address = max_streams_per_address
+        #: Play streams open now per client address (only addresses with one open)
+        self.streams: dict[str, int] = {}
 
     async def enter(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
         """The caller's address (its failures are weighed only if its credential fails)."""
         return peer_address(context.peer())
+
+    async def open_stream(self, context: grpc.aio.ServicerContext[Any, Any]) -> str:
+        """The address of a new Play stream, counted until :meth:`close_stream`; aborts it with
+        RESOURCE_EXHAUSTED if its address already has `max_streams_per_address` open (an
+        exempt address, see FailedAuthLimiter, is not counted)."""
+        address = peer_address(context.peer())
+        if self.limiter.exempted(address):
+            return address
+        open_now = self.streams.get(address, 0)
+        if open_now >= self.max_streams_per_address:
+            await _abort(
+                context, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"too many streams from your address ({open_now} open, the most one address may hold)",
+            )
+        self.streams[address] = open_now + 1
+        return address
+
+    def close_stream(self, address: str) -> None:
+        """A Play stream of `address` ended."""
+        left = self.streams.get(address, 0) - 1
+        if left > 0:
+            self.streams[address] = left
+        else:
+            self.streams.pop(address, None)
 
     async def refuse(
         self, context: grpc.aio.ServicerContext[Any, Any], address: str, kind: str, message: str
@@ -318,7 +345,17 @@ class BotService:
         context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
     ) -> None:
         """One bot session (see PROTOCOL.md)."""
-        address = await self.gate.enter(context)
+        address = await self.gate.open_stream(context)
+        try:
+            await self._play(context, address)
+        finally:
+            self.gate.close_stream(address)
+
+    async def _play(
+        self,
+        context: grpc.aio.ServicerContext[bot_pb2.BotMessage, bot_pb2.RefereeMessage],
+        address: str,
+    ) -> None:
         token = bearer_token(context)
         if not token:
             await self.gate.refuse(
@@ -586,7 +623,7 @@ def handlers(
     referee: Referee, admin_token: str | None, limiter: FailedAuthLimiter | None = None
 ) -> list[grpc.GenericRpcHandler]:
     """The generic handlers of both services (`admin_token` None: admin calls are open)."""
-    gate = Gate(limiter or FailedAuthLimiter())
+    gate = Gate(limiter or FailedAuthLimiter(), referee.limits.max_streams_per_address)
     bots = BotService(referee, gate)
     admin = AdminService(referee, admin_token, gate)
 

@@ -275,3 +275,100 @@ def test_exemptions_parse_networks_and_unix() -> None:
     assert limiter.retry_after("10.1.2.3") is None
     with pytest.raises(ValueError):
         FailedAuthLimiter(exempt=["not-a-network"])
+
+
+# --- connections that sit idle, and streams per address ---------------------------------------------
+
+
+def test_idle_connections_are_dropped(tmp_path: Path) -> None:
+    """300 raw TCP connections that never say a word and 50 that send the HTTP/2 preface and
+    nothing more: every one is closed by the referee (0 of 300 were, before), raw ones after the
+    handshake timeout, the others after the idle timeout (1 s and 2 s here)."""
+    import time
+
+    from referee.server.config import ServerLimits
+
+    from .conftest import ThreadedReferee
+
+    ref = ThreadedReferee(limits=ServerLimits(handshake_timeout_ms=1000, max_connection_idle_ms=2000))
+    host, port = ref.address.rsplit(":", 1)
+    preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes.fromhex("000000040000000000")  # + SETTINGS
+    sockets = []
+    try:
+        for i in range(350):
+            sock = socket.create_connection((host, int(port)), timeout=10)
+            if i >= 300:
+                sock.sendall(preface)
+            sock.setblocking(False)
+            sockets.append(sock)
+        open_ones = set(range(len(sockets)))
+        deadline = time.monotonic() + 30  # a wait for the referee, not a measured time
+        while open_ones and time.monotonic() < deadline:
+            time.sleep(0.2)
+            for i in list(open_ones):
+                try:
+                    while sockets[i].recv(65536):  # the server's SETTINGS, GOAWAY: read on
+                        pass
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    pass
+                open_ones.discard(i)  # EOF or reset: closed by the referee
+        assert sorted(open_ones) == []
+    finally:
+        for sock in sockets:
+            sock.close()
+        ref.close()
+
+
+def test_play_streams_per_address_are_capped() -> None:
+    """Two Play streams held open from 127.0.0.1 (a seat token, no hello yet) with the cap at 2:
+    a third from there is RESOURCE_EXHAUSTED before its token is looked at; once they end, the
+    address may open streams again."""
+    import threading
+    import time
+    from collections.abc import Iterator
+
+    from referee.server.config import ServerLimits
+
+    from .conftest import ThreadedReferee
+
+    ref = ThreadedReferee(
+        limits=ServerLimits(max_streams_per_address=2),
+        auth_limiter=FailedAuthLimiter(max_failures=10**6),
+    )
+    release = threading.Event()
+
+    def silent() -> Iterator[bot_pb2.BotMessage]:
+        release.wait(30)
+        return
+        yield
+
+    def probe() -> tuple[grpc.StatusCode, str]:
+        return _attempt(ref.address, "seat", secrets.token_urlsafe(16))
+
+    try:
+        made = _create(ref.address, ref.admin_token)
+        channels = [grpc.insecure_channel(ref.address, options=channel_options()) for _ in range(2)]
+        held = [play_call(ch)(silent(), metadata=bearer(made.seat_tokens[i]), timeout=30)
+                for i, ch in enumerate(channels)]
+        deadline = time.monotonic() + 20  # waits for the referee to count them; asserts nothing
+        code, details = probe()
+        while "too many streams" not in details and time.monotonic() < deadline:
+            time.sleep(0.1)
+            code, details = probe()
+        assert code is grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert details == "too many streams from your address (2 open, the most one address may hold)"
+        release.set()
+        for call in held:
+            call.cancel()
+        deadline = time.monotonic() + 20
+        while "too many streams" in details and time.monotonic() < deadline:
+            time.sleep(0.1)
+            code, details = probe()
+        assert code is grpc.StatusCode.UNAUTHENTICATED, details  # counted no more: its token is read
+        for ch in channels:
+            ch.close()
+    finally:
+        release.set()
+        ref.close()
