@@ -41,7 +41,7 @@ from .conftest import REPO, Broker, WorkerFarm, make_ladder
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
-LEASE_S = 3.0
+LEASE_S = 5.0
 SWEEP_S = 1.0
 MATCHES = 24
 WORKERS = 2
@@ -51,6 +51,8 @@ BOT = "builtin:random?think_ms=3"
 #: the kills, in order, each of a worker playing a match, at least KILL_GAP_S apart
 KINDS = ("child", "whole", "child", "main", "child", "whole", "child", "main")
 KILL_GAP_S = 3.0
+#: room the timing check leaves for a loaded machine
+LOADED = 2.0
 
 
 def _children(pid: int) -> list[int]:
@@ -175,6 +177,13 @@ def test_killed_workers_never_fail_lose_or_double_a_match(
             stored = dict(conn.execute(sa.select(replays.c.match_id, replays.c.data)).all())
             total = conn.execute(sa.select(sa.func.count()).select_from(matches)).scalar_one()
         statuses = {m: r.status for m, r in rows.items()}
+        counts = {
+            "lost": sum(s in ("queued", "running") for s in statuses.values()) + MATCHES - len(rows),
+            "doubled": sum(rated.get(m, 0) > 2 for m in ids),
+            "failed": sum(s == "failed" for s in statuses.values()),
+            "parked": sum(s == "parked" for s in statuses.values()),
+        }
+        print(f"\n{counts}")
         assert total == MATCHES and sorted(rows) == sorted(ids)
         assert [m for m, s in statuses.items() if s != "done"] == [], (
             {m: (rows[m].status, rows[m].error) for m in ids if rows[m].status != "done"}
@@ -207,6 +216,7 @@ def test_killed_workers_never_fail_lose_or_double_a_match(
             kind: [w for w, (_, _, k) in zip(waits, hits, strict=True) if k == kind]
             for kind in ("child", "whole")
         }
+        restarts = [rows[m].started_at.timestamp() - at for at, m, _ in hits]
         kinds_line = "; ".join(
             f"{kind}: {len(w)} hit, p50 {statistics.median(w):.1f} s, max {max(w):.1f} s"
             for kind, w in by_kind.items() if w
@@ -216,15 +226,19 @@ def test_killed_workers_never_fail_lose_or_double_a_match(
             f"sweep {SWEEP_S:g} s; kills: {kills['child']} pool children, {kills['main']} main "
             f"processes, {kills['whole']} whole workers; {len(hits)} matches hit mid-game, "
             f"{len(faulted)} played again ({sum(r.attempts for r in rows.values())} platform faults); "
-            f"lost 0, doubled 0, failed 0, parked 0; season {season_s:.1f} s\n"
+            f"lost {counts['lost']}, doubled {counts['doubled']}, failed {counts['failed']}, "
+            f"parked {counts['parked']}; season {season_s:.1f} s\n"
             f"kill-to-result p50 {p50:.1f} s (bound lease + sweep + own length, p50 "
             f"{statistics.median(bounds):.1f} s), max {worst:.1f} s (twice the bound at the max: "
             f"{2 * max(bounds):.1f} s); match length p50 {statistics.median(lengths):.1f} s\n"
-            f"by kill: {kinds_line}"
+            f"by kill: {kinds_line}; kill to the last start p50 {statistics.median(restarts):.1f} s, "
+            f"max {max(restarts):.1f} s"
         )
-        # the bound, with room for a loaded machine (the figures above are the measure)
-        assert p50 <= 1.5 * statistics.median(bounds) + 2.0, (waits, bounds)
-        assert worst <= 2 * 1.5 * max(bounds) + 4.0, (waits, bounds)
+        # the bound (p50 within lease + sweep + length, the max within twice that) with a
+        # factor of 2 for a loaded machine: on two cores at a load of 10-17 every step is slower
+        # (the figures above are the measure, this only catches a recovery gone wrong)
+        assert p50 <= LOADED * statistics.median(bounds), (waits, bounds)
+        assert worst <= LOADED * 2 * max(bounds), (waits, bounds)
     finally:
         if beat is not None:
             beat.terminate()
