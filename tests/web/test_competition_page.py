@@ -37,7 +37,9 @@ def test_competition_page_standings_crosstable_progress_and_games(engine: Engine
                 assert link in part, (table, name)
         # 4 games each: fewer than INTERVAL_MIN_GAMES, so "too few games", not a point interval
         assert all(row["games"] < INTERVAL_MIN_GAMES for row in results["standings"])
-        assert standings.count("too few games") == len(results["standings"]) and "[1" not in standings
+        # the interval of each row, and the bootstrap's P(better than next) of the first
+        assert standings.count("too few games") == len(results["standings"]) + 1 and "[1" not in standings
+        assert "100%" not in standings and results["standings"][0]["los_next"] == 1.0
         head = standings.split("</thead>", 1)[0]
         assert 'href="/ratings#competitions-maximum-likelihood-elo-with-bootstrap-intervals"' in head
         assert "95% confidence interval" in html.split("id=interval-note>", 1)[1].split("</p>", 1)[0]
