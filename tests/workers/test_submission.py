@@ -539,7 +539,7 @@ def test_the_readme_walkthrough_runs_from_an_empty_database_to_a_first_rated_mat
                 ["bash", "-euo", "pipefail", "-c", walkthrough_blocks(js_readme)["submit"]],
                 cwd=js_folder, env=env, stdout=js_out, stderr=subprocess.STDOUT, text=True,
             )
-        run("wait", scripts["wait"], work)
+        waited = run("wait", scripts["wait"], work)
         js_code = js_submit.wait(600)
         transcript.append(f"$ [{js_readme} submit, in work/my-bot]\n{js_log.read_text()}")
         assert js_code == 0, "\n".join(transcript) + servers_log.read_text()[-4000:]
@@ -548,6 +548,14 @@ def test_the_readme_walkthrough_runs_from_an_empty_database_to_a_first_rated_mat
             js_submit.kill()
             js_submit.wait(10)
         _stop_group(servers)
+
+    # the rerun line `arena bot replay` printed, run as printed from where Alice works on her
+    # bot: its folder, where `python main.py` is her bot
+    (rerun_line,) = [line.strip() for line in waited.splitlines()
+                     if line.strip().startswith("arena replay rerun ")]
+    rerun = run("the printed rerun line", rerun_line, work / "alice-bot")
+    # exit 0 is not enough: a bot that could not start is reported as "your bot: forfeited"
+    assert re.search(r"^  your bot: \[\d+\] ", rerun, re.M), rerun
 
     out = "\n".join(transcript)
     print(out)
