@@ -27,6 +27,7 @@ import json
 import re
 import secrets
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -76,6 +77,7 @@ __all__ = [
     "missing_log_reason",
     "read_bot_log",
     "read_qualification_replay",
+    "reference_bot_names",
     "register_bot",
     "rename_bot",
     "reserved_name_reason",
@@ -239,6 +241,22 @@ def add_bot_version(
     except IntegrityError as exc:
         raise Conflict(f"bot {bot_id} already has a version {version!r}") from exc
     return version_id
+
+
+def reference_bot_names(game: str, players: int, strategies: Sequence[str]) -> list[tuple[str, str]]:
+    """(bot name, strategy) of the reference bots a `players`-seat ladder of `game` gets: each
+    of `strategies` once (``reference-<game>-<strategy>``), then again in turn with a number
+    (``reference-<game>-random-2``) until there is one for every seat but one, so a single
+    newcomer fills a table with them (the matchmaker seats a bot once per match)."""
+    if not strategies:
+        return []
+    wanted = max(len(strategies), players - 1)
+    named = []
+    for i in range(wanted):
+        strategy = strategies[i % len(strategies)]
+        round_ = i // len(strategies) + 1
+        named.append((f"reference-{game}-{strategy}" + (f"-{round_}" if round_ > 1 else ""), strategy))
+    return named
 
 
 def reserved_prefixes() -> tuple[str, ...]:

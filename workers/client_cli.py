@@ -31,7 +31,6 @@ __all__ = [
     "create_ladder_with_reference_bots",
     "ladder_kind",
     "referee_lines",
-    "reference_bot_names",
     "register",
 ]
 
@@ -751,22 +750,6 @@ def ladder_kind(game: str) -> str:
     return "coop" if spec.cooperative else "campaign" if spec.campaign else "ffa"
 
 
-def reference_bot_names(game: str, players: int, strategies: Sequence[str]) -> list[tuple[str, str]]:
-    """(bot name, strategy) of the reference bots a `players`-seat ladder of `game` gets: each
-    of `strategies` once (``reference-<game>-<strategy>``), then again in turn with a number
-    (``reference-<game>-random-2``) until there is one for every seat but one, so a single
-    newcomer fills a table with them (the matchmaker seats a bot once per match)."""
-    if not strategies:
-        return []
-    wanted = max(len(strategies), players - 1)
-    named = []
-    for i in range(wanted):
-        strategy = strategies[i % len(strategies)]
-        round_ = i // len(strategies) + 1
-        named.append((f"reference-{game}-{strategy}" + (f"-{round_}" if round_ > 1 else ""), strategy))
-    return named
-
-
 def add_reference_bots(
     engine: Any, ladder_id: int, game: str, players: int, strategies: Sequence[str]
 ) -> list[str]:
@@ -779,7 +762,7 @@ def add_reference_bots(
     """
     import sqlalchemy as sa
 
-    from ladder.bots import REFERENCE_OWNER, add_bot_version, register_bot
+    from ladder.bots import REFERENCE_OWNER, add_bot_version, reference_bot_names, register_bot
     from ladder.ladders import join_ladder
     from ladder.schema import ladder_entries
     from workers.bot_commands import builtin_command
@@ -811,7 +794,7 @@ def _reference_bot_ids(
     name held by a bot that is not the platform's (see :func:`add_reference_bots`)."""
     import sqlalchemy as sa
 
-    from ladder.bots import REFERENCE_OWNER
+    from ladder.bots import REFERENCE_OWNER, reference_bot_names
     from ladder.errors import Conflict
     from ladder.schema import bots
 

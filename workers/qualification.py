@@ -574,7 +574,7 @@ def _opponents(table: _Table, game: str, number: int) -> list[SeatSpec]:
 
 
 def _reference_names(game: str, players: int) -> list[tuple[str, str]]:
-    from workers.client_cli import reference_bot_names  # (client_cli imports this module lazily)
+    from ladder.bots import reference_bot_names
 
     return reference_bot_names(game, players, reference_bots(game))
 
