@@ -32,8 +32,9 @@ a requeued match is the next one any free worker process takes, however many new
 queued.
 
 A pool child that dies mid-match (SIGKILL, the OOM killer) is seen by its worker's main process
-at once: billiard reports the job lost after ``worker_lost_wait`` (:data:`LOST_WAIT_S`; the
-default 10 s held the dead child's prefetch slot idle that long) and :class:`PlayRequest`
+at once: billiard's pool upkeep (every :data:`MAINTAIN_POOL_S` in :class:`ArenaTaskPool`, 5 s in
+billiard) reports the job lost after ``worker_lost_wait`` (:data:`LOST_WAIT_S`; the default 10 s
+held the dead child's prefetch slot idle that long) and :class:`PlayRequest`
 requeues the match it held right then (``ladder.match_queue.requeue_lost``: the same platform
 fault as an expired lease) and sends it at :data:`RETRY_PRIORITY`, instead of leaving it to the
 sweeper after the lease. A worker killed whole (main process too) has nobody to say so: its
@@ -96,6 +97,8 @@ import sqlalchemy as sa
 from billiard.einfo import ExceptionWithTraceback  # type: ignore[import-untyped]
 from billiard.exceptions import WorkerLostError  # type: ignore[import-untyped]
 from celery import Celery  # type: ignore[import-untyped]
+from celery.concurrency.asynpool import AsynPool  # type: ignore[import-untyped]
+from celery.concurrency.prefork import TaskPool  # type: ignore[import-untyped]
 from celery.signals import (  # type: ignore[import-untyped]
     worker_init,
     worker_process_init,
@@ -126,11 +129,13 @@ __all__ = [
     "BROKER_ENV",
     "DEFAULT_BROKER_URL",
     "LOST_WAIT_S",
+    "MAINTAIN_POOL_S",
     "NEW_PRIORITY",
     "PLAY_RETRY_CAP_S",
     "PLAY_RETRY_MAX",
     "RETRY_PRIORITY",
     "VISIBILITY_TIMEOUT_S",
+    "ArenaTaskPool",
     "CeleryDispatcher",
     "PlayRequest",
     "app",
@@ -185,6 +190,25 @@ UNACKED_INDEX_KEY: Final = "unacked_index"
 #: seconds billiard waits for a dead pool child's result before reporting its job lost (our
 #: tasks store no result: nothing to wait for)
 LOST_WAIT_S: Final = 1.0
+#: how often a worker's main process looks after its pool, the lost-job check among it
+#: (billiard's own 5 s reported a dead child's job 1 to 6 s after its death)
+MAINTAIN_POOL_S: Final = 0.5
+
+
+class _ArenaAsynPool(AsynPool):  # type: ignore[misc]
+    """Celery's prefork pool, looked after every :data:`MAINTAIN_POOL_S`."""
+
+    @property
+    def timers(self) -> dict[Any, float]:
+        """The pool's periodic upkeep (restarting dead processes, reporting lost jobs)."""
+        return {self.maintain_pool: MAINTAIN_POOL_S}
+
+
+class ArenaTaskPool(TaskPool):  # type: ignore[misc]
+    """The ``worker_pool`` of ``arena worker``: prefork, its lost jobs reported promptly (their
+    matches requeued by :class:`PlayRequest`)."""
+
+    Pool = _ArenaAsynPool
 
 
 def broker_url() -> str:
@@ -220,6 +244,7 @@ def make_app(broker: str | None = None, queue: str | None = None) -> Celery:
         # run_match stops a match at MAX_MATCH_SECONDS itself; this is the backstop for a hang
         task_time_limit=int(MAX_MATCH_SECONDS + 300),
         worker_lost_wait=LOST_WAIT_S,
+        worker_pool="workers.celery_app:ArenaTaskPool",
         worker_max_tasks_per_child=1000,
     )
     return celery
