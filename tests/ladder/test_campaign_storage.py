@@ -266,7 +266,33 @@ def test_migration_0006_keeps_existing_ladders_on_sqlite(tmp_path: Any) -> None:
     upgrade(url, "0005")
     engine = create_engine(url)
     try:
-        roster = make_roster(engine)
+        # the rows as revision 0005 has them, in its own columns: today's ladder.* writes
+        # columns added later (ladders.engine_version, 0008), which 0005 does not have
+        with engine.begin() as conn:
+            now = {"now": "2026-01-01 00:00:00"}
+            ladder_id = conn.execute(
+                sa.text(
+                    "INSERT INTO ladders (name, game, players, decision_ms, bank_ms, max_strikes, created_at)"
+                    " VALUES ('clank-2p', 'clank', 2, 1000, 30000, 3, :now) RETURNING id"
+                ),
+                now,
+            ).scalar_one()
+            for i in range(4):
+                bot_id = conn.execute(
+                    sa.text(
+                        "INSERT INTO bots (name, owner, token_hash, created_at)"
+                        " VALUES (:name, 'tests', :hash, :now) RETURNING id"
+                    ),
+                    {"name": f"bot{i}", "hash": f"{i:064x}", **now},
+                ).scalar_one()
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO ladder_entries (ladder_id, bot_id, rating, games, wins,"
+                        " joined_at, updated_at)"
+                        " VALUES (:ladder, :bot, 1500, 0, 0, :now, :now)"
+                    ),
+                    {"ladder": ladder_id, "bot": bot_id, **now},
+                )
 
         def entries() -> int:
             with engine.connect() as conn:
@@ -274,7 +300,7 @@ def test_migration_0006_keeps_existing_ladders_on_sqlite(tmp_path: Any) -> None:
                     conn.execute(
                         sa.select(sa.func.count())
                         .select_from(ladder_entries)
-                        .where(ladder_entries.c.ladder_id == roster.ladder_id)
+                        .where(ladder_entries.c.ladder_id == ladder_id)
                     ).scalar_one()
                 )
 
