@@ -245,3 +245,45 @@ def test_arena_db_parked_lists_them_and_requeue_puts_one_back(sqlite_url: str) -
         assert none.stdout == "no parked matches\n"
     finally:
         engine.dispose()
+
+
+def test_a_dead_local_pool_process_hands_its_match_back_at_once(sqlite_url: str) -> None:
+    """A pool process killed mid-match breaks the pool; collect() restarts it and ends the lost
+    run's lease (the pool chose its worker id), so the next sweep requeues the match now, not
+    after its 60 s lease, and it is played again (one platform fault)."""
+    import signal as signals
+
+    from ladder.match_queue import requeue_expired
+
+    engine = create_engine(sqlite_url)
+    try:
+        # random bots thinking 8 ms a decision: the match lasts several seconds
+        ladder = make_ladder(engine, ["builtin:random?think_ms=8"] * 2)
+        match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=3)
+        with LocalPool(sqlite_url, 1, lease=60.0) as pool:
+            pool.dispatch(match_id)
+            deadline = time.monotonic() + 60
+            while True:
+                with engine.connect() as conn:
+                    status = conn.execute(
+                        sa.select(matches.c.status).where(matches.c.id == match_id)
+                    ).scalar_one()
+                if status == "running":
+                    break
+                assert time.monotonic() < deadline, "the match never started"
+                time.sleep(0.05)
+            for process in list(pool._pool._processes.values()):  # the executor's own table
+                os.kill(process.pid, signals.SIGKILL)
+            deadline = time.monotonic() + 30
+            while pool.in_flight():
+                assert time.monotonic() < deadline, "the pool never saw its process die"
+                pool.collect()
+                time.sleep(0.05)
+            swept = requeue_expired(engine)
+            assert swept.requeued == (match_id,)  # the lease had 55 s and more to run
+            pool.dispatch_retry(match_id)
+        with engine.connect() as conn:
+            row = conn.execute(sa.select(matches).where(matches.c.id == match_id)).one()
+        assert (row.status, row.attempts) == ("done", 1)
+    finally:
+        engine.dispose()
