@@ -78,17 +78,11 @@ def _stats_table(games: Sequence[Any], game: str = "clank") -> dict[str, Any]:
 
 
 def _print_table(stats: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    class _PipeConsole(Console):
-        # rich exits with status 1 when its reader goes away; arena's main() ends every
-        # command the same way instead (quietly, status 141)
-        def on_broken_pipe(self) -> None:
-            self.quiet = True
-            raise BrokenPipeError
+    from referee.cli_checks import output_console
 
-    console = _PipeConsole()
+    console = output_console()
     fixed = ("games", "wins", "win_rate", "mean_score")
     for key, title in (("by_seat", "seat"), ("by_bot", "bot")):
         rows = stats[key]

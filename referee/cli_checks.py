@@ -27,6 +27,7 @@ __all__ = [
     "check_writable_dir",
     "database_url_arg",
     "non_negative_int",
+    "output_console",
     "port_number",
     "positive_int",
     "seat_names",
@@ -270,3 +271,16 @@ def fail(message: str) -> int:
     print(f"error: {message}", file=sys.stderr)
     return USAGE_EXIT
 
+
+def output_console(**options: Any) -> Any:
+    """A rich Console for a command's output that leaves a reader gone (``| head``) to `arena`'s
+    main entry, as every other write does (``referee.cli.run``: quietly, status 141); rich's own
+    answer is SystemExit(1)."""
+    from rich.console import Console
+
+    class _PipeConsole(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _PipeConsole(**options)

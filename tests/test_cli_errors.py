@@ -163,14 +163,16 @@ def test_output_closed_by_its_reader_ends_quietly(tmp_path: Path) -> None:
 
 
 def test_a_results_table_into_a_closed_pipe_ends_quietly() -> None:
-    """The reader is gone before arena starts (the read end is closed): the rich table of
-    `arena play` and the JSON both meet a broken pipe on their first write."""
-    for extra in ([], ["--json"]):
+    """The reader is gone before arena starts (the read end is closed): the rich tables of
+    `arena play` and `arena tournament run` and the JSON meet a broken pipe on their first write."""
+    tournament = ["tournament", "run", "--game", "clank", "--format", "round-robin", "--bots",
+                  "greedy,random", "--workers", "0"]
+    for argv in (["play", "clank", "--games", "2"], ["play", "clank", "--games", "2", "--json"], tournament):
         read, write = os.pipe()
         os.close(read)
         try:
-            done = subprocess.run([ARENA, "play", "clank", "--games", "2", *extra], stdout=write,
-                                  stderr=subprocess.PIPE, text=True, timeout=120)
+            done = subprocess.run([ARENA, *argv], stdout=write, stderr=subprocess.PIPE, text=True,
+                                  timeout=120)
         finally:
             os.close(write)
         quiet_pipe_end(done)  # (rich alone would exit 1)

@@ -173,8 +173,9 @@ def setup_demo_ladder(
 
 def print_standings(engine: Engine, ladder_id: int) -> None:
     """The ladder's standings as a table on the terminal."""
-    from rich.console import Console
     from rich.table import Table
+
+    from referee.cli_checks import output_console
 
     with engine.connect() as conn:
         page = queries.standings(conn, ladder_id)
@@ -193,7 +194,7 @@ def print_standings(engine: Engine, ladder_id: int) -> None:
             str(row["wins"]),
             f"{win_rate:.0f}",
         )
-    Console().print(table)
+    output_console().print(table)
 
 
 def queue_workers(celery: Any, queue: str, *, timeout: float = 1.0) -> dict[str, str | None]:

@@ -156,13 +156,13 @@ def _progress(enabled: bool, label: str) -> Iterator[Any]:
 
 
 def _print_results(res: dict[str, Any]) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     from ladder.competitions import default_name
+    from referee.cli_checks import output_console
 
-    console = Console()
+    console = output_console()
     comp = res["competition"]
     # each thing once: the default name is only the settings printed after it
     title = f"competition {comp['id']}"
