@@ -8,6 +8,15 @@ command is put together in one place, the composition root ``workers/main.py``: 
 imports the components' command modules and hands them what they need from each other (the
 lobby's bot-token check from the ladder, the sandbox from the workers).
 
+Inside the referee, the engines are the inner layers: ``referee/core`` (the engine contract)
+imports nothing of ``referee/games`` or ``referee/server``, and ``referee/games`` nothing of
+``referee/server``. The engines (``referee/core``, ``referee/games/**``, ``referee/bots``,
+``referee/lab``) are pure: same seed + actions, same bytes, with no I/O. They import no module
+that talks to the outside world or to the clock (``IO_MODULES``). Reading the games' own JSON
+content files is the one sanctioned I/O, and it lives in exactly one module,
+``referee/core/content_files.py`` (it imports only hashlib/json/pathlib, none of IO_MODULES, so it
+needs no exception); ``ENGINE_EXCEPTIONS`` names the files allowed one IO module, each with why.
+
 Imports are read with `ast` (inside functions too) and so are ``importlib.import_module("x")``
 calls with a literal name: loading a module by its name is an import all the same.
 """
@@ -37,6 +46,31 @@ RULES: dict[str, dict[str, str]] = {
         other: "the SDKs under bots/ know only the wire contract; they import no platform code"
         for other in ("referee", "ladder", "workers")
     },
+}
+
+#: inner referee layers: (folder prefix, forbidden module prefix, the rule)
+INNER_RULES: tuple[tuple[str, str, str], ...] = (
+    ("referee/core/", "referee.games", "referee/core is the engine contract; it imports no game"),
+    ("referee/core/", "referee.server", "referee/core imports nothing of the server"),
+    ("referee/games/", "referee.server", "the games import nothing of the server"),
+)
+
+#: the engines: pure functions of seed + actions
+ENGINE_DIRS = ("referee/core/", "referee/games/", "referee/bots/", "referee/lab/")
+
+#: modules an engine must not import: network, processes, OS, databases, queues, concurrency, clock
+IO_MODULES = frozenset({
+    "socket", "ssl", "select", "selectors", "subprocess", "multiprocessing", "os", "shutil",
+    "signal", "grpc", "sqlalchemy", "psycopg", "psycopg2", "redis", "celery", "httpx",
+    "requests", "urllib", "http", "asyncio", "threading", "concurrent", "time", "datetime",
+})
+
+#: (file, IO module) -> why that file may import it
+ENGINE_EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("referee/games/alien/winrates.py", "time"): "a command-line benchmark script "
+    "(python -m referee.games.alien.winrates), not engine code: it times whole games",
+    ("referee/games/static_content.py", "threading"): "a threading.Lock guards the per-process "
+    "cache of each game's converted content (read by the server's threads); no I/O",
 }
 
 #: the components' command modules: only the composition root wires them into `arena`
@@ -105,7 +139,22 @@ def violations() -> list[str]:
             top = target.split(".", 1)[0]
             if (rel, line) in found:
                 continue
-            if top in rules:
+            inner = next(
+                (why for folder, prefix, why in INNER_RULES
+                 if rel.startswith(folder) and (target == prefix or target.startswith(prefix + "."))),
+                None,
+            )
+            if inner is not None:
+                found[rel, line] = f"{rel}:{line} imports {target} — rule: {inner}"
+            elif (
+                rel.startswith(ENGINE_DIRS) and top in IO_MODULES
+                and (rel, top) not in ENGINE_EXCEPTIONS
+            ):
+                found[rel, line] = (
+                    f"{rel}:{line} imports {target} — rule: the engines do no I/O "
+                    "(only referee/core/content_files.py reads the content files)"
+                )
+            elif top in rules:
                 found[rel, line] = f"{rel}:{line} imports {target} — rule: {rules[top]}"
             elif rel != ROOT and any(
                 target == m or target.startswith(m + ".") for m in COMMAND_MODULES
@@ -152,3 +201,30 @@ def test_the_reader_finds_every_form_of_import(tmp_path: Path, monkeypatch: obje
     assert any(":4 imports referee.cli — rule: only the composition root" in v for v in found)
     assert any(":7 imports referee.cli — rule: only the composition root" in v for v in found)
     assert not any("good.py" in v for v in found)
+
+
+def test_the_inner_layers_and_engine_purity(tmp_path: Path, monkeypatch: object) -> None:
+    """core importing a game or the server, a game importing the server, and an engine importing
+    an I/O module (at any depth) are caught; a listed exception and content_files are not."""
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    for folder in ("referee/core", "referee/games/alien", "referee/bots"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+    (tmp_path / "referee/core/bad.py").write_text(
+        "from referee.games import spec\nimport socket\ndef f():\n    from ..server import lobby\n"
+    )
+    (tmp_path / "referee/games/alien/bad.py").write_text(
+        "import referee.server.session\nfrom os import path\nimport subprocess\n"
+    )
+    (tmp_path / "referee/bots/bad.py").write_text("def f():\n    import time\n")
+    (tmp_path / "referee/core/content_files.py").write_text("import json\nfrom pathlib import Path\n")
+    (tmp_path / "referee/games/alien/winrates.py").write_text("import time\n")
+    monkeypatch.setattr(f"{__name__}.REPO", tmp_path)
+    monkeypatch.setattr(f"{__name__}.COMPONENTS", ("referee",))
+    lines = sorted({v.split(" imports ")[0] for v in violations()})
+    assert lines == [
+        "referee/bots/bad.py:2", "referee/core/bad.py:1", "referee/core/bad.py:2",
+        "referee/core/bad.py:4", "referee/games/alien/bad.py:1", "referee/games/alien/bad.py:2",
+        "referee/games/alien/bad.py:3",
+    ], lines
