@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help install services test check lint typecheck bench demo clean
+.PHONY: help install services test test-fast check lint typecheck bench demo clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -30,6 +30,14 @@ services:  ## start PostgreSQL and Redis if they are not running; install the sa
 
 test: $(STAMP) services  ## what CI runs: ruff, mypy --strict and the whole test suite (tests/run_suite.sh)
 	VENV=$(VENV) bash tests/run_suite.sh
+
+# the engine suites (tests/run_suite.sh's ENGINE_SUITES) and unit tests that start no service
+FAST_TESTS = tests/clank tests/alien tests/clank_legacy tests/test_conformance.py \
+	tests/test_layers.py tests/test_engine_versions.py tests/test_settings.py \
+	tests/referee/test_static_content.py tests/referee/test_codecs.py tests/referee/test_rulings.py
+
+test-fast: $(STAMP)  ## engine + unit tiers only, no PostgreSQL/Redis/Celery/sandbox/browser
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider -m "not idle" $(FAST_TESTS)
 
 lint: $(STAMP)  ## ruff
 	$(VENV)/bin/ruff check referee bots workers ladder tests
