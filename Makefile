@@ -12,7 +12,7 @@ help:  ## list the targets
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[dev,lab]'
 	touch $(STAMP)
 
 # the bench extra (RLCard, numpy) apart: `make test` does not need it
