@@ -53,6 +53,8 @@ INNER_RULES: tuple[tuple[str, str, str], ...] = (
     ("referee/core/", "referee.games", "referee/core is the engine contract; it imports no game"),
     ("referee/core/", "referee.server", "referee/core imports nothing of the server"),
     ("referee/games/", "referee.server", "the games import nothing of the server"),
+    ("referee/lab/", "referee.server", "referee/lab wraps the engines; it imports nothing of the server"),
+    ("referee/lab/", "referee.wire", "referee/lab wraps the engines; it imports nothing of the wire"),
 )
 
 #: the engines: pure functions of seed + actions

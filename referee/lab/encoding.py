@@ -17,6 +17,9 @@ import numpy.typing as npt
 
 #: length of every game's observation vector
 OBS_SIZE = 512
+#: every slot is clipped to [-OBS_BOUND, OBS_BOUND] (the observation space's bounds); the largest
+#: slot seen in 3 random games of every game and player count was 1301
+OBS_BOUND = 1e6
 
 
 def _slot(key: str) -> int:
@@ -40,4 +43,4 @@ def encode_observation(observation: dict[str, Any]) -> npt.NDArray[np.float32]:
     """The `OBS_SIZE` float32 vector of one seat's observation dict."""
     out = np.zeros(OBS_SIZE, dtype=np.float32)
     _walk(observation, "", out)
-    return out
+    return np.clip(out, -OBS_BOUND, OBS_BOUND, out=out)

@@ -12,7 +12,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]  # no py.typed
 
 from referee.core.game import Game
 from referee.games import game_class, game_spec
-from referee.lab.encoding import OBS_SIZE, encode_observation
+from referee.lab.encoding import OBS_BOUND, OBS_SIZE, encode_observation
 
 #: the most legal actions any decision of the games offers, the action space's size; legal
 #: action i of a decision (the engine's own order) is action index i
@@ -49,7 +49,7 @@ class ArenaAECEnv(AECEnv):  # type: ignore[misc]
         self._config = dict(config) if config is not None else self._cls.default_config(players)
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self._obs_space = spaces.Dict({
-            "observation": spaces.Box(-np.inf, np.inf, (OBS_SIZE,), np.float32),
+            "observation": spaces.Box(-OBS_BOUND, OBS_BOUND, (OBS_SIZE,), np.float32),
             "action_mask": spaces.Box(0, 1, (MAX_ACTIONS,), np.int8),
         })
         self._act_space = spaces.Discrete(MAX_ACTIONS)

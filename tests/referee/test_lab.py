@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
+from referee.core.game import Action
 from referee.games import all_specs
-from referee.lab import pettingzoo_env
+from referee.lab import gymnasium_env, pettingzoo_env
 
 GAME_PLAYERS = [(s.name, p) for s in all_specs() for p in range(s.min_players, s.max_players + 1)]
 
@@ -60,5 +64,64 @@ def test_a_full_game_ends_with_the_results_rewards(game: str) -> None:
 
 def test_the_readme_example_runs_as_printed() -> None:
     text = (Path(__file__).parents[2] / "referee/lab/README.md").read_text()
-    example = text.split("```python\n", 1)[1].split("```", 1)[0]
-    exec(compile(example, "referee/lab/README.md", "exec"), {})
+    examples = [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
+    assert len(examples) == 2
+    for example in examples:
+        exec(compile(example, "referee/lab/README.md", "exec"), {})
+
+
+@pytest.mark.parametrize(("game", "players"), GAME_PLAYERS)
+def test_gymnasium_check_env(game: str, players: int) -> None:
+    # no render modes, so no render check (it only warns that there is no spec to read them from)
+    check_env(gymnasium_env(game, players, seat=players - 1), skip_render_check=True)
+
+
+BOT = {"clank": "greedy", "clank_legacy": "greedy", "alien": "coop"}
+
+
+@pytest.mark.parametrize("game", sorted(BOT))
+def test_a_gymnasium_game_against_the_built_in_bot_to_the_end(game: str) -> None:
+    def run(seed: int) -> tuple[list[bytes], float, dict[str, Any]]:
+        env = gymnasium_env(game, 2, seat=1, opponents=BOT[game])
+        obs, _ = env.reset(seed=seed)
+        seen, done, reward, info = [obs["observation"].tobytes()], False, 0.0, {}
+        while not done:
+            legal = np.flatnonzero(obs["action_mask"])
+            assert len(legal) > 0 and env.game is not None and env.game.decision() is not None
+            assert env.game.decision().seat == 1  # the opponents' turns were played by the bot
+            obs, reward, done, truncated, info = env.step(int(legal[-1]))
+            assert not truncated
+            seen.append(obs["observation"].tobytes())
+        assert env.game is not None and env.game.is_over()
+        return seen, float(reward), info
+
+    seen, reward, info = run(3)
+    assert run(3) == (seen, reward, info)  # same seed: same deal and same bot choices
+    assert run(4)[0] != seen
+    places = info["result"]["places"]
+    if game == "alien":
+        assert reward == (1.0 if info["result"]["team_won"] else -1.0)
+    else:
+        assert reward == (1.0 if places[1] < places[0] else -1.0 if places[1] > places[0] else 1.0)
+
+
+def test_callable_opponents_and_an_illegal_action() -> None:
+    calls: list[int] = []
+
+    def first(observation: dict[str, Any], legal: Sequence[Action]) -> int:
+        calls.append(len(legal))
+        return 0
+
+    env = gymnasium_env("clank", 3, seat=0, opponents={1: first, 2: "random"})
+    obs, _ = env.reset(seed=5)
+    for _ in range(40):
+        obs, _, done, _, _ = env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        assert not done
+    assert len(calls) > 0
+    illegal = int(obs["action_mask"].sum())  # one past the last legal index
+    _, reward, done, _, info = env.step(illegal)
+    assert (reward, done, info) == (-1.0, True, {"illegal_action": illegal})
+    with pytest.raises(ValueError, match=r"no opponent policy for seats \[2\]"):
+        gymnasium_env("clank", 3, opponents={1: "random"})
+    with pytest.raises(ValueError, match="no built-in bot 'nobody' for clank; available: greedy, random"):
+        gymnasium_env("clank", 2, opponents="nobody").reset(seed=1)
