@@ -824,6 +824,18 @@ class _Hoarder(http.server.BaseHTTPRequestHandler):
         pass
 
 
+#: run argv[2:] as a child, write its peak RSS (KiB) to argv[1], exit with its status
+_SPAWN_AND_MEASURE = (
+    "import os, sys\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execv(sys.argv[2], sys.argv[2:])\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "open(sys.argv[1], 'w').write(str(usage.ru_maxrss))\n"
+    "sys.exit(os.waitstatus_to_exitcode(status))\n"
+)
+
+
 @pytest.mark.parametrize("announce", [False, True], ids=["unannounced", "content-length"])
 def test_bot_replay_streams_a_hostile_download_to_disk_and_refuses_it_over_the_cap(
     tmp_path: Path, _config_home: Path, announce: bool
@@ -842,13 +854,17 @@ def test_bot_replay_streams_a_hostile_download_to_disk_and_refuses_it_over_the_c
     env = {**os.environ, "XDG_CONFIG_HOME": str(_config_home), "ARENA_API_KEY": "arena_whatever"}
     try:
         with (tmp_path / "stdout").open("wb") as stdout, (tmp_path / "stderr").open("wb") as stderr:
+            # The client is started by a small spawner that reports the client's peak RSS: a child
+            # forked straight from this (large) pytest process inherits its high-water mark in
+            # ru_maxrss (Linux keeps the old memory's peak across exec), so in the full suite
+            # the client "peaked" at the suite's size (552 MB) whatever it did.
             proc = subprocess.Popen(
-                [sys.executable, "-m", "referee.cli", "bot", "replay", "hog-bot", "--match", "7",
+                [sys.executable, "-c", _SPAWN_AND_MEASURE, str(tmp_path / "maxrss"),
+                 sys.executable, "-m", "referee.cli", "bot", "replay", "hog-bot", "--match", "7",
                  "--out", str(out), "--server", f"http://127.0.0.1:{server.server_address[1]}"],
                 stdout=stdout, stderr=stderr, env=env, cwd=tmp_path,
             )
-            _, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = os.waitstatus_to_exitcode(status)
+            proc.wait()
     finally:
         server.shutdown()
         server.server_close()
@@ -860,7 +876,7 @@ def test_bot_replay_streams_a_hostile_download_to_disk_and_refuses_it_over_the_c
     )
     assert (tmp_path / "stdout").read_text() == ""
     assert list(tmp_path.glob("*hog*")) == []  # neither the file nor a partial one
-    max_rss = usage.ru_maxrss * 1024  # KiB on Linux
+    max_rss = int((tmp_path / "maxrss").read_text()) * 1024  # KiB on Linux
     print(f"client max RSS {max_rss / 2**20:.0f} MiB; the server sent {sent[0] / 2**20:.0f} MiB")
     assert sent[0] < 1024 * 1024 * 1024  # it was cut off
     assert max_rss < 200 * 1024 * 1024
