@@ -693,6 +693,19 @@ def test_wait_rated_ends_at_once_when_no_version_can_be_rated(
                    "passed, so none can be rated: fix the bot and upload it again (the report is above)\n")
 
 
+def test_wait_rated_ends_at_once_for_a_bot_with_no_version(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot just created has nothing to rate: `--wait rated` says what to upload and exits 1 at
+    once (it waited out --timeout, 600 s by default, then said only "not rated")."""
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "empty", "--game", "clank")[0] == 0
+    code, _out, err = _arena(capsys, "bot", "status", "empty", "--wait", "rated", "--timeout", "5")
+    assert code == 1
+    assert err == ("error: empty: it has no version yet, so none can be rated: upload one with "
+                   "`arena bot upload empty FOLDER --run \"python main.py\"` (or `node main.js`)\n")
+
+
 # --- a key goes only to the server it was stored for ------------------------------------------------
 
 

@@ -320,8 +320,11 @@ def _rated_with_newest(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -
 
 
 def _never_rated(bot: dict[str, Any]) -> str | None:
-    """Why none of the bot's versions can be rated as it stands (no version passed qualification
-    and the newest failed it), or None."""
+    """Why none of the bot's versions can be rated as it stands (it has no version; or no version
+    passed qualification and the newest failed it), or None."""
+    if not bot.get("versions"):
+        return (f"{bot['name']}: it has no version yet, so none can be rated: upload one with "
+                f"`arena bot upload {bot['name']} FOLDER --run \"python main.py\"` (or `node main.js`)")
     if any(v.get("qualification") == "passed" for v in bot.get("versions") or []):
         return None
     newest = _newest_qualifying(bot)
