@@ -12,7 +12,10 @@ processes at most one task each; a match the sweeper requeued (:meth:`LocalPool.
 goes ahead of every match and qualification not yet started, as on Celery.
 
 **Interrupts**: pool processes ignore SIGINT, so a Ctrl-C (SIGINT to the whole process group)
-reaches the parent alone; it decides. Leaving a ``with LocalPool(...)`` block on an exception
+reaches the parent alone; it decides. A process is started with SIGINT blocked (the thread that
+starts it holds it blocked, and the mask survives exec), so a Ctrl-C during its second of imports,
+before its initializer ignores SIGINT, stays pending and is dropped instead of printing a
+KeyboardInterrupt traceback. Leaving a ``with LocalPool(...)`` block on an exception
 (KeyboardInterrupt) calls :meth:`LocalPool.terminate`: the matches not started are cancelled
 and the processes are sent SIGTERM, which each turns into SystemExit, so the match it plays
 stops its bots on the way out; one still alive after :data:`TERMINATE_GRACE_S` is killed. The
@@ -34,6 +37,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Final, Literal
@@ -67,10 +71,23 @@ def _exit_on_sigterm(signum: int, _frame: object) -> None:
 
 def _init_process(log_level: int | None) -> None:
     """A pool process: the parent alone answers Ctrl-C; SIGTERM unwinds the match it plays."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # drops a SIGINT pending since the start
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
     if log_level is not None:
         logging.basicConfig(level=log_level, stream=sys.stderr, format="%(message)s")
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread while it may start a pool process (the executor starts
+    them on demand, inside ``submit``): the child inherits the mask. This process still gets a
+    SIGINT, through another thread or when the mask is restored."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _play(db_url: str, match_id: int, lease: float | None, worker_id: str) -> MatchRun:
@@ -166,12 +183,14 @@ class LocalPool:
 
     def _submit(self, kind: _Kind, item: int) -> Future[MatchRun] | Future[QualificationRun]:
         if kind == "qualify":
-            qualifying = self._pool.submit(_qualify, self.db_url, item)
+            with _sigint_blocked():
+                qualifying = self._pool.submit(_qualify, self.db_url, item)
             self._qualifying[item] = qualifying
             return qualifying
         # a worker id of the pool's choosing, so a run lost with its process can be handed back
         worker_id = f"{socket.gethostname()}:{os.getpid()}.pool{next(self._runs)}"
-        playing = self._pool.submit(_play, self.db_url, item, self.lease, worker_id)
+        with _sigint_blocked():
+            playing = self._pool.submit(_play, self.db_url, item, self.lease, worker_id)
         self._in_flight[item] = playing
         self._worker_ids[item] = worker_id
         return playing

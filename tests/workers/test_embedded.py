@@ -287,3 +287,47 @@ def test_a_dead_local_pool_process_hands_its_match_back_at_once(sqlite_url: str)
         assert (row.status, row.attempts) == ("done", 1)
     finally:
         engine.dispose()
+
+
+_CTRL_C_DURING_START_UP = """
+import logging, os, signal, sys, threading, time
+from workers.local_pool import LocalPool
+
+logging.basicConfig(format="%(message)s")
+
+signal.signal(signal.SIGINT, lambda *_: None)  # this parent shrugs: its children are under test
+pool = LocalPool(sys.argv[1], 2)
+done = threading.Event()
+
+def ctrl_c() -> None:  # a terminal's Ctrl-C reaches the whole group, again and again
+    while not done.is_set():
+        os.killpg(0, signal.SIGINT)
+        time.sleep(0.005)
+
+threading.Thread(target=ctrl_c).start()
+try:
+    pool.dispatch_qualification(1)  # each starts a pool process: a second or so of imports
+    pool.dispatch_qualification(2)
+    pool.close()
+finally:
+    done.set()
+print("closed", len(pool.qualifications))
+"""
+
+
+def test_ctrl_c_while_pool_processes_start_prints_no_traceback(tmp_path: Path) -> None:
+    """SIGINT to the group while the pool's processes are still importing (before their
+    initializer ignores it) is not a KeyboardInterrupt in them: the processes live and run
+    their tasks (qualifications of versions a bare database has not: each raises and is logged
+    as such), and the pool closes. Found in CI: `arena tournament run` interrupted early printed
+    a spawn child's KeyboardInterrupt traceback."""
+    proc = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_DURING_START_UP, f"sqlite:///{tmp_path / 'bare.db'}"],
+        capture_output=True, text=True, timeout=120, start_new_session=True,
+    )  # fmt: skip
+    assert "KeyboardInterrupt" not in proc.stderr, proc.stderr
+    # both tasks ran in a process that lived: without the fix the processes die of the
+    # KeyboardInterrupt, the pool restarts and the two tasks are dropped unreported
+    ran = sorted(line for line in proc.stderr.splitlines() if "qualify_version raised" in line)
+    assert ran == ["version 1: qualify_version raised", "version 2: qualify_version raised"]
+    assert proc.returncode == 0 and proc.stdout.strip() == "closed 0", proc.stderr
