@@ -4,16 +4,18 @@ A test builds a real game, edits its state into a precise situation (hand, pool,
 then acts only through the public API (`decision().actions`, `apply`) and checks the outcome.
 Content is picked by property (a tunnel with two damage, a device that gives gold...) rather
 than by id, so the tests survive content edits.
+
+The helpers both games share (`act`, `actions`, `can`, `player`, `refresh`, `set_hand`,
+`set_pool`) live in `tests/clank_core/scenario.py` and are re-exported here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from referee.core.game import Action
 from referee.games.clank.content import Board, CardDef, Effect, Tunnel
 from referee.games.clank.engine import ClankGame
-from referee.games.clank.state import PlayerState
+from tests.clank_core.scenario import act, actions, can, player, refresh, set_hand, set_pool
 
 __all__ = [
     "act",
@@ -37,51 +39,6 @@ __all__ = [
 def new_game(players: int = 2, seed: int = 7, board: str = "side_a") -> ClankGame:
     """A fresh game through the public constructor."""
     return ClankGame.new_game({"players": players, "board": board}, seed)
-
-
-def refresh(game: ClankGame) -> None:
-    """Drop the cached decision after editing the state directly."""
-    game._decision = None
-
-
-def player(game: ClankGame, seat: int | None = None) -> PlayerState:
-    """A player's state (the current player by default)."""
-    return game.s.players[game.s.current if seat is None else seat]
-
-
-def actions(game: ClankGame, kind: str | None = None) -> list[Action]:
-    """The legal actions now, optionally only those of one kind."""
-    d = game.decision()
-    assert d is not None, "the game is over"
-    return [a for a in d.actions if kind is None or a.kind == kind]
-
-
-def can(game: ClankGame, kind: str, *args: int | str) -> bool:
-    """Whether `kind args` is a legal action now."""
-    return any(a.args == tuple(args) for a in actions(game, kind))
-
-
-def act(game: ClankGame, kind: str, *args: int | str) -> None:
-    """Apply the legal action `kind args`, failing the test with the legal list if it is absent."""
-    for a in actions(game, kind):
-        if a.args == tuple(args):
-            game.apply(a)
-            return
-    legal = [(a.kind, *a.args) for a in actions(game)]
-    raise AssertionError(f"{kind} {args} is not legal; legal: {legal}")
-
-
-def set_hand(game: ClankGame, cards: Iterable[str], seat: int | None = None) -> None:
-    """Replace a player's hand."""
-    player(game, seat).hand = list(cards)
-    refresh(game)
-
-
-def set_pool(game: ClankGame, **values: int | bool) -> None:
-    """Set fields of the turn pool (skill, swords, boots, teleports, negative_clank, exhausted)."""
-    for name, value in values.items():
-        setattr(game.s.pool, name, value)
-    refresh(game)
 
 
 def place(game: ClankGame, room: str, seat: int | None = None, may_take: bool = False) -> None:

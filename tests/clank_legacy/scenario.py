@@ -4,18 +4,21 @@ A test builds a real game (a real campaign state in its config), edits its state
 situation (hand, pool, space, row...), then acts only through the public API
 (`decision().actions`, `apply`) and checks the outcome. Paths and spaces are picked by property
 (a canoe path, a Coach space...) so the tests survive board edits.
+
+The helpers both games share (`act`, `actions`, `can`, `player`, `refresh`, `set_hand`,
+`set_pool`) live in `tests/clank_core/scenario.py` and are re-exported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
-from referee.core.game import Action, Decision
+from referee.core.game import Decision
 from referee.core.rng import RandomStreams
 from referee.games.clank_legacy.campaign import CampaignState, new_campaign
 from referee.games.clank_legacy.content import Board, BoardPath, Space
 from referee.games.clank_legacy.engine import ClankLegacyGame
-from referee.games.clank_legacy.state import LegacyPlayer
+from tests.clank_core.scenario import act, actions, can, player, refresh, set_hand, set_pool
 
 __all__ = [
     "act",
@@ -38,51 +41,6 @@ def new_game(players: int = 2, seed: int = 7, campaign: CampaignState | None = N
     """A fresh game through the public constructor (a new campaign's first game by default)."""
     state = campaign if campaign is not None else new_campaign(players)
     return ClankLegacyGame.new_game({"players": players, "campaign": state.to_json()}, seed)
-
-
-def refresh(game: ClankLegacyGame) -> None:
-    """Drop the cached decision after editing the state directly."""
-    game._decision = None
-
-
-def player(game: ClankLegacyGame, seat: int | None = None) -> LegacyPlayer:
-    """A player's state (the current player by default)."""
-    return game.s.players[game.s.current if seat is None else seat]
-
-
-def actions(game: ClankLegacyGame, kind: str | None = None) -> list[Action]:
-    """The legal actions now, optionally only those of one kind."""
-    d = game.decision()
-    assert d is not None, "the game is over"
-    return [a for a in d.actions if kind is None or a.kind == kind]
-
-
-def can(game: ClankLegacyGame, kind: str, *args: int | str) -> bool:
-    """Whether `kind args` is a legal action now."""
-    return any(a.args == tuple(args) for a in actions(game, kind))
-
-
-def act(game: ClankLegacyGame, kind: str, *args: int | str) -> None:
-    """Apply the legal action `kind args`, failing the test with the legal list if it is absent."""
-    for a in actions(game, kind):
-        if a.args == tuple(args):
-            game.apply(a)
-            return
-    legal = [(a.kind, *a.args) for a in actions(game)]
-    raise AssertionError(f"{kind} {args} is not legal; legal: {legal}")
-
-
-def set_hand(game: ClankLegacyGame, cards: Iterable[str], seat: int | None = None) -> None:
-    """Replace a player's hand."""
-    player(game, seat).hand = list(cards)
-    refresh(game)
-
-
-def set_pool(game: ClankLegacyGame, **values: int | bool) -> None:
-    """Set fields of the turn pool (skill, swords, boots, teleports, negative_clank, exhausted)."""
-    for name, value in values.items():
-        setattr(game.s.pool, name, value)
-    refresh(game)
 
 
 def place(game: ClankLegacyGame, space: str, seat: int | None = None, visited: bool = True) -> None:
