@@ -10,6 +10,10 @@
   (engine + observe, as the runner does, without replay digests; and with them), Clank! Legacy
   at 2 and 4 (game 1 of a new campaign) beside Clank! in the same run;
 - the cost of observe(), of legal-action generation, of copy(), of digest();
+- the forward model a search uses (issue 27): copy + step from a mid-game state per CPU-second,
+  beside the engine's plain step rate (steps on one game, no copy) measured interleaved in the
+  same run, and copy() beside a pickle round trip of the same state (what copy() was before
+  `referee.core.fastcopy`), every game at 2 players;
 - peak memory of the process;
 - replays: stored bytes per decision, format 1 vs 2, and recorder cost (`referee.replay_bench`);
 - greedy vs random win rate over 200 two-player games with seats swapped; Clank! Legacy greedy's
@@ -24,6 +28,7 @@ import argparse
 import functools
 import importlib
 import json
+import pickle
 import random
 import resource
 import time
@@ -216,6 +221,80 @@ def _micro(states: list[Game], repeat: int) -> dict[str, float]:
     }
 
 
+#: steps (or copies + steps) in one timed unit of the forward-model figure
+FORWARD_STEPS = 200
+
+
+def _forward_states(name: str, players: int, count: int) -> list[Game]:
+    """Mid-game states of random play (a game that ended early is replaced by a later seed)."""
+    cls = game_class(name)
+    states: list[Game] = []
+    seed = 0
+    while len(states) < count:
+        game = cls.new_game(cls.default_config(players), seed)
+        rnd = random.Random(seed)
+        for _ in range(40 + seed % 40):
+            d = game.decision()
+            if d is None:
+                break
+            game.apply_index(rnd.randrange(len(d.actions)))
+        if not game.is_over():
+            states.append(game)
+        seed += 1
+    return states
+
+
+def forward_model(name: str, players: int, states: int = 6, rounds: int = 3) -> dict[str, float]:
+    """Per CPU-second, from mid-game states: `plain_steps` (random steps on one game, as a game
+    is played), `copy_steps` (copy the state, one random step on the copy: a search's unit), and
+    `copies` and `pickle_copies` (a pickle round trip of the same state object); interleaved,
+    best of `rounds`. `forward_vs_plain` and `copy_vs_pickle` are the ratios."""
+    games = _forward_states(name, players, states)
+
+    def plain(i: int) -> int:
+        game, rnd, steps = games[i].copy(), random.Random(i), 0
+        while steps < FORWARD_STEPS:
+            d = game.decision()
+            if d is None:  # the game ended: go on from the mid-game state again
+                game = games[i].copy()
+                continue
+            game.apply_index(rnd.randrange(len(d.actions)))
+            steps += 1
+        return steps
+
+    def copy_step(i: int) -> int:
+        origin, rnd = games[i], random.Random(i)
+        for _ in range(FORWARD_STEPS):
+            game = origin.copy()
+            d = game.decision()
+            assert d is not None
+            game.apply_index(rnd.randrange(len(d.actions)))
+        return FORWARD_STEPS
+
+    def copies(i: int) -> int:
+        origin = games[i]
+        for _ in range(FORWARD_STEPS):
+            origin.copy()
+        return FORWARD_STEPS
+
+    def pickle_copies(i: int) -> int:
+        state = games[i].s  # type: ignore[attr-defined]
+        for _ in range(FORWARD_STEPS):
+            pickle.loads(pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+        return FORWARD_STEPS
+
+    rates = _cpu_rates(
+        {"plain_steps": plain, "copy_steps": copy_step, "copies": copies, "pickle_copies": pickle_copies},
+        range(len(games)),
+        rounds,
+    )
+    return {
+        **{f"{way}_per_s": rate for way, rate in rates.items()},
+        "forward_vs_plain": rates["copy_steps"] / rates["plain_steps"],
+        "copy_vs_pickle": rates["copies"] / rates["pickle_copies"],
+    }
+
+
 def _greedy_vs_random(games: int) -> dict[str, float]:
     wins = 0
     played = 0
@@ -261,6 +340,8 @@ def main() -> None:
                 figures[f"{name}_{bot}_{players}p_with_replay"] = _with_replay(name, players, recorded, bot)
     for label, row in replay_figures(4 if args.quick else 20).items():
         figures[f"replay_{label}"] = row
+    for spec in all_specs():
+        figures[f"forward_model_{spec.name}_2p"] = forward_model(spec.name, 2, 3 if args.quick else 6)
     figures["clank_micro_4p"] = _micro(_midgame_states("clank", 4, 20), 20 if not args.quick else 3)
     figures["clank_greedy_vs_random_2p"] = _greedy_vs_random(40 if args.quick else 200)
     figures["clank_legacy_greedy_4p"] = _legacy_greedy_4p(40 if args.quick else 200)

@@ -99,3 +99,15 @@ def test_without_rlcard_the_figure_says_so(
     assert "uno" not in row["decisions_per_cpu_s"] and "goal_met" not in row
     bench._print_engine_vs_uno(row)
     assert "rlcard is not installed (pip install -e '.[bench]')" in capsys.readouterr().out
+
+
+def test_forward_model_counts_copy_and_step_beside_plain_steps() -> None:
+    """The forward-model figure (issue 27): its four rates and the two ratios built from them,
+    from mid-game states (none over)."""
+    states = bench._forward_states("clank", 2, 2)
+    row = bench.forward_model("clank", 2, states=2, rounds=1)
+    assert set(row) == {"plain_steps_per_s", "copy_steps_per_s", "copies_per_s", "pickle_copies_per_s",
+                        "forward_vs_plain", "copy_vs_pickle"}
+    assert row["forward_vs_plain"] == row["copy_steps_per_s"] / row["plain_steps_per_s"]
+    assert row["copy_vs_pickle"] == row["copies_per_s"] / row["pickle_copies_per_s"]
+    assert len(states) == 2 and all(not g.is_over() and g.decision() for g in states)

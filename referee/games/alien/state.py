@@ -18,6 +18,8 @@ import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.core.fastcopy import copy_state
+
 __all__ = ["ALIVE", "DEAD", "AlienState", "PlayerState"]
 
 ALIVE = "alive"
@@ -103,9 +105,9 @@ class AlienState:
     ended_by: str = ""
 
     def copy(self) -> AlienState:
-        """A deep, independent copy (pickle round trip: several times faster than deepcopy)."""
-        copied: AlienState = pickle.loads(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
-        return copied
+        """A deep, independent copy (referee.core.fastcopy: a copier made from the field types,
+        several times faster than a pickle round trip)."""
+        return copy_state(self)
 
     def json_view(self) -> dict[str, Any]:
         """The state as nested dicts and lists that SHARE the state's own lists: read-only use

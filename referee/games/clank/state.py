@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.core.fastcopy import copy_state
 from referee.games.clank_core.state import ESCAPED, KNOCKED_OUT, PLAYING, TurnPool
 
 __all__ = ["ESCAPED", "KNOCKED_OUT", "PLAYING", "ClankState", "PlayerState", "TurnPool"]
@@ -95,9 +95,9 @@ class ClankState:
     over: bool = False
 
     def copy(self) -> ClankState:
-        """A deep, independent copy (pickle round trip: several times faster than deepcopy)."""
-        copied: ClankState = pickle.loads(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
-        return copied
+        """A deep, independent copy (referee.core.fastcopy: a copier made from the field types,
+        several times faster than a pickle round trip)."""
+        return copy_state(self)
 
     def json_view(self) -> dict[str, Any]:
         """The state as nested dicts and lists that SHARE the state's own lists: read-only use

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.core.fastcopy import copy_state
 from referee.games.clank_core.state import ESCAPED, KNOCKED_OUT, PLAYING, TurnPool
 
 __all__ = [
@@ -150,9 +150,9 @@ class LegacyState:
         return self.phase == PHASE_OVER
 
     def copy(self) -> LegacyState:
-        """A deep, independent copy."""
-        copied: LegacyState = pickle.loads(pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
-        return copied
+        """A deep, independent copy (referee.core.fastcopy: a copier made from the field types,
+        several times faster than a pickle round trip)."""
+        return copy_state(self)
 
     def json_view(self) -> dict[str, Any]:
         """The state as nested dicts and lists sharing the state's own lists (read-only use)."""
