@@ -7,10 +7,19 @@ entrant that never played and qualification's report: each names the bot's own e
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
+from pathlib import Path
 from typing import Final
 
-__all__ = ["error_line"]
+__all__ = ["JS_KIT", "error_line", "js_kit_hint", "js_kit_install_command", "js_kit_missing"]
+
+#: this checkout's JavaScript kit: `arena replay rerun` and unsandboxed matches load
+#: ``require('arena_bot')`` and its gRPC packages from here (referee.rerun.sdk_env)
+JS_KIT: Final = Path(__file__).resolve().parents[1] / "bots" / "javascript"
+#: Node.js's words for a package it could not load
+_NOT_FOUND: Final = re.compile(r"Cannot find module '([^']+)'")
 
 #: the last line of Node.js's report of an uncaught error
 _NODE_BANNER: Final = re.compile(r"Node\.js v\d[\d.]*")
@@ -37,3 +46,33 @@ def error_line(text: str) -> str:
     while len(lines) > 1 and _JS_FRAME.fullmatch(lines[-1]):
         lines.pop()
     return lines[-1][:200] if lines else ""
+
+
+def js_kit_missing(kit: Path = JS_KIT) -> list[str]:
+    """The packages the kit's ``package.json`` depends on that its ``node_modules`` lacks (all of
+    them before ``npm ci``); [] when the kit is installed or has no ``package.json``."""
+    try:
+        wanted = json.loads((kit / "package.json").read_text(encoding="utf-8")).get("dependencies") or {}
+    except (OSError, ValueError, AttributeError):
+        return []
+    return sorted(name for name in wanted if not (kit / "node_modules" / name).is_dir())
+
+
+def js_kit_install_command(kit: Path = JS_KIT) -> str:
+    """The shell command that installs the kit's packages (what ``make js`` does), pasteable from
+    any folder: a subshell, so the user's shell stays where it is (the bot's folder, where the
+    rerun line they are following runs)."""
+    return f"(cd {shlex.quote(str(kit))} && npm ci)"
+
+
+def js_kit_hint(output: str, kit: Path = JS_KIT) -> str:
+    """What to do when a bot's `output` says Node.js cannot find one of the kit's own packages
+    (``Cannot find module '@grpc/grpc-js'``: the kit's ``npm ci`` was never run in this checkout);
+    "" otherwise, and when the package is installed (the bot then looks elsewhere)."""
+    found = _NOT_FOUND.search(output)
+    if found is None or found.group(1) not in js_kit_missing(kit):
+        return ""
+    return (
+        f"the JavaScript kit's packages are not installed here (no {kit / 'node_modules'}); "
+        f"install them (make js does the same): {js_kit_install_command(kit)}"
+    )

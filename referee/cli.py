@@ -226,16 +226,20 @@ def _cmd_replay_rerun(args: argparse.Namespace) -> int:
     print(f"  recorded: {describe(done.recorded, done.actions)}")
     print(f"  your bot: {describe(done.answered, done.actions)}")
     if done.answered is None or "forfeit" in done.answered:
-        # a bot that never answered: its own words, not only a log file's name
+        # a bot that never answered: its own words, not only a log file's name, and the fix
+        # when its words say the SDK or the JavaScript kit's packages are missing here
         from referee.bot_output import error_line
+        from referee.server.launcher import missing_sdk_hint
 
         log = (done.log_dir / f"seat{done.seat}.log") if done.log_dir else None
         said = error_line(log.read_text(errors="replace")) if log and log.is_file() else ""
         why = str(done.answered.get("reason", "")) if done.answered else done.ended_by
+        hint = missing_sdk_hint(said)
         print(
             f"error: your bot did not answer step {done.step} ({why})"
             + (f"; it printed: {said}" if said else "; it printed nothing")
-            + f"; its output: {log}",
+            + f"; its output: {log}"
+            + (f"; {hint}" if hint else ""),
             file=sys.stderr,
         )
         return 1

@@ -533,3 +533,43 @@ def test_replay_show_and_rerun_give_a_bad_seat_or_step_status_2_and_a_bad_file_s
     ):
         out = arena(*args)
         assert out.returncode == 1 and out.stderr.startswith("error: "), (args, out.stderr)
+
+
+def test_a_javascript_rerun_without_the_kits_packages_prints_the_command_that_installs_them(
+    tmp_path: Path,
+) -> None:
+    """In a checkout where the JavaScript kit's `npm ci` was never run (no
+    bots/javascript/node_modules), the README's bot fails `arena replay rerun` with Node's
+    "Cannot find module '@grpc/grpc-js'". The error line ends with the command that installs the
+    kit, for this checkout; pasted as printed (through bash, from the bot's folder) it makes the
+    same rerun line work. A clean checkout and a real `npm ci` (from npm's cache): about 20 s."""
+    from tests.doc_blocks import blocks, checkout
+
+    root = checkout(tmp_path / "arena")
+    assert not (root / "bots/javascript/node_modules").exists()
+    folder = tmp_path / "my-bot"
+    folder.mkdir()
+    readme_bot = next(b for b in blocks("bots/javascript/README.md") if b.info == "js")
+    (folder / "main.js").write_text(readme_bot.text)
+    played = play_local("clank", ["random", "greedy"], 5)
+    path = tmp_path / "g.replay.json.gz"
+    save(played.replay, path)
+    step = next(n for n, s in enumerate(played.replay["steps"], start=1) if s.get("seat") == 0)
+    # the clean checkout's arena (its referee, its kit), on this virtualenv's interpreter
+    env = {k: v for k, v in os.environ.items() if k != "NODE_PATH"}
+    env["PYTHONPATH"] = str(root)
+    rerun = [sys.executable, "-c", "import sys; from workers.main import main; sys.exit(main())",
+             "replay", "rerun", str(path), "--seat", "0", "--step", str(step), "--bot", "node main.js"]
+    failed = subprocess.run(rerun, cwd=folder, env=env, capture_output=True, text=True, timeout=150)
+    errors = [line for line in failed.stderr.splitlines() if line.startswith("error:")]
+    assert failed.returncode == 1 and len(errors) == 1, failed.stderr
+    assert "it printed: Error: Cannot find module '@grpc/grpc-js'" in errors[0], errors[0]
+    lead = "install them (make js does the same): "
+    assert lead in errors[0], errors[0]
+    command = errors[0].split(lead, 1)[1]
+    assert command == f"(cd {root / 'bots/javascript'} && npm ci)", command
+    pasted = subprocess.run(["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True,
+                            timeout=300)
+    assert pasted.returncode == 0, pasted.stdout + pasted.stderr
+    fixed = subprocess.run(rerun, cwd=folder, env=env, capture_output=True, text=True, timeout=150)
+    assert fixed.returncode == 0 and "  your bot: [" in fixed.stdout, fixed.stdout + fixed.stderr
