@@ -1,0 +1,227 @@
+"""Clank! determinization: a full game state consistent with one seat's observation.
+
+`sample_state(observation, seat, rng)` reads only the observation dict (what `observe(seat)`
+returned) and the game's fixed content; it never sees a game state, so it cannot read the true
+hidden cards. The method is in DETERMINIZE.md beside this file.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.games.clank.content import ClankContent, Effect, default_content, effects_to_json
+from referee.games.clank.engine import ClankGame
+from referee.games.clank.state import ClankState, PlayerState
+from referee.games.clank_core.determinize import (
+    DeterminizeError,
+    allocate_unseen,
+    counter_minus,
+    crown_points,
+    expand,
+    fresh_seed,
+    json_copy,
+)
+from referee.games.clank_core.state import TurnPool
+
+__all__ = ["DeterminizeError", "sample_state"]
+
+
+def sample_state(observation: Mapping[str, Any], seat: int, rng: random.Random) -> ClankGame:
+    """A Clank! game whose `observe(seat)` equals `observation`, its hidden parts dealt at random
+    from what the seat cannot see (DETERMINIZE.md). Raises DeterminizeError when no state of
+    this game gives the observation."""
+    obs = json_copy(dict(observation))
+    if obs.get("game") != "clank" or obs.get("seat") != seat:
+        raise DeterminizeError(f"not a Clank! observation of seat {seat}")
+    content = default_content()
+    rules = content.rules
+    n = len(obs["players"])
+    you = obs["you"]
+
+    # every card of the game, less those the seat sees where they are
+    unseen: Counter[str] = Counter(content.starting * n)
+    unseen.update(content.dungeon)
+    for pile in content.reserve:
+        unseen[pile] += content.cards[pile].count
+    seen_cards: list[str] = [c for c in obs["row"] if c is not None]
+    seen_cards += obs["dungeon_discard"]
+    seen_cards += expand(obs["reserve"])
+    for p in obs["players"]:
+        seen_cards += p["play"] + p["discard"]
+    seen_cards += you["hand"] + expand(you["deck_contents"])
+    counter_minus(unseen, seen_cards, "cards")
+
+    others = [i for i in range(n) if i != seat]
+    sizes = [(obs["players"][i]["hand_size"], obs["players"][i]["deck_size"]) for i in others]
+    trashed = sum(p["trashed"] for p in obs["players"])
+    hidden = obs["dungeon_deck_size"] + sum(h + d for h, d in sizes) + trashed
+    if sum(unseen.values()) != hidden:
+        raise DeterminizeError(
+            f"{sum(unseen.values())} cards unseen but the hidden places and the trashed hold {hidden}"
+        )
+    dungeon_ids = frozenset(content.dungeon)
+    (dungeon_deck,), dealt, _gone = allocate_unseen(
+        unseen, [(obs["dungeon_deck_size"], dungeon_ids)], [x for hd in sizes for x in hd], rng
+    )
+
+    crowns = crown_points(
+        [p["items"].count("crown") for p in obs["players"]], rules["crown_points"], rng
+    )
+    players: list[PlayerState] = []
+    for i, p in enumerate(obs["players"]):
+        if i == seat:
+            hand = list(you["hand"])
+            deck = expand(you["deck_contents"])
+            rng.shuffle(deck)  # the owner knows what its deck holds, not the order
+        else:
+            k = others.index(i)
+            hand, deck = dealt[2 * k], dealt[2 * k + 1]
+        players.append(PlayerState(
+            deck=deck,
+            hand=hand,
+            play=list(p["play"]),
+            discard=list(p["discard"]),
+            room=p["room"],
+            damage=p["damage"],
+            supply=p["supply"],
+            gold=p["gold"],
+            artifacts=list(p["artifacts"]),
+            items=list(p["items"]),
+            crown_points=crowns[i],
+            idols=p["idols"],
+            kept_secrets=list(p["secrets"]),
+            potions=list(p["potions"]),
+            status=p["status"],
+            mastery=p["mastery"],
+            forfeited=p["forfeited"],
+            # only the seat's own flag is shown; another player's is False between its turns
+            may_take=you["may_take"] if i == seat else False,
+            trashed=p["trashed"],
+        ))
+
+    minor, major, unused = _secrets(obs, content, rng)
+    state = ClankState(
+        seed=fresh_seed(rng),
+        players_n=n,
+        board=obs["board"],
+        content_version=content.version,
+        players=players,
+        step=obs["step"],
+        round=obs["round"],
+        current=obs["current"],
+        pool=TurnPool(**obs["pool"]),
+        dungeon_deck=dungeon_deck,
+        dungeon_discard=list(obs["dungeon_discard"]),
+        row=list(obs["row"]),
+        reserve=dict(obs["reserve"]),
+        clank_area=list(obs["clank_area"]),
+        bag_black=obs["bag"]["black"],
+        bag_cubes=list(obs["bag"]["cubes"]),
+        rage=obs["rage"],
+        artifacts=dict(obs["artifacts"]),
+        returned_artifacts=_returned_artifacts(obs, content),
+        minor_secrets=minor,
+        major_secrets=major,
+        unused_secrets=unused,
+        idols=list(obs["idols"]),
+        market=dict(obs["market"]),
+        crowns_sold=obs["crowns_sold"],
+        mastery_left=obs["mastery_left"],
+        countdown=obs["countdown"],
+        countdown_seat=obs["countdown_seat"],
+        stack=_stack(obs, players, content),
+        rng={},
+        last_attack=dict(obs["last_attack"]),
+        over=obs["over"],
+    )
+    return ClankGame(state, content)
+
+
+def _returned_artifacts(obs: Mapping[str, Any], content: ClankContent) -> list[int]:
+    """The artifacts set aside unseen at setup: all of them less those on the board and carried
+    (artifacts never leave the game otherwise), so no guess is needed."""
+    left = Counter(content.artifacts)
+    seen = list(obs["artifacts"].values()) + [a for p in obs["players"] for a in p["artifacts"]]
+    for value in seen:
+        if left[value] <= 0:
+            raise DeterminizeError(f"artifact {value} seen more often than it exists")
+        left[value] -= 1
+    return sorted(v for v, k in left.items() for _ in range(k))
+
+
+def _secrets(
+    obs: Mapping[str, Any], content: ClankContent, rng: random.Random
+) -> tuple[dict[str, list[str]], dict[str, list[str]], list[str]]:
+    """Face-down secrets: per size, every secret less those face up (kept for points, potions
+    held), dealt at random over the rooms' face-down counts; the rest are the unused ones."""
+    board = content.boards[obs["board"]]
+    face_up = [x for p in obs["players"] for x in p["secrets"] + p["potions"]]
+    rooms: dict[str, dict[str, list[str]]] = {"minor": {}, "major": {}}
+    unused: list[str] = []
+    for size, key in (("minor", "minor_secrets"), ("major", "major_secrets")):
+        pool: Counter[str] = Counter(
+            {s.id: s.count for s in content.secrets.values() if s.size == size}
+        )
+        counter_minus(pool, [x for x in face_up if content.secrets[x].size == size], "secrets")
+        left = obs[key]
+        wanted = [(room, left.get(room, 0)) for room in _secret_rooms(board.rooms.values(), size)]
+        (dealt,), _, rest = allocate_unseen(pool, [(sum(k for _, k in wanted), frozenset(pool))], [], rng)
+        for room, k in wanted:
+            rooms[size][room], dealt = dealt[:k], dealt[k:]
+        unused += rest
+    return rooms["minor"], rooms["major"], sorted(unused)
+
+
+def _secret_rooms(rooms: Any, size: str) -> list[str]:
+    """The rooms that hold secrets of `size`, in setup order (the board's)."""
+    if size == "minor":
+        return [r.id for r in rooms if r.minor_secrets]
+    return [r.id for r in rooms if r.major_secret]
+
+
+def _stack(
+    obs: Mapping[str, Any], players: Sequence[PlayerState], content: ClankContent
+) -> list[dict[str, Any]]:
+    """The pending choice, rebuilt from the observation's `pending` (a Clank! effect never
+    pushes a second choice while one waits, so the top is the whole stack)."""
+    pending = obs["pending"]
+    if pending is None:
+        return []
+    entry: dict[str, Any] = {"kind": pending["kind"], "seat": pending["seat"], "prompt": pending["prompt"]}
+    if pending["kind"] == "trash":
+        return [entry]
+    if pending["kind"] == "discard":
+        entry["then"] = pending["then"]
+    elif pending["kind"] == "choose":
+        entry["options"] = pending["options"]
+    else:
+        raise DeterminizeError(f"unknown pending choice {pending['kind']!r}")
+    entry["source"] = _source(players[pending["seat"]].play, pending, content)
+    return [entry]
+
+
+def _source(play: Sequence[str], pending: Mapping[str, Any], content: ClankContent) -> str:
+    """The card whose play pushed the pending choice (read by `played_tag` conditions): the
+    latest card in play with that very effect; "" when none (a choice from a secret or a
+    device)."""
+    for card_id in reversed(play):
+        if _pushes(content.cards[card_id].play, pending):
+            return card_id
+    return ""
+
+
+def _pushes(effects: Sequence[Effect], pending: Mapping[str, Any]) -> bool:
+    """Whether resolving `effects` pushes the pending choice (its text, not just its kind)."""
+    kind = pending["kind"]
+    for e in effects:
+        if e.op == "discard_for" and kind == "discard" and effects_to_json(e.then) == pending["then"]:
+            return True
+        options = pending["options"]
+        if e.op == "choose" and kind == "choose" and [effects_to_json(o) for o in e.options] == options:
+            return True
+        if e.op == "if" and _pushes(e.then, pending):
+            return True
+    return False

@@ -1,0 +1,100 @@
+"""Determinization pieces Clank! and Clank! Legacy share (each game's `determinize.py` uses them).
+
+Everything here reads an observation (a JSON-able dict) and content, never a game state: see
+`referee/games/clank/DETERMINIZE.md` for the method.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from referee.core.determinize import DeterminizeError
+
+__all__ = [
+    "DeterminizeError",
+    "allocate_unseen",
+    "counter_minus",
+    "crown_points",
+    "expand",
+    "fresh_seed",
+    "json_copy",
+]
+
+
+def fresh_seed(rng: random.Random) -> int:
+    """A new game seed for a sample: its random streams (future shuffles, draws from the bag)
+    owe nothing to the true game's seed, which no seat sees."""
+    return rng.getrandbits(63)
+
+
+def expand(counts: Mapping[str, int]) -> list[str]:
+    """A multiset given as id -> copies, as a sorted list of ids."""
+    return [card for card in sorted(counts) for _ in range(counts[card])]
+
+
+def counter_minus(total: Counter[str], seen: Iterable[str], what: str) -> None:
+    """Take the `seen` ids out of `total` in place; a card seen more often than it exists means
+    the observation is inconsistent (DeterminizeError naming `what`)."""
+    for card in seen:
+        if total[card] <= 0:
+            raise DeterminizeError(f"{what}: more {card!r} seen than the game has")
+        total[card] -= 1
+
+
+def allocate_unseen(
+    unseen: Counter[str],
+    restricted: Sequence[tuple[int, frozenset[str]]],
+    free: Sequence[int],
+    rng: random.Random,
+) -> tuple[list[list[str]], list[list[str]], list[str]]:
+    """Deal the unseen card instances at random over hidden places of known sizes.
+
+    `restricted` places (size, allowed ids) are filled first, each with a uniform random subset
+    of the unseen instances it may hold (in a random order); `free` places (sizes) then get a
+    uniform random deal of what is left, and the remainder is returned as the cards no place
+    holds (trashed cards: they left the game, nobody knows which). Filling the restricted places
+    first is still uniform over all valid deals: every choice for them leaves the same number of
+    ways to deal the rest."""
+    pool = expand(unseen)
+    out_restricted: list[list[str]] = []
+    for size, allowed in restricted:
+        eligible = [i for i, card in enumerate(pool) if card in allowed]
+        if len(eligible) < size:
+            raise DeterminizeError(f"a hidden pile of {size} cards, only {len(eligible)} unseen cards fit it")
+        chosen = rng.sample(eligible, size)
+        out_restricted.append([pool[i] for i in chosen])
+        taken = set(chosen)
+        pool = [card for i, card in enumerate(pool) if i not in taken]
+    rng.shuffle(pool)
+    out_free: list[list[str]] = []
+    for size in free:
+        if len(pool) < size:
+            raise DeterminizeError(f"a hidden place holds {size} cards, only {len(pool)} unseen cards remain")
+        out_free.append(pool[:size])
+        pool = pool[size:]
+    return out_restricted, out_free, pool
+
+
+def crown_points(crowns_per_seat: Sequence[int], values: Sequence[int], rng: random.Random) -> list[int]:
+    """Each seat's points from the crowns it bought. A crown's value depends on how many were
+    sold before it, and an observation shows who holds crowns but not in which order they were
+    bought: a random order consistent with the counts is drawn (a seat with all crowns sold gets
+    exactly the first values)."""
+    order = [seat for seat, n in enumerate(crowns_per_seat) for _ in range(n)]
+    rng.shuffle(order)
+    points = [0] * len(crowns_per_seat)
+    for k, seat in enumerate(order):
+        points[seat] += values[k]
+    return points
+
+
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON data (lists and dicts), so a sample shares nothing with its input."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
+    return value
