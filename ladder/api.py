@@ -329,12 +329,7 @@ def default_limits() -> ApiLimits:
     """:class:`ApiLimits` with the uploads checked at once from ``$ARENA_API_CONCURRENT_UPLOADS``.
 
     Raises ValueError for a value that is not a whole number of at least 1."""
-    raw = settings.get(CONCURRENT_UPLOADS_ENV)
-    if raw is None:
-        return ApiLimits()
-    if not raw.isdigit() or int(raw) < 1:
-        raise ValueError(f"{CONCURRENT_UPLOADS_ENV}={raw!r}: a whole number of at least 1")
-    return ApiLimits(concurrent_uploads=int(raw))
+    return ApiLimits(concurrent_uploads=settings.current().api_concurrent_uploads)
 
 
 def create_app(
@@ -352,7 +347,7 @@ def create_app(
     ValueError for a malformed value).
     """
     if open_signup is None:
-        open_signup = settings.get(OPEN_SIGNUP_ENV) == "1"
+        open_signup = settings.current().open_signup
     referee_info = (referee or public_referee()).info()
     limits = limits or default_limits()
     app = FastAPI(

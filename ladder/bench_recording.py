@@ -43,7 +43,6 @@ from ladder.match_queue import enqueue_match
 from ladder.recording import compress_replay, record_result
 from referee import settings
 
-DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 GOAL = 0.5
 
 
@@ -219,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds per side")
     parser.add_argument("--bots", type=int, default=32, help="bots on the ladder (lock contention)")
     args = parser.parse_args(argv)
-    admin_url = settings.get("ARENA_TEST_POSTGRES") or DEFAULT_ADMIN_URL
+    admin_url = settings.current().test_postgres
     name = f"arena_bench_{secrets.token_hex(4)}"
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))

@@ -261,8 +261,7 @@ def reference_bot_names(game: str, players: int, strategies: Sequence[str]) -> l
 
 def reserved_prefixes() -> tuple[str, ...]:
     """The platform's prefixes and the operator's (``$ARENA_RESERVED_BOT_PREFIXES``), lower case."""
-    extra = (settings.get(RESERVED_PREFIXES_ENV) or "").split(",")
-    return (*PLATFORM_PREFIXES, *(p.strip().lower() for p in extra if p.strip()))
+    return (*PLATFORM_PREFIXES, *settings.current().reserved_bot_prefixes)
 
 
 def _builtin_names() -> frozenset[str]:

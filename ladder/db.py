@@ -12,7 +12,6 @@ read-then-write transaction then never fails half-way because another writer got
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.resources import files
@@ -24,6 +23,8 @@ from alembic.config import Config
 from sqlalchemy import Connection, Engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
+
+from referee.settings import current
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
@@ -55,7 +56,7 @@ def normalize_url(url: str) -> str:
 
 def database_url(url: str | None = None) -> str:
     """The URL to use: `url`, else ``$DATABASE_URL``, else the embedded SQLite default."""
-    return normalize_url(url or os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL)
+    return normalize_url(url or current().database_url or DEFAULT_DATABASE_URL)
 
 
 def is_outage(exc: BaseException) -> bool:

@@ -64,16 +64,7 @@ DEFAULT_PLATFORM_FAULTS: Final = 10
 
 def platform_fault_budget() -> int:
     """``$ARENA_PLATFORM_FAULTS`` (at least 1), else :data:`DEFAULT_PLATFORM_FAULTS`."""
-    raw = settings.get(PLATFORM_FAULTS_ENV)
-    if not raw:
-        return DEFAULT_PLATFORM_FAULTS
-    try:
-        budget = int(raw)
-    except ValueError:
-        raise ValueError(f"{PLATFORM_FAULTS_ENV}: a whole number of faults, got {raw!r}") from None
-    if budget < 1:
-        raise ValueError(f"{PLATFORM_FAULTS_ENV}: at least 1, got {budget}")
-    return budget
+    return settings.current().platform_faults
 
 
 def parked_reason(faults: int) -> str:

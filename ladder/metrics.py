@@ -14,12 +14,13 @@ process's samples, so the API also shows the match metrics of the worker process
 
 from __future__ import annotations
 
-import os
 from time import perf_counter
 from typing import Final
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from referee.settings import current
 
 __all__ = [
     "API_REQUESTS",
@@ -33,7 +34,7 @@ __all__ = [
 
 def exposed_registry() -> CollectorRegistry:
     """What ``GET /metrics`` shows: every process's samples in multiprocess mode, else ours."""
-    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if not current().prometheus_multiproc_dir:
         return REGISTRY
     merged = CollectorRegistry()
     multiprocess.MultiProcessCollector(merged)  # type: ignore[no-untyped-call]

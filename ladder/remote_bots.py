@@ -94,25 +94,8 @@ class PublicReferee:
 def public_referee(environ: Mapping[str, str] | None = None) -> PublicReferee:
     """``$ARENA_PUBLIC_REFEREE`` / ``$ARENA_PUBLIC_REFEREE_TLS``; ValueError naming the variable
     for a value that is not HOST:PORT, or not 0/1."""
-    raw = (settings.get(PUBLIC_REFEREE_ENV, environ) or "").strip()
-    flag = (settings.get(PUBLIC_REFEREE_TLS_ENV, environ) or "1").strip()
-    if flag not in ("0", "1"):
-        raise ValueError(f"${PUBLIC_REFEREE_TLS_ENV} must be 1 (TLS) or 0 (plaintext), not {flag!r}")
-    if not raw:
-        return PublicReferee(None, flag == "1")
-    host, sep, port = raw.rpartition(":")
-    if (
-        not sep
-        or not host
-        or not port.isdigit()
-        or not 1 <= int(port) <= 65535
-        or any(c.isspace() or c in "/,@" or not c.isprintable() for c in host)
-    ):
-        raise ValueError(
-            f"${PUBLIC_REFEREE_ENV} must be one HOST:PORT as remote bots reach the referee "
-            f"(e.g. referee.example.org:50051), not {raw!r}"
-        )
-    return PublicReferee(raw, flag == "1")
+    parsed = settings.current() if environ is None else settings.Settings.from_env(environ)
+    return PublicReferee(parsed.public_referee, parsed.public_referee_tls)
 
 
 def ladder_authenticator(db_url: str) -> Authenticator:

@@ -348,13 +348,14 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None = None) -> i
     handles it, for every command: they let BrokenPipeError through.
     """
     from referee.cli_checks import USAGE_EXIT, UsageError
+    from referee.settings import SettingsError
 
     args = parser.parse_args(argv)
     try:
         code: int = args.func(args)
         # the last of the output is still buffered: a reader gone is met here, not at exit
         sys.stdout.flush()
-    except UsageError as exc:
+    except (UsageError, SettingsError) as exc:  # a command that set a variable it then read
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_EXIT
     except BrokenPipeError:

@@ -16,17 +16,28 @@ they are declared here as what the platform *sets* for a bot.
   separated) where remote bots wait in the lobby; matches with a remote seat are played there.
 
 A variable set to the empty string counts as unset (a compose file's ``X: ""`` means "the
-default"). Values are strings; each reader parses its own (and says which variable was wrong).
+default").
+
+The values are parsed in one place, :class:`Settings`: every ``ARENA_*`` variable the platform
+reads, plus ``DATABASE_URL``, ``BROKER_URL`` and ``PROMETHEUS_MULTIPROC_DIR``, typed and checked
+together. The `arena` command parses them before it does anything else (a bad value is one
+``error:`` line naming the variable, exit 2); every module then reads :func:`current` instead of
+the environment, and whether the platform runs distributed (Celery) or local is
+:attr:`Settings.distributed`, decided here alone. Why :func:`current` memoizes on the
+environment rather than freezing one object: see settings.md next to this file.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
-__all__ = ["PREFIXES", "VARIABLES", "Variable", "get", "is_declared"]
+__all__ = [
+    "OTHER_VARIABLES", "PREFIXES", "SANDBOX_LIMITS", "VARIABLES", "Settings", "SettingsError",
+    "Variable", "current", "get", "is_declared",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +65,9 @@ _SANDBOX_LIMITS: Final = (
     ("WALL_SECONDS", "3600", "wall seconds the sandbox may live"),
     ("CPU_CORES", "1", "cores the bot's processes may keep busy at once (cgroup CPU quota)"),
 )
+
+#: the sandbox limits' field names (``memory_mb``, ...), in order, with their defaults
+SANDBOX_LIMITS: Final[Mapping[str, int]] = {f.lower(): int(d) for f, d, _ in _SANDBOX_LIMITS}
 
 _DECLARED: Final = (
     # --- the referee --------------------------------------------------------------------------
@@ -165,3 +179,233 @@ def get(name: str, environ: Mapping[str, str] | None = None) -> str | None:
     variable = VARIABLES[name]
     value = (os.environ if environ is None else environ).get(name)
     return value if value else variable.default
+
+
+#: the variables outside the ``ARENA_`` namespace the platform reads (the standard names of the
+#: tools under it): name -> meaning
+OTHER_VARIABLES: Final[Mapping[str, str]] = {
+    "DATABASE_URL": "the ladder database (ladder/db.py; unset: a command's embedded SQLite file)",
+    "BROKER_URL": "the Celery broker; set, the platform runs distributed (matches go to "
+    "`arena worker` processes), unset it plays them in local processes",
+    "PROMETHEUS_MULTIPROC_DIR": "prometheus_client's multiprocess folder (`arena demo` and "
+    "`arena worker` make one when it is unset)",
+}
+
+#: every name :class:`Settings` reads (its memo key in :func:`current`)
+_READ: Final = (*VARIABLES, *OTHER_VARIABLES)
+
+
+class SettingsError(ValueError):
+    """A variable holds a value its reader cannot use; the message is one line naming it."""
+
+    def __init__(self, name: str, value: str, expected: str) -> None:
+        super().__init__(f"${name} must be {expected}, not {value!r}")
+        self.name = name
+
+
+_T = TypeVar("_T")
+
+
+def _whole(minimum: int) -> Callable[[str], int]:
+    def parse(raw: str) -> int:
+        if not raw.strip().isdigit() or int(raw) < minimum:
+            raise ValueError(f"a whole number of at least {minimum}")
+        return int(raw)
+
+    return parse
+
+
+def _seconds(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise ValueError("a number of seconds above 0")
+    return value
+
+
+def _flag(raw: str) -> bool:
+    if raw.strip() not in ("0", "1"):
+        raise ValueError("1 (on) or 0 (off)")
+    return raw.strip() == "1"
+
+
+def _port(raw: str) -> int:
+    if not raw.strip().isdigit() or not 1 <= int(raw) <= 65535:
+        raise ValueError("a port number (1-65535)")
+    return int(raw)
+
+
+def _host_port(raw: str) -> str:
+    host, sep, port = raw.strip().rpartition(":")
+    if (
+        not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535
+        or any(c.isspace() or c in "/,@" or not c.isprintable() for c in host)
+    ):
+        raise ValueError("one HOST:PORT")
+    return raw.strip()
+
+
+def _host_ports(raw: str) -> tuple[str, ...]:
+    try:
+        found = tuple(_host_port(a) for a in raw.split(",") if a.strip())
+    except ValueError:
+        found = ()
+    if not found:
+        raise ValueError("HOST:PORT, or several comma-separated")
+    return found
+
+
+def _target(raw: str) -> str:
+    module, sep, function = raw.strip().partition(":")
+    if not sep or not module or not function.isidentifier():
+        raise ValueError("module:function")
+    return raw.strip()
+
+
+def _text(raw: str) -> str:
+    return raw
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every variable the platform reads, parsed and checked (:meth:`from_env`). The defaults
+    are the declared ones (:data:`VARIABLES`); ``None`` is "unset: the feature is off/absent"."""
+
+    # --- the referee
+    admin_token: str | None
+    admin_token_file: str | None
+    referee_process: int | None
+    referee_restarts: int
+    # --- the workers
+    queue: str
+    lease_seconds: float
+    platform_faults: int
+    beat_seconds: float
+    queue_depth: int
+    campaigns_per_ladder: int
+    campaign_games: int
+    duplicate_sets: bool
+    qualification_games: int
+    metrics_port: int | None
+    referee_executor: str
+    referee_addrs: tuple[str, ...]
+    referee_ca: str | None
+    referee_tls: bool
+    bot_log_dir: str | None
+    bot_files_dir: str | None
+    sandbox_stage_dir: str | None
+    unsafe_no_sandbox: bool
+    sandbox_uid_base: int
+    sandbox_uid_count: int
+    sandbox_lock_dir: str
+    #: ``ARENA_SANDBOX_<FIELD>``: field name (``memory_mb``) -> limit
+    sandbox_limits: Mapping[str, int]
+    # --- the ladder
+    open_signup: bool
+    api_concurrent_uploads: int
+    reserved_bot_prefixes: tuple[str, ...]
+    public_referee: str | None
+    public_referee_tls: bool
+    # --- the client commands
+    api_key: str | None
+    server: str | None
+    # --- benches and tests
+    test_postgres: str
+    test_redis: str
+    bench_postgres: str
+    # --- the standard names
+    database_url: str | None
+    broker_url: str | None
+    prometheus_multiproc_dir: str | None
+
+    @property
+    def distributed(self) -> bool:
+        """True when matches go to Celery workers (``BROKER_URL`` is set), False when the
+        platform plays them in local processes: the one place this is decided."""
+        return self.broker_url is not None
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        """The settings in `environ` (default: this process's environment). Raises
+        :class:`SettingsError` for the first variable whose value is unusable."""
+        env = os.environ if environ is None else environ
+
+        def value(name: str, parse: Callable[[str], _T]) -> _T | None:
+            raw = get(name, env)
+            if raw is None:
+                return None
+            try:
+                return parse(raw)
+            except ValueError as exc:
+                raise SettingsError(name, raw, str(exc)) from None
+
+        def required(name: str, parse: Callable[[str], _T]) -> _T:
+            parsed = value(name, parse)
+            assert parsed is not None, f"{name} is declared without a default"
+            return parsed
+
+        def other(name: str) -> str | None:
+            return env.get(name) or None
+
+        limits = {
+            field: required(f"ARENA_SANDBOX_{field.upper()}", _whole(1)) for field in SANDBOX_LIMITS
+        }
+        prefixes = value("ARENA_RESERVED_BOT_PREFIXES", lambda r: r.split(",")) or []
+        return cls(
+            admin_token=(value("ARENA_ADMIN_TOKEN", _text) or "").strip() or None,
+            admin_token_file=value("ARENA_ADMIN_TOKEN_FILE", _text),
+            referee_process=value("ARENA_REFEREE_PROCESS", _whole(0)),
+            referee_restarts=required("ARENA_REFEREE_RESTARTS", _whole(0)),
+            queue=required("ARENA_QUEUE", _text),
+            lease_seconds=required("ARENA_LEASE_SECONDS", _seconds),
+            platform_faults=required("ARENA_PLATFORM_FAULTS", _whole(1)),
+            beat_seconds=required("ARENA_BEAT_SECONDS", _seconds),
+            queue_depth=required("ARENA_QUEUE_DEPTH", _whole(0)),
+            campaigns_per_ladder=required("ARENA_CAMPAIGNS_PER_LADDER", _whole(0)),
+            campaign_games=required("ARENA_CAMPAIGN_GAMES", _whole(1)),
+            duplicate_sets=value("ARENA_DUPLICATE_SETS", _flag) or False,
+            qualification_games=required("ARENA_QUALIFICATION_GAMES", _whole(1)),
+            metrics_port=value("ARENA_METRICS_PORT", _port),
+            referee_executor=required("ARENA_REFEREE_EXECUTOR", _target),
+            referee_addrs=value("ARENA_REFEREE_ADDR", _host_ports) or (),
+            referee_ca=value("ARENA_REFEREE_CA", _text),
+            referee_tls=value("ARENA_REFEREE_TLS", _flag) or False,
+            bot_log_dir=value("ARENA_BOT_LOG_DIR", _text),
+            bot_files_dir=value("ARENA_BOT_FILES_DIR", _text),
+            sandbox_stage_dir=value("ARENA_SANDBOX_STAGE_DIR", _text),
+            unsafe_no_sandbox=value("ARENA_UNSAFE_NO_SANDBOX", _flag) or False,
+            sandbox_uid_base=required("ARENA_SANDBOX_UID_BASE", _whole(1)),
+            sandbox_uid_count=required("ARENA_SANDBOX_UID_COUNT", _whole(1)),
+            sandbox_lock_dir=required("ARENA_SANDBOX_LOCK_DIR", _text),
+            sandbox_limits=limits,
+            open_signup=value("ARENA_OPEN_SIGNUP", _flag) or False,
+            api_concurrent_uploads=required("ARENA_API_CONCURRENT_UPLOADS", _whole(1)),
+            reserved_bot_prefixes=tuple(p.strip().lower() for p in prefixes if p.strip()),
+            public_referee=value("ARENA_PUBLIC_REFEREE", _host_port),
+            public_referee_tls=required("ARENA_PUBLIC_REFEREE_TLS", _flag),
+            api_key=value("ARENA_API_KEY", _text),
+            server=value("ARENA_SERVER", _text),
+            test_postgres=required("ARENA_TEST_POSTGRES", _text),
+            test_redis=required("ARENA_TEST_REDIS", _text),
+            bench_postgres=required("ARENA_BENCH_POSTGRES", _text),
+            database_url=other("DATABASE_URL"),
+            broker_url=other("BROKER_URL"),
+            prometheus_multiproc_dir=other("PROMETHEUS_MULTIPROC_DIR"),
+        )
+
+
+_memo: tuple[tuple[str | None, ...], Settings] | None = None
+
+
+def current() -> Settings:
+    """This process's settings: parsed once (the `arena` command does it at start-up) and
+    parsed again only if the environment changed since (settings.md says why). Raises
+    :class:`SettingsError` for an unusable value."""
+    global _memo
+    key = tuple(os.environ.get(name) for name in _READ)
+    memo = _memo
+    if memo is None or memo[0] != key:
+        memo = _memo = (key, Settings.from_env())
+    return memo[1]

@@ -1,12 +1,16 @@
-"""referee/settings.py is the one list of ``ARENA_*`` variables, and the platform reads them
-through it: every name in the platform's code is declared, no module reads one from
-``os.environ`` itself, and the declared defaults are the readers' defaults."""
+"""referee/settings.py is the one list of ``ARENA_*`` variables and the one place they are
+parsed: every name in the platform's code is declared, no module reads one (nor DATABASE_URL,
+BROKER_URL, PROMETHEUS_MULTIPROC_DIR) from ``os.environ`` itself or parses its own value with
+``settings.get``, the declared defaults are the readers' defaults, and a bad value stops the
+`arena` command with one line naming the variable."""
 
 from __future__ import annotations
 
 import ast
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
@@ -19,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 #: the platform's code; the SDKs under bots/ read their own variables (they know only the wire)
 PLATFORM = ("referee", "ladder", "workers")
 NAME = re.compile(r"\bARENA_[A-Z0-9_]*")
+ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def _sources(root: Path = REPO) -> Iterator[Path]:
@@ -50,7 +55,7 @@ def _env_constants(trees: list[ast.Module]) -> set[str]:
             )
             value = getattr(node, "value", None)
             if (isinstance(target, ast.Name) and isinstance(value, ast.Constant)
-                    and isinstance(value.value, str) and value.value.startswith("ARENA_")):
+                    and _is_read(value.value)):
                 names.add(target.id)
     return names
 
@@ -61,15 +66,21 @@ def _is_os_environ(node: ast.expr) -> bool:
     )
 
 
+def _is_read(value: object) -> bool:
+    return isinstance(value, str) and (value.startswith("ARENA_") or value in settings.OTHER_VARIABLES)
+
+
 def direct_reads(root: Path = REPO) -> list[str]:
     """``file:line`` of every ``os.environ.get(X)`` / ``os.environ[X]`` / ``os.getenv(X)`` of an
-    ``ARENA_*`` variable outside referee/settings.py (X a literal or a constant holding one)."""
+    ``ARENA_*`` variable, DATABASE_URL, BROKER_URL or PROMETHEUS_MULTIPROC_DIR outside
+    referee/settings.py (X a literal or a constant holding one). Setting one
+    (``os.environ[X] = v``, for the process's children) is not a read."""
     parsed = [(p, ast.parse(p.read_text(encoding="utf-8"))) for p in _sources(root)]
     constants = _env_constants([t for _, t in parsed])
 
     def is_arena(arg: ast.expr) -> bool:
         if isinstance(arg, ast.Constant):
-            return isinstance(arg.value, str) and arg.value.startswith("ARENA_")
+            return _is_read(arg.value)
         return isinstance(arg, ast.Name) and arg.id in constants
 
     found = []
@@ -84,11 +95,36 @@ def direct_reads(root: Path = REPO) -> list[str]:
                     node.func.attr == "getenv" and isinstance(receiver, ast.Name) and receiver.id == "os"
                 ):
                     key = node.args[0]
-            elif isinstance(node, ast.Subscript) and _is_os_environ(node.value):
+            elif (isinstance(node, ast.Subscript) and _is_os_environ(node.value)
+                  and isinstance(node.ctx, ast.Load)):
                 key = node.slice
             if key is not None and is_arena(key):
                 found.append(f"{path.relative_to(root)}:{key.lineno}")
     return sorted(found)
+
+
+def own_parsing(root: Path = REPO) -> list[str]:
+    """``file:line`` of every ``settings.get(...)`` / ``get(...)`` imported from referee.settings
+    outside referee/settings.py: a module parsing a value itself instead of reading
+    :class:`referee.settings.Settings`."""
+    found = []
+    for path in _sources(root):
+        if path == root / "referee" / "settings.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bare = any(
+            isinstance(node, ast.ImportFrom) and node.module == "referee.settings"
+            and any(alias.name == "get" for alias in node.names)
+            for node in ast.walk(tree)
+        )
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if (isinstance(func, ast.Attribute) and func.attr == "get" and isinstance(func.value, ast.Name)
+                    and func.value.id == "settings") or (bare and isinstance(func, ast.Name) and func.id == "get"):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
 
 
 def test_every_arena_variable_in_the_code_is_declared() -> None:
@@ -98,7 +134,12 @@ def test_every_arena_variable_in_the_code_is_declared() -> None:
 
 def test_no_module_reads_an_arena_variable_itself() -> None:
     reads = direct_reads()
-    assert not reads, "read these through referee.settings.get:\n" + "\n".join(reads)
+    assert not reads, "read these through referee.settings.current():\n" + "\n".join(reads)
+
+
+def test_no_module_parses_a_value_itself() -> None:
+    found = own_parsing()
+    assert not found, "read a field of referee.settings.current() instead:\n" + "\n".join(found)
 
 
 def test_the_checks_catch_a_stray_name_and_a_direct_read(tmp_path: Path) -> None:
@@ -109,9 +150,20 @@ def test_the_checks_catch_a_stray_name_and_a_direct_read(tmp_path: Path) -> None
         'def f():\n    return os.environ.get(QUEUE_ENV), os.getenv("ARENA_QUEUE_DEPHT")\n'
         'x = os.environ["ARENA_LEASE_SECONDS"]\n'
         'y = settings_ok = "ARENA_SANDBOX_" + "PIDS"  # a family prefix is declared\n'
+        'z = os.environ.get("BROKER_URL")\n'
+        'os.environ["PROMETHEUS_MULTIPROC_DIR"] = "/tmp/m"  # setting it for children is fine\n'
+        'from referee import settings\n'
+        'depth = int(settings.get("ARENA_QUEUE_DEPTH") or 8)\n'
+    )
+    (tmp_path / "ladder").mkdir()
+    (tmp_path / "ladder" / "bare.py").write_text(
+        'from referee.settings import get\nq = get("ARENA_QUEUE")\nd = {}.get("ARENA_QUEUE")\n'
     )
     assert undeclared_names(tmp_path) == ["workers/stray.py:4 ARENA_QUEUE_DEPHT"]
-    assert direct_reads(tmp_path) == ["workers/stray.py:4", "workers/stray.py:4", "workers/stray.py:5"]
+    assert direct_reads(tmp_path) == [
+        "workers/stray.py:4", "workers/stray.py:4", "workers/stray.py:5", "workers/stray.py:7",
+    ]
+    assert own_parsing(tmp_path) == ["ladder/bare.py:2", "workers/stray.py:10"]
 
 
 def test_get_gives_the_value_else_the_default_and_refuses_an_undeclared_name() -> None:
@@ -121,6 +173,60 @@ def test_get_gives_the_value_else_the_default_and_refuses_an_undeclared_name() -
     assert settings.get("ARENA_REFEREE_ADDR", {}) is None
     with pytest.raises(KeyError):
         settings.get("ARENA_QUEUE_DEPHT", {"ARENA_QUEUE_DEPHT": "3"})
+
+
+def test_the_settings_are_typed_with_the_declared_defaults() -> None:
+    parsed = settings.Settings.from_env({})
+    assert (parsed.queue, parsed.queue_depth, parsed.lease_seconds) == ("arena", 8, 30.0)
+    assert parsed.referee_addrs == () and parsed.metrics_port is None and not parsed.duplicate_sets
+    assert parsed.sandbox_limits["memory_mb"] == 512 and parsed.public_referee_tls is True
+    assert (parsed.database_url, parsed.broker_url) == (None, None) and not parsed.distributed
+    given = settings.Settings.from_env({
+        "ARENA_QUEUE_DEPTH": "0", "ARENA_DUPLICATE_SETS": "1", "ARENA_METRICS_PORT": "9100",
+        "ARENA_REFEREE_ADDR": "a:1, b:2", "ARENA_RESERVED_BOT_PREFIXES": "Acme-, ,x",
+        "ARENA_SANDBOX_PIDS": "128", "BROKER_URL": "redis://r:6379/0", "DATABASE_URL": "",
+    })
+    assert given.queue_depth == 0 and given.duplicate_sets and given.metrics_port == 9100
+    assert given.referee_addrs == ("a:1", "b:2")
+    assert given.reserved_bot_prefixes == ("acme-", "x") and given.sandbox_limits["pids"] == 128
+    assert given.distributed and given.database_url is None  # empty: unset
+
+
+@pytest.mark.parametrize(("name", "bad"), [
+    ("ARENA_QUEUE_DEPTH", "lots"), ("ARENA_QUEUE_DEPTH", "-1"), ("ARENA_LEASE_SECONDS", "0"),
+    ("ARENA_LEASE_SECONDS", "nan"), ("ARENA_BEAT_SECONDS", "soon"), ("ARENA_DUPLICATE_SETS", "yes"),
+    ("ARENA_METRICS_PORT", "70000"), ("ARENA_REFEREE_ADDR", "referee"),
+    ("ARENA_REFEREE_EXECUTOR", "workers.grpc_executor"), ("ARENA_SANDBOX_MEMORY_MB", "0"),
+    ("ARENA_PUBLIC_REFEREE", "http://x:1"), ("ARENA_PUBLIC_REFEREE_TLS", "true"),
+    ("ARENA_QUALIFICATION_GAMES", "0"), ("ARENA_PLATFORM_FAULTS", "0"),
+    ("ARENA_REFEREE_PROCESS", "first"), ("ARENA_UNSAFE_NO_SANDBOX", "on"),
+])
+def test_a_bad_value_is_one_line_naming_the_variable(name: str, bad: str) -> None:
+    with pytest.raises(settings.SettingsError) as caught:
+        settings.Settings.from_env({name: bad})
+    message = str(caught.value)
+    assert caught.value.name == name and message.startswith(f"${name} must be ")
+    assert repr(bad) in message and "\n" not in message
+
+
+def test_current_is_parsed_once_and_again_after_a_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_QUEUE_DEPTH", "3")
+    first = settings.current()
+    assert first.queue_depth == 3 and settings.current() is first  # not parsed again
+    monkeypatch.setenv("BROKER_URL", "redis://127.0.0.1:6379/9")
+    assert settings.current() is not first and settings.current().distributed
+    monkeypatch.setenv("ARENA_QUEUE_DEPTH", "three")
+    with pytest.raises(settings.SettingsError, match="ARENA_QUEUE_DEPTH"):
+        settings.current()
+
+
+@pytest.mark.parametrize("argv", [["demo", "--no-serve"], ["beat"], ["--help"]])
+def test_the_arena_command_stops_on_a_bad_value_with_one_line(argv: list[str]) -> None:
+    env = {**os.environ, "ARENA_QUEUE_DEPTH": "bogus"}
+    done = subprocess.run([ARENA, *argv], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 2, done
+    assert done.stderr == "error: $ARENA_QUEUE_DEPTH must be a whole number of at least 0, not 'bogus'\n"
+    assert done.stdout == ""
 
 
 def test_every_variable_has_a_meaning_and_a_reader() -> None:
@@ -154,5 +260,13 @@ def test_the_declared_defaults_are_the_readers_defaults() -> None:
         assert int(default(ENV_PREFIX + f.name.upper())) == getattr(limits, f.name), f.name
     assert SandboxLimits.from_env({}) == limits
     assert SandboxLimits.from_env({"ARENA_SANDBOX_PIDS": "128"}).pids == 128
+    parsed = settings.Settings.from_env({})  # the object's fields are the declared defaults
+    assert parsed.queue_depth == matchmaker.DEFAULT_QUEUE_DEPTH
+    assert parsed.campaigns_per_ladder == campaign_ladders.DEFAULT_CAMPAIGNS_PER_LADDER
+    assert parsed.campaign_games == campaign_ladders.DEFAULT_CAMPAIGN_GAMES
+    assert parsed.lease_seconds == match_execution.DEFAULT_LEASE_SECONDS
+    assert parsed.qualification_games == qualification.DEFAULT_GAMES
+    assert parsed.beat_seconds == control.DEFAULT_INTERVAL_S
+    assert parsed.referee_executor == executor.DEFAULT_REFEREE_EXECUTOR
     if not os.environ.get("ARENA_SANDBOX_UID_BASE"):
         assert int(default("ARENA_SANDBOX_UID_BASE")) == uids.UID_BASE

@@ -60,7 +60,7 @@ from ladder.schema import metadata
 from referee import settings
 from workers.audit import audit_ladder
 from workers.bot_commands import builtin_command
-from workers.celery_app import CeleryDispatcher, make_app
+from workers.celery_app import CeleryDispatcher, broker_url, make_app
 from workers.control import beat_seconds
 from workers.local_pool import LocalPool
 from workers.matchmaker import queue_depth
@@ -69,13 +69,12 @@ from workers.worker_processes import start_worker, stop_worker
 
 __all__ = ["main"]
 
-DEFAULT_ADMIN_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
 @contextmanager
 def scratch_postgres() -> Iterator[str]:
     """A fresh PostgreSQL database at migration head, dropped afterwards."""
-    admin = settings.get("ARENA_BENCH_POSTGRES") or DEFAULT_ADMIN_URL
+    admin = settings.current().bench_postgres
     name = f"arena_bench_{secrets.token_hex(4)}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
@@ -119,7 +118,7 @@ def _season_rate(engine: Engine, dispatcher: Dispatcher, matches: int, depth: in
 
 def bench_celery(pg_url: str, workers: int, matches: int) -> float:
     """Matches/min on `workers` single-process Celery workers (PostgreSQL + Redis)."""
-    broker = os.environ.get("BROKER_URL") or "redis://127.0.0.1:6379/0"
+    broker = broker_url()
     queue = f"arena-bench-{secrets.token_hex(4)}"
     engine = create_engine(pg_url)
     _empty(engine)
@@ -195,7 +194,7 @@ def bench_production(
     `warmup` finished matches (at least one per worker) start the clock; the rate is taken over
     the next `matches` finishes, from their ``finished_at``.
     """
-    broker = os.environ.get("BROKER_URL") or "redis://127.0.0.1:6379/0"
+    broker = broker_url()
     queue = f"arena-bench-{secrets.token_hex(4)}"
     engine = create_engine(pg_url)
     _empty(engine)

@@ -37,7 +37,7 @@ ENV_BOT_FILES_DIR: Final = "ARENA_BOT_FILES_DIR"
 
 def bot_files_root() -> Path:
     """The folder holding every unpacked archive (created 0700: only the worker's user)."""
-    configured = settings.get(ENV_BOT_FILES_DIR)
+    configured = settings.current().bot_files_dir
     root = Path(configured) if configured else stage_root() / "bots"
     root.mkdir(parents=True, exist_ok=True)
     root.chmod(0o700)

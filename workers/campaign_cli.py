@@ -23,7 +23,6 @@ import argparse
 import contextlib
 import gzip
 import json
-import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -297,7 +296,9 @@ def state_after_match(engine: Engine, match_id: int) -> tuple[dict[str, Any], di
 @contextlib.contextmanager
 def _dispatcher(db_url: str, workers: int) -> Iterator[Any]:
     """Celery when BROKER_URL is set, else a local pool of `workers` (0: in this process)."""
-    if os.environ.get("BROKER_URL"):
+    from referee.settings import current
+
+    if current().distributed:
         from workers.tournament_cli import _dispatcher as shared
 
         with shared(db_url, max(1, workers)) as celery:

@@ -78,12 +78,12 @@ _STEPS_PER_TICK: Final = 4
 
 def campaigns_per_ladder() -> int:
     """``$ARENA_CAMPAIGNS_PER_LADDER``, else :data:`DEFAULT_CAMPAIGNS_PER_LADDER`."""
-    return int(settings.get(CAMPAIGNS_PER_LADDER_ENV) or DEFAULT_CAMPAIGNS_PER_LADDER)
+    return settings.current().campaigns_per_ladder
 
 
 def campaign_games() -> int:
     """``$ARENA_CAMPAIGN_GAMES``, else :data:`DEFAULT_CAMPAIGN_GAMES`."""
-    return int(settings.get(CAMPAIGN_GAMES_ENV) or DEFAULT_CAMPAIGN_GAMES)
+    return settings.current().campaign_games
 
 
 @dataclass

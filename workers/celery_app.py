@@ -213,12 +213,12 @@ class ArenaTaskPool(TaskPool):  # type: ignore[misc]
 
 def broker_url() -> str:
     """``$BROKER_URL`` or the local Redis."""
-    return os.environ.get(BROKER_ENV) or DEFAULT_BROKER_URL
+    return settings.current().broker_url or DEFAULT_BROKER_URL
 
 
 def match_queue() -> str:
     """The queue match tasks go to."""
-    return settings.get("ARENA_QUEUE") or "arena"
+    return settings.current().queue
 
 
 def make_app(broker: str | None = None, queue: str | None = None) -> Celery:
@@ -600,6 +600,6 @@ def _on_process_exit(**_kwargs: Any) -> None:
 
 @worker_init.connect  # type: ignore[untyped-decorator]
 def _on_worker_start(**_kwargs: Any) -> None:
-    port = settings.get("ARENA_METRICS_PORT")
-    if port:
-        metrics.serve_metrics(int(port))
+    port = settings.current().metrics_port
+    if port is not None:
+        metrics.serve_metrics(port)

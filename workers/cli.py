@@ -23,7 +23,9 @@ __all__ = ["register"]
 def _cmd_demo(args: argparse.Namespace) -> int:
     # Multiprocess metrics before any metric exists, so the pool processes' match metrics
     # reach the demo's /metrics page (prometheus_client picks its mode at import).
-    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    from referee.settings import current
+
+    if not current().prometheus_multiproc_dir:  # set for this process and the pool it starts
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-demo-metrics-")
     from ladder.db import is_outage
     from workers.demo import PortInUse, run_demo
@@ -188,8 +190,10 @@ def _cmd_serve_api(args: argparse.Namespace) -> int:
 
 
 def _multiproc_env() -> dict[str, str]:
-    env = dict(os.environ)
-    if not env.get("PROMETHEUS_MULTIPROC_DIR"):
+    from referee.settings import current
+
+    env = dict(os.environ)  # the worker's environment, handed to the Celery worker it execs
+    if not current().prometheus_multiproc_dir:
         env["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="arena-metrics-")
     return env
 
@@ -200,15 +204,16 @@ def _connections_line(process: str) -> str:
     Redis and `arena.db`, which an operator should see rather than discover."""
     from sqlalchemy.engine import make_url
 
+    from referee.settings import current
     from workers.celery_app import BROKER_ENV, broker_url, database_label
 
-    def origin(variable: str) -> str:
-        return f"${variable}" if os.environ.get(variable) else f"the default: ${variable} is not set"
+    def origin(variable: str, value: str | None) -> str:
+        return f"${variable}" if value else f"the default: ${variable} is not set"
 
     broker = make_url(broker_url()).render_as_string(hide_password=True)
     return (
-        f"{process}: broker {broker} ({origin(BROKER_ENV)}), "
-        f"database {database_label()} ({origin('DATABASE_URL')})"
+        f"{process}: broker {broker} ({origin(BROKER_ENV, current().broker_url)}), "
+        f"database {database_label()} ({origin('DATABASE_URL', current().database_url)})"
     )
 
 

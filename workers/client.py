@@ -266,14 +266,14 @@ def load_credentials(
                 "and consider replacing the key"
             )
         stored = loaded
-    chosen_server = server or settings.get(ENV_SERVER) or stored.get("server")
+    chosen_server = server or settings.current().server or stored.get("server")
     if not chosen_server:
         raise NotLoggedIn("no server: run `arena login --server URL` (or pass --server)")
     chosen = normalise_server(str(chosen_server))
     stored_server = normalise_server(str(stored["server"])) if stored.get("server") else None
     # the stored key, CA and plain-http consent belong to the stored server only
     home = stored_server is not None and same_origin(chosen, stored_server)
-    key = settings.get(ENV_API_KEY) or (stored.get("key") if home else None)
+    key = settings.current().api_key or (stored.get("key") if home else None)
     if not key:
         if stored.get("key") and stored_server is not None:
             raise NotLoggedIn(
@@ -283,7 +283,7 @@ def load_credentials(
         raise NotLoggedIn(f"no API key for {chosen}: run `arena login --server {chosen}`")
     if not ca and home:
         ca = stored.get("ca")
-    plain_http = home and stored.get("plain_http") is True and not settings.get(ENV_API_KEY)
+    plain_http = home and stored.get("plain_http") is True and not settings.current().api_key
     return Credentials(chosen, str(key), str(ca) if ca else None, plain_http)
 
 

@@ -120,7 +120,7 @@ def _detail(version: dict[str, Any]) -> dict[str, Any]:
 
 def _read_key(args: argparse.Namespace) -> str:
     from referee import settings
-    from workers.client import ENV_API_KEY, ClientError, read_secret
+    from workers.client import ClientError, read_secret
 
     if args.key_file:
         try:
@@ -128,8 +128,8 @@ def _read_key(args: argparse.Namespace) -> str:
         except OSError as exc:
             raise ClientError(f"--key-file {args.key_file}: {exc.strerror or exc}") from exc
         key = lines[0] if lines else ""
-    elif settings.get(ENV_API_KEY):
-        key = (settings.get(ENV_API_KEY) or "").strip()
+    elif settings.current().api_key:
+        key = (settings.current().api_key or "").strip()
     else:
         key = read_secret("API key: ", sys.stdin, interactive=sys.stdin.isatty())
     if not key:

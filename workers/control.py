@@ -42,7 +42,7 @@ DEFAULT_INTERVAL_S: Final = 5.0
 
 def beat_seconds() -> float:
     """``$ARENA_BEAT_SECONDS``, else :data:`DEFAULT_INTERVAL_S`."""
-    return float(settings.get("ARENA_BEAT_SECONDS") or DEFAULT_INTERVAL_S)
+    return settings.current().beat_seconds
 
 
 @dataclass

@@ -40,6 +40,7 @@ from ladder.bots import add_bot_version, register_bot
 from ladder.db import create_engine, database_url, upgrade
 from ladder.ladders import create_ladder, join_ladder
 from ladder.schema import bot_versions, bots, ladders, replays
+from referee.settings import current
 from workers.bot_commands import builtin_command
 from workers.local_pool import DEFAULT_POOL_SIZE, LocalPool
 from workers.season import Dispatcher, SeasonSummary, play_season
@@ -276,8 +277,8 @@ def run_demo(
 
     if serve:
         check_port(host, port)  # before the season, not after minutes of it
-    distributed = bool(os.environ.get("BROKER_URL"))
-    db_url = database_url(db or os.environ.get("DATABASE_URL") or DEMO_DATABASE_URL)
+    distributed = current().distributed
+    db_url = database_url(db or current().database_url or DEMO_DATABASE_URL)
     upgrade(db_url)
     engine = create_engine(db_url)
     try:

@@ -229,7 +229,7 @@ def _load_referee_executor(target: str) -> MatchExecutor | None:
 
 def referee_executor() -> MatchExecutor | None:
     """This process's gRPC referee executor, created on first use; None if there is none."""
-    target = settings.get(REFEREE_EXECUTOR_ENV) or DEFAULT_REFEREE_EXECUTOR
+    target = settings.current().referee_executor
     with _lock:
         if target not in _loaded:
             _loaded[target] = _load_referee_executor(target)

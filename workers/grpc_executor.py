@@ -185,9 +185,8 @@ class _BuiltinClient(Bot):
 def referee_tls() -> Tls:
     """How to reach the long-lived referee at $ARENA_REFEREE_ADDR ($ARENA_REFEREE_CA /
     $ARENA_REFEREE_TLS; plaintext when neither is set)."""
-    return Tls.from_env(
-        {TLS_ENV: settings.get(ENV_REFEREE_TLS) or "", TLS_CA_ENV: settings.get(ENV_REFEREE_CA) or ""}
-    )
+    parsed = settings.current()
+    return Tls.from_env({TLS_ENV: "1" if parsed.referee_tls else "", TLS_CA_ENV: parsed.referee_ca or ""})
 
 
 def builtin_seat(game: str, name: str, seed: int) -> Callable[[str, str, Path], None]:
@@ -265,7 +264,7 @@ class GrpcMatchExecutor:
     @property
     def referee_addr(self) -> str | None:
         """The long-lived referee remote bots connect to, if there is one."""
-        return self._referee_addr or settings.get(ENV_REFEREE_ADDR)
+        return self._referee_addr or ",".join(settings.current().referee_addrs) or None
 
     @property
     def admin_token(self) -> str | None:
@@ -273,12 +272,12 @@ class GrpcMatchExecutor:
         Docker secret), else $ARENA_ADMIN_TOKEN."""
         if self._admin_token:
             return self._admin_token
-        path = settings.get("ARENA_ADMIN_TOKEN_FILE")
+        path = settings.current().admin_token_file
         if path:
             from referee.server.auth import read_admin_token
 
             return read_admin_token(path)  # CredentialError says what is wrong with the file
-        return settings.get(ENV_ADMIN_TOKEN)
+        return settings.current().admin_token
 
     # --- the matchmaker's question -------------------------------------------------------
 
@@ -424,7 +423,7 @@ class GrpcMatchExecutor:
                 unix_socket=str(socket_path) if socket_path is not None else None,
             )
             address = local.address
-        log_root = settings.get(ENV_BOT_LOG_DIR)
+        log_root = settings.current().bot_log_dir
         logs = (
             Path(log_root) / f"match-{spec.match_id}"
             if log_root
@@ -661,7 +660,7 @@ def create_executor() -> GrpcMatchExecutor:
 
     ``$ARENA_UNSAFE_NO_SANDBOX=1`` (what ``arena worker --unsafe-no-sandbox`` sets) runs hosted
     bots without the sandbox."""
-    unsafe = settings.get(ENV_UNSAFE_NO_SANDBOX) == "1"
+    unsafe = settings.current().unsafe_no_sandbox
     if unsafe:
         log.warning("UNSAFE: hosted bots run WITHOUT the sandbox (%s=1)", ENV_UNSAFE_NO_SANDBOX)
     return GrpcMatchExecutor(unsafe_no_sandbox=unsafe)

@@ -124,7 +124,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `arena` command (one ``error:`` line and status 2 for a refused input
-    or a closed output, see :func:`referee.cli.run`)."""
+    or a closed output, see :func:`referee.cli.run`).
+
+    The settings are parsed first, once for every command (referee/settings.md): a variable
+    holding an unusable value is one ``error:`` line naming it, status 2, before anything runs."""
+    from referee.cli_checks import USAGE_EXIT
+    from referee.settings import SettingsError, current
+
+    try:
+        current()
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_EXIT
     return referee_cli.run(build_parser(), argv)
 
 

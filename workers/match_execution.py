@@ -115,7 +115,7 @@ class MatchRun:
 
 def lease_seconds() -> float:
     """The lease length: ``$ARENA_LEASE_SECONDS`` or :data:`DEFAULT_LEASE_SECONDS`."""
-    return float(settings.get(LEASE_ENV) or DEFAULT_LEASE_SECONDS)
+    return settings.current().lease_seconds
 
 
 def default_worker_id() -> str:

@@ -100,7 +100,7 @@ DUPLICATE_SETS_ENV: Final = "ARENA_DUPLICATE_SETS"
 
 def queue_depth() -> int:
     """The target queue depth per ladder: ``$ARENA_QUEUE_DEPTH`` or the default."""
-    return int(settings.get(QUEUE_DEPTH_ENV) or DEFAULT_QUEUE_DEPTH)
+    return settings.current().queue_depth
 
 
 def queue_target(depth: int, running: int) -> int:
@@ -484,7 +484,7 @@ def fill_queues(
     call (all ladders together). Returns the new match ids, in creation order.
     """
     depth = queue_depth() if target_depth is None else target_depth
-    duplicate = settings.get(DUPLICATE_SETS_ENV) == "1"
+    duplicate = settings.current().duplicate_sets
     rng = rng or random.Random()
     release = _matchmaker_lock(engine)
     if release is None:

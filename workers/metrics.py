@@ -24,7 +24,6 @@ variable the metrics live in the process's default registry (the embedded demo, 
 
 from __future__ import annotations
 
-import os
 from typing import Final
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, multiprocess
@@ -105,7 +104,9 @@ QUALIFICATIONS: Final = Counter(
 
 def multiprocess_enabled() -> bool:
     """True when this process writes its samples to ``$PROMETHEUS_MULTIPROC_DIR``."""
-    return bool(os.environ.get(MULTIPROC_ENV))
+    from referee.settings import current
+
+    return bool(current().prometheus_multiproc_dir)
 
 
 def registry() -> CollectorRegistry:

@@ -167,7 +167,7 @@ class QualificationRun:
 
 def qualification_games() -> int:
     """Games a version plays: ``$ARENA_QUALIFICATION_GAMES`` or 2 (at least 1)."""
-    return max(1, int(settings.get(GAMES_ENV) or DEFAULT_GAMES))
+    return settings.current().qualification_games
 
 
 def _now() -> datetime:

@@ -26,7 +26,6 @@ import csv
 import dataclasses
 import json
 import logging
-import os
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -101,8 +100,9 @@ def _named(specs: Sequence[Any], names: Sequence[str] | None) -> list[Any]:
 @contextlib.contextmanager
 def _database(url: str | None, *, temporary: bool) -> Iterator[str]:
     from ladder.db import database_url, upgrade
+    from referee.settings import current
 
-    if url or os.environ.get("DATABASE_URL") or not temporary:
+    if url or current().database_url or not temporary:
         resolved = database_url(url)
         upgrade(resolved)
         yield resolved
@@ -121,7 +121,9 @@ def _dispatcher(db_url: str, workers: int | None) -> Iterator[Any]:
     if workers == 0:
         yield Inline(db_url)
         return
-    if os.environ.get("BROKER_URL"):
+    from referee.settings import current
+
+    if current().distributed:
         from workers.demo import _celery_dispatcher  # the demo's: reuse workers on the queue
 
         with _celery_dispatcher(workers or 1, db_url) as celery:
@@ -372,7 +374,9 @@ def _resume_command(args: argparse.Namespace, competition_id: int) -> str | None
 
     if args.db:
         return f"arena tournament start {competition_id} --db {shlex.quote(args.db)}"
-    if os.environ.get("DATABASE_URL"):
+    from referee.settings import current
+
+    if current().database_url:
         return f"arena tournament start {competition_id}"
     return None
 

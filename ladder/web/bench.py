@@ -45,7 +45,7 @@ from referee.runner import play_local
 
 __all__ = ["main"]
 
-DEFAULT_ADMIN = settings.get("ARENA_TEST_POSTGRES") or "postgresql://postgres@127.0.0.1:5432/postgres"
+DEFAULT_ADMIN = settings.current().test_postgres
 
 
 @contextmanager

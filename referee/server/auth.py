@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Mapping
@@ -62,7 +61,6 @@ def read_admin_token(path: str | None, env: Mapping[str, str] | None = None) -> 
     """The admin token from the file at `path` (its first line, stripped), else from
     ``$ARENA_ADMIN_TOKEN``; None if neither is given. Raises CredentialError for an unreadable
     or empty file, or a token shorter than :data:`MIN_ADMIN_TOKEN_LENGTH`."""
-    environ = os.environ if env is None else env
     if path:
         try:
             text = Path(path).read_text(encoding="utf-8")
@@ -71,7 +69,7 @@ def read_admin_token(path: str | None, env: Mapping[str, str] | None = None) -> 
         token = (text.strip().splitlines() or [""])[0].strip()
         where = f"the admin token file {path}"
     else:
-        token = (settings.get(ADMIN_TOKEN_ENV, environ) or "").strip()
+        token = (settings.current() if env is None else settings.Settings.from_env(env)).admin_token or ""
         where = f"${ADMIN_TOKEN_ENV}"
         if not token:
             return None

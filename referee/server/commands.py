@@ -539,7 +539,7 @@ def register(
     ref.add_argument("--port", type=port_number, default=50051, help="port to listen on (default 50051)")
     ref.add_argument(
         "--admin-token-file",
-        default=settings.get("ARENA_ADMIN_TOKEN_FILE"),
+        default=settings.current().admin_token_file,
         metavar="PATH",
         help="the admin token is this file's first line ($ARENA_ADMIN_TOKEN_FILE; "
         "else $ARENA_ADMIN_TOKEN); admin calls need it",

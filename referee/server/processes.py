@@ -72,18 +72,12 @@ def supervised(environ: Mapping[str, str] | None = None) -> tuple[int, int] | No
     """(index, restarts) a supervisor started this process with (`environ`: default this
     process's environment); None when it is not a supervised child. ValueError, naming the
     variable, for a value that is not a count."""
-    from referee import settings
+    from referee.settings import Settings, current
 
-    index = settings.get(PROCESS_ENV, environ)
-    if index is None:
+    parsed = current() if environ is None else Settings.from_env(environ)
+    if parsed.referee_process is None:
         return None
-    restarts = settings.get(RESTARTS_ENV, environ) or "0"
-    out = []
-    for name, value in ((PROCESS_ENV, index), (RESTARTS_ENV, restarts)):
-        if not value.isdigit():
-            raise ValueError(f"{name}={value!r}: not a count")
-        out.append(int(value))
-    return out[0], out[1]
+    return parsed.referee_process, parsed.referee_restarts
 
 
 @dataclass

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Final
@@ -66,16 +65,6 @@ class SandboxLimits:
 
         Raises ValueError naming the variable for a value that is not a positive integer.
         """
-        env = os.environ if environ is None else environ
-        values: dict[str, int] = {}
-        for f in fields(cls):
-            name = ENV_PREFIX + f.name.upper()
-            # every limit is declared, with its meaning and default, in referee/settings.py
-            raw = settings.get(name, env)
-            if not raw:
-                continue
-            try:
-                values[f.name] = int(raw)
-            except ValueError:
-                raise ValueError(f"${name} must be a positive integer, got {raw!r}") from None
-        return cls(**values)
+        # every limit is declared, with its meaning and default, and parsed in referee/settings.py
+        parsed = settings.current() if environ is None else settings.Settings.from_env(environ)
+        return cls(**{f.name: parsed.sandbox_limits[f.name] for f in fields(cls)})

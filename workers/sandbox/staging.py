@@ -72,7 +72,7 @@ class StagingError(RuntimeError):
 def stage_root() -> Path:
     """The staging folder, created 0755 if missing. Raises StagingError when it belongs to
     another user (someone else could change what every bot runs with)."""
-    configured = settings.get(ENV_STAGE_DIR)
+    configured = settings.current().sandbox_stage_dir
     if configured:
         root = Path(configured)
     elif os.geteuid() == 0:

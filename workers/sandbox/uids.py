@@ -22,9 +22,9 @@ from referee import settings
 __all__ = ["UID_BASE", "UID_COUNT", "ClaimedUid", "claim_uid"]
 
 #: the first host uid handed to sandboxes, and how many there are (not used by any account)
-UID_BASE: Final = int(settings.get("ARENA_SANDBOX_UID_BASE") or "620000")
-UID_COUNT: Final = int(settings.get("ARENA_SANDBOX_UID_COUNT") or "10000")
-LOCK_DIR: Final = Path(settings.get("ARENA_SANDBOX_LOCK_DIR") or "/run/arena-sandbox/uids")
+UID_BASE: Final = settings.current().sandbox_uid_base
+UID_COUNT: Final = settings.current().sandbox_uid_count
+LOCK_DIR: Final = Path(settings.current().sandbox_lock_dir)
 
 
 @dataclass
