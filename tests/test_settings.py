@@ -121,8 +121,9 @@ def own_parsing(root: Path = REPO) -> list[str]:
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
-            if (isinstance(func, ast.Attribute) and func.attr == "get" and isinstance(func.value, ast.Name)
-                    and func.value.id == "settings") or (bare and isinstance(func, ast.Name) and func.id == "get"):
+            dotted = (isinstance(func, ast.Attribute) and func.attr == "get"
+                      and isinstance(func.value, ast.Name) and func.value.id == "settings")
+            if dotted or (bare and isinstance(func, ast.Name) and func.id == "get"):
                 found.append(f"{path.relative_to(root)}:{node.lineno}")
     return found
 
