@@ -13,12 +13,14 @@ from typing import Any, cast
 
 import pytest
 
-from referee.core.game import Game
+from referee.core.game import Action, Game
 from referee.games import game_class
 from referee.games.determinize import DeterminizeError, sample_state, sampler
 
 #: (game, players) each determinizer is tested at
-CASES = [("clank", 2), ("clank", 3), ("clank", 4)]
+CASES = [("clank", 2), ("clank", 4), ("alien", 1), ("alien", 3)]
+#: those with another seat, whose hand is a hidden part (the independence test peeks at it)
+SHARED = [("clank", 2), ("clank", 4), ("alien", 2), ("alien", 4)]
 
 
 def _positions(game: str, players: int, seed: int, every: int) -> Iterator[Game]:
@@ -60,7 +62,7 @@ def test_every_sample_plays_on_to_the_end(game: str, players: int) -> None:
     picks = random.Random(7)
     played = 0
     for seed in range(2):
-        for g in _positions(game, players, seed, every=25):
+        for g in _positions(game, players, seed, every=10 if game == "alien" else 25):
             d = g.decision()
             assert d is not None
             sample = sample_state(game, _wire(g.observe(d.seat)), d.seat, random.Random(played))
@@ -78,7 +80,7 @@ def test_a_sample_shows_the_seat_its_observation(game: str, players: int) -> Non
     offered the same legal actions as in the true game."""
     compared = same_actions = 0
     for seed in range(3):
-        for g in _positions(game, players, seed, every=7):
+        for g in _positions(game, players, seed, every=2 if game == "alien" else 7):
             d = g.decision()
             assert d is not None
             for seat in range(players):
@@ -88,9 +90,16 @@ def test_a_sample_shows_the_seat_its_observation(game: str, players: int) -> Non
                 compared += 1
                 if d.seat == seat and _new_in_hand(g, seat) == 0:
                     sd = sample.decision()
-                    assert sd is not None and (sd.seat, sd.kind, sd.actions) == (d.seat, d.kind, d.actions)
+                    assert sd is not None and (sd.seat, sd.kind) == (d.seat, d.kind)
+                    assert _comparable(game, sd.actions) == _comparable(game, d.actions)
                     same_actions += 1
-    assert compared > 100 and same_actions > 30
+    assert compared > 30 and same_actions > 10
+
+
+def _comparable(game: str, actions: Sequence[Action]) -> list[Action]:
+    """The legal actions a sample must offer as the true state does: all but Alien's "ask" (one
+    observation does not say whether the active player asked since its last action)."""
+    return [a for a in actions if not (game == "alien" and a.kind == "ask")]
 
 
 def _new_in_hand(g: Game, seat: int) -> int:
@@ -109,13 +118,22 @@ def _hidden_features(game: str, g: Game, seat: int) -> tuple[Hashable, ...]:
     s = _state(g)
     if game in ("clank", "clank_legacy"):
         other = s.players[(seat + 1) % s.players_n]
-        hand = sorted(other.hand)
         first_room = sorted(r for r, v in s.minor_secrets.items() if v)
         return (
-            hand[0] if hand else None,
+            tuple(sorted(other.hand)),
             len([c for c in other.hand + other.deck if c == "burgle"]),
             s.dungeon_deck[-1] if s.dungeon_deck else None,
             s.minor_secrets[first_room[0]][0] if first_room else None,
+        )
+    if game == "alien":
+        other = s.players[(seat + 1) % s.players_n]
+        face_down = [r["card"] for r in s.complex if r is not None and not r["up"]]
+        return (
+            tuple(sorted(other.hand)) if s.players_n > 1 else None,
+            s.hive[-1] if s.hive else None,
+            face_down[0] if face_down else None,
+            s.barracks[-1] if s.barracks else None,
+            s.strike_deck[-1] if s.strike_deck else None,
         )
     raise AssertionError(game)
 
@@ -164,7 +182,7 @@ def _two_truths(game: str, players: int, seed: int, step_every: int) -> tuple[Ga
     raise AssertionError("no re-deal changed the hidden cards")
 
 
-@pytest.mark.parametrize(("game", "players"), CASES)
+@pytest.mark.parametrize(("game", "players"), SHARED)
 def test_samples_owe_nothing_to_the_hidden_cards(game: str, players: int) -> None:
     """From one observation, two true states with different hidden cards give the same samples
     for the same rng seed, and statistically indistinguishable samples of the hidden parts over
@@ -203,7 +221,7 @@ def test_samples_owe_nothing_to_the_hidden_cards(game: str, players: int) -> Non
 def test_same_seed_same_sample(game: str, players: int) -> None:
     """A sample is a function of (observation, seat, rng seed): bit for bit the same again, and
     another seed deals the hidden cards otherwise."""
-    g = list(_positions(game, players, 4, every=9))[3]
+    g = list(_positions(game, players, 4, every=3))[3]
     d = g.decision()
     assert d is not None
     obs = _wire(g.observe(d.seat))
