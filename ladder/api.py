@@ -614,7 +614,7 @@ def create_app(
         version: Annotated[str | None, Query(min_length=1, max_length=64, pattern=NAME_PATTERN,
                                              description="a label (default v<N>)")] = None,
     ) -> NewVersionResponse:
-        """Upload a new hosted version: it qualifies (plays the reference bot) before it is rated."""
+        """Upload a new hosted version: it qualifies (plays reference bots) before it is rated."""
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type not in UPLOAD_TYPES:
             raise StarletteHTTPException(

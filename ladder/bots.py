@@ -27,7 +27,7 @@ import json
 import re
 import secrets
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -78,6 +78,7 @@ __all__ = [
     "read_bot_log",
     "read_qualification_replay",
     "reference_bot_names",
+    "reference_opponents",
     "register_bot",
     "rename_bot",
     "reserved_name_reason",
@@ -257,6 +258,19 @@ def reference_bot_names(game: str, players: int, strategies: Sequence[str]) -> l
         round_ = i // len(strategies) + 1
         named.append((f"reference-{game}-{strategy}" + (f"-{round_}" if round_ > 1 else ""), strategy))
     return named
+
+
+def reference_opponents(seats: Iterable[int]) -> str:
+    """Who a qualification game's candidate plays, in words, for tables of `seats` seats
+    (qualification plays the shapes of the ladders the bot is on; 2 seats on none): every seat
+    but the candidate's is a reference bot, so "the reference bot" only when each table has 2
+    seats, "3 reference bots" at 4-seat tables, "the reference bots" for tables of both kinds."""
+    others = {n - 1 for n in seats} or {1}
+    if others == {1}:
+        return "the reference bot"
+    if len(others) == 1:
+        return f"{others.pop()} reference bots"
+    return "the reference bots"
 
 
 def reserved_prefixes() -> tuple[str, ...]:

@@ -182,6 +182,9 @@ class BotLadderInfo(TypedDict):
 
     ladder_id: int
     ladder_name: str
+    #: the ladder's seats a match (and a qualification game: `arena bot upload` says how many
+    #: reference bots it plays)
+    players: int
     rating: float
     games: int
     wins: int
@@ -602,6 +605,7 @@ def bot_info(conn: Connection, bot_id: int, *, with_output: bool = False) -> Bot
         {
             "ladder_id": row.ladder_id,
             "ladder_name": row.name,
+            "players": row.players,
             "rating": round(row.rating, 1),
             "games": row.games,
             "wins": row.wins,
@@ -612,6 +616,7 @@ def bot_info(conn: Connection, bot_id: int, *, with_output: bool = False) -> Bot
             sa.select(
                 ladder_entries.c.ladder_id,
                 ladders.c.name,
+                ladders.c.players,
                 ladder_entries.c.rating,
                 ladder_entries.c.games,
                 ladder_entries.c.wins,

@@ -85,7 +85,7 @@ MATCH_STATUSES: Final = ("queued", "running", "done", "failed", "parked")
 #: "campaign": whole campaigns (Clank! Legacy) rated once each by campaign total (ladder/campaigns.py)
 LADDER_KINDS: Final = ("ffa", "coop", "campaign")
 
-#: a bot version's qualification: it plays games against the reference bot before it is rated
+#: a bot version's qualification: it plays games against reference bots before it is rated
 QUALIFICATIONS: Final = ("pending", "running", "passed", "failed")
 
 metadata = MetaData(naming_convention=NAMING_CONVENTION)

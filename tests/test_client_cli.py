@@ -1153,3 +1153,100 @@ def test_a_failed_qualification_games_replay_is_its_owners_to_download(
                             "--out", str(tmp_path / "bob.replay.json.gz"))
     assert code == 1 and out == "" and err.count("\n") == 1 and "403" in err, err
     assert not (tmp_path / "bob.replay.json.gz").exists()
+
+
+def test_upload_says_how_many_reference_bots_its_qualification_games_seat(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Qualification plays tables shaped like the bot's ladders, every seat but the candidate's a
+    reference bot: `arena bot upload` (and `bot remote`) say "the reference bot" only for 2-seat
+    tables (or no ladder yet), "3 reference bots" for a 4-seat ladder, "the reference bots" for
+    both kinds (the ladder's seats come with the bot's profile)."""
+    engine = create_engine(api.db)
+    try:
+        create_ladder_with_reference_bots(
+            engine, "clank-4p-words", "clank", 4, decision_ms=1000, bank_ms=30_000, max_strikes=3,
+            reference=("random", "greedy"),
+        )  # fmt: skip
+    finally:
+        engine.dispose()
+    _login(capsys, tmp_path, api.url, api.alice)
+    folder = _bot_dir(tmp_path)
+
+    def upload(name: str) -> str:
+        code, out, err = _arena(capsys, "bot", "upload", name, str(folder), "--run", "python main.py")
+        assert code == 0, err
+        return out
+
+    for name in ("two-seater", "four-seater"):
+        assert _arena(capsys, "bot", "create", name, "--game", "clank")[0] == 0
+    assert "a few games against the reference bot first;" in upload("two-seater")
+    assert _arena(capsys, "ladder", "join", "four-seater", "clank-4p-words")[0] == 0
+    assert "a few games against 3 reference bots first;" in upload("four-seater")
+    code, out, err = _arena(capsys, "bot", "remote", "four-seater", "--referee", "ladder.example:50051")
+    assert code == 0 and "a few games against 3 reference bots;" in out, out + err
+    assert _arena(capsys, "ladder", "join", "four-seater", "clank-2p")[0] == 0
+    assert "a few games against the reference bots first;" in upload("four-seater")
+
+
+def test_reference_opponents_words_each_shape() -> None:
+    """The words qualification's report and the CLI share (ladder.bots.reference_opponents)."""
+    from ladder.bots import reference_opponents
+
+    assert reference_opponents([]) == "the reference bot"  # on no ladder: a 2-seat table
+    assert reference_opponents([2, 2]) == "the reference bot"
+    assert reference_opponents([4]) == "3 reference bots"
+    assert reference_opponents([2, 4]) == "the reference bots"
+
+
+@pytest.mark.parametrize(
+    ("files", "kit", "run"),
+    [
+        ({"main.js": "README"}, None, "node main.js"),  # the JavaScript README's bot, its folder
+        ({"main.py": "BOT"}, None, "python main.py"),
+        ({"main.js": "README", "notes.py": "BOT"}, "javascript", "node main.js"),
+    ],
+)
+def test_bot_create_suggests_its_kits_upload_line_and_it_works_as_printed(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    files: dict[str, str], kit: str | None, run: str,
+) -> None:
+    """`arena bot create`, run in the bot's folder, suggests the upload command of the kit that
+    folder's bot uses (`node main.js` to a JavaScript author, not `python main.py`), and that
+    line, pasted through bash from the folder, uploads it."""
+    from tests.doc_blocks import blocks
+
+    folder = tmp_path / "my-bot"
+    folder.mkdir()
+    js_bot = next(b for b in blocks("bots/javascript/README.md") if b.info == "js").text
+    for name, what in files.items():
+        (folder / name).write_text(js_bot if what == "README" else BOT_SOURCE.read_text())
+    _login(capsys, tmp_path, api.url, api.alice)
+    monkeypatch.chdir(folder)
+    name = f"kit-{run.split()[0]}-{len(files)}"
+    chosen = ["--kit", kit] if kit else []
+    code, out, err = _arena(capsys, "bot", "create", name, "--game", "clank", *chosen)
+    assert code == 0, err
+    (line,) = [x for x in out.splitlines() if x.startswith("next")]
+    assert line == f'next: arena bot upload {name} . --run "{run}"', line
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    pasted = subprocess.run(["bash", "-c", line.removeprefix("next: ")], cwd=folder, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert pasted.returncode == 0 and f"uploaded {name} version" in pasted.stdout, pasted.stderr
+    code, out, _ = _arena(capsys, "bot", "status", name, "--json")
+    assert code == 0 and json.loads(out)["versions"][0]["kind"] == "hosted"
+
+
+def test_bot_create_outside_a_bots_folder_names_both_kits_commands(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _login(capsys, tmp_path, api.url, api.alice)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _arena(capsys, "bot", "create", "kitless", "--game", "clank")
+    assert code == 0, err
+    assert ('next, from your bot\'s folder: arena bot upload kitless . --run "python main.py" '
+            '(a JavaScript bot: --run "node main.js")') in out, out
+    code, out, err = _arena(capsys, "bot", "create", "kitless-js", "--game", "clank", "--kit", "javascript")
+    assert code == 0, err
+    assert ('next, from the folder holding your bot\'s main.js: arena bot upload kitless-js . '
+            '--run "node main.js"') in out, out

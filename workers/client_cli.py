@@ -195,8 +195,27 @@ def _cmd_bot_create(args: argparse.Namespace) -> int:
         return 0
     print(f"created bot {bot['name']} (id {bot['id']}) for {bot.get('game', args.game)}")
     print(f"its bot token (shown once; `arena bot remote` makes a new one): {bot.get('token')}")
-    print(f"next: arena bot upload {bot['name']} DIR --run \"python main.py\"")
+    print(_upload_next(str(bot["name"]), args.kit, Path.cwd()))
     return 0
+
+
+#: each kit's bot command, as its README names the bot's file (bots/python, bots/javascript)
+KIT_RUN: Final = {"python": "python main.py", "javascript": "node main.js"}
+
+
+def _upload_next(name: str, kit: str | None, folder: Path) -> str:
+    """The upload line `arena bot create` suggests, to paste from the bot's folder: the kit's
+    command (`kit`, else the kit whose main file `folder` holds, when it holds one kit's only).
+    Pasted in a folder holding that file, it uploads the folder as it is (the run file checked)."""
+    present = [k for k, run in KIT_RUN.items() if (folder / run.split()[-1]).is_file()]
+    chosen = kit or (present[0] if len(present) == 1 else None)
+    if chosen is None:  # no way to tell: the README's two bots, both pasteable from their folder
+        return (f"next, from your bot's folder: arena bot upload {name} . --run \"{KIT_RUN['python']}\" "
+                f"(a JavaScript bot: --run \"{KIT_RUN['javascript']}\")")
+    line = f"arena bot upload {name} . --run \"{KIT_RUN[chosen]}\""
+    if chosen in present:
+        return f"next: {line}"
+    return f"next, from the folder holding your bot's {KIT_RUN[chosen].split()[-1]}: {line}"
 
 
 def _cmd_bot_upload(args: argparse.Namespace) -> int:
@@ -220,10 +239,19 @@ def _cmd_bot_upload(args: argparse.Namespace) -> int:
         f"{_count(int(files), 'file')}, {size} bytes, sha256 {str(version.get('archive_sha256', ''))[:16]}"
     )
     print(
-        f"qualification {version.get('qualification', 'pending')}: it plays a few games against the "
-        f"reference bot first; `arena bot status {args.name}` shows the result"
+        f"qualification {version.get('qualification', 'pending')}: it plays a few games against "
+        f"{_qualification_opponents(bot)} first; `arena bot status {args.name}` shows the result"
     )
     return 0
+
+
+def _qualification_opponents(bot: dict[str, Any]) -> str:
+    """Whom a version of `bot` (its profile) plays in qualification, in words: the reference
+    bots of tables shaped like its ladders' (every seat but its own; 2 seats on no ladder)."""
+    from ladder.bots import reference_opponents
+
+    seats = [e.get("players") for e in bot.get("ladders") or [] if isinstance(e, dict)]
+    return reference_opponents(n for n in seats if isinstance(n, int) and n >= 2)
 
 
 def _check_run_file(archive: Any, run: str) -> None:
@@ -300,7 +328,7 @@ def _cmd_bot_remote(args: argparse.Namespace) -> int:
               "they say it is plaintext)")
     print(
         f"qualification {version.get('qualification', 'pending')}: once your bot is connected it plays "
-        f"a few games against the reference bot; it is rated only if they pass "
+        f"a few games against {_qualification_opponents(bot)}; it is rated only if they pass "
         f"(`arena bot status {args.name}` shows them). It stays connected and plays its ladder "
         "matches as they come"
     )
@@ -916,6 +944,11 @@ def register(sub: Commands) -> None:
     create = bots.add_parser("create", help="register a bot under your account")
     create.add_argument("name", help="the bot's name (unique on the server)")
     create.add_argument("--game", required=True, help="clank, alien, ...")
+    create.add_argument(
+        "--kit", choices=sorted(KIT_RUN),
+        help="the starter kit your bot uses, for the upload command it suggests (default: the "
+        "kit whose main.py or main.js is in this folder)",
+    )
     _common(create)
     create.set_defaults(func=_guarded(_cmd_bot_create))
 

@@ -96,7 +96,7 @@ from typing import Any, Final, Literal
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
-from ladder.bots import REMOTE, WAITING_FOR_CONNECTION
+from ladder.bots import REMOTE, WAITING_FOR_CONNECTION, reference_opponents
 from ladder.db import write_transaction
 from ladder.schema import bot_versions, bots, ladder_entries, ladders, matches, qualification_replays
 from referee import settings
@@ -730,7 +730,8 @@ def qualify_version(
                     return QualificationRun(version_id, "failed", reason)
                 lease.write(games=played)
             plural = "s" if games != 1 else ""
-            reason = f"played {games} game{plural} against the reference bot without a fault"
+            against = reference_opponents(len(spec.seats) for spec, _seat, _ref in planned)
+            reason = f"played {games} game{plural} against {against} without a fault"
             lease.write(
                 "passed", games=played, reason=reason, log_excerpt=_excerpt(execution, seat),
                 finished_at=_iso(_now()), lease_expires_at=None,

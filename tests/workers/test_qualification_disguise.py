@@ -99,6 +99,8 @@ def test_the_spy_cannot_tell_its_qualification_games_from_a_rated_match(pg_url: 
             )
         run = qualify_version(pg_url, version)
         assert run.status == "passed", (run, qualification_of(engine, version))
+        # its report counts the opponents each 4-seat game seated (not "the reference bot")
+        assert run.reason == "played 2 games against 3 reference bots without a fault", run.reason
         qualifying = sorted(logs.iterdir())
         assert len(qualifying) == 2
         (match_id,) = fill_queues(engine, lambda _m: None, target_depth=1, rng=random.Random(7))
