@@ -25,7 +25,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import Connection, Engine
@@ -45,10 +45,9 @@ from ladder.schema import (
     matches,
 )
 from referee.core.game import json_digest
-from referee.games import all_specs
+from referee.games import campaign_game_names
 
 __all__ = [
-    "CAMPAIGN_GAME",
     "CampaignGame",
     "RatedCampaign",
     "campaign_places",
@@ -64,10 +63,6 @@ __all__ = [
     "record_game",
     "schedule_game",
 ]
-
-#: the game whose campaigns this module stores
-CAMPAIGN_GAME: Final = "clank_legacy"
-
 
 def game_seed(campaign_seed: int, index: int) -> int:
     """Game `index`'s seed: 48 bits of SHA-256 of the campaign seed and the index (no two games
@@ -86,7 +81,7 @@ def create_campaign(engine: Engine, **fields: Any) -> int:
 def insert_campaign(
     conn: Connection,
     *,
-    game: str = CAMPAIGN_GAME,
+    game: str | None = None,
     players: int,
     seats: Sequence[Mapping[str, Any]],
     seed: int,
@@ -104,7 +99,8 @@ def insert_campaign(
 
     `seats` are per seat ``{"version_id": bot_versions.id, "bot": label, "name": deck-box name}``;
     `state` the campaign state's JSON before game 1 (its `version` is stored beside it).
-    `game` is a campaign game (its spec says so); `rating_ladder_id` names a campaign ladder of
+    `game` is a campaign game (its spec says so; None: the build's one campaign game);
+    `rating_ladder_id` names a campaign ladder of
     that game and seat count to rate the campaign on when it finishes. The games are played
     with the time control given (the CPU budgets as on ``ladders``, 0 = none). Raises
     InvalidInput for a wrong seat count, game count, game or ladder, NotFound for an unknown
@@ -122,7 +118,13 @@ def insert_campaign(
     missing = sorted(set(version_ids) - known)
     if missing:
         raise NotFound(f"no bot versions {missing}")
-    if not any(spec.name == game and spec.campaign for spec in all_specs()):
+    if game is None:
+        # no name needed while the build has one campaign game; with more, callers say which
+        choices = campaign_game_names()
+        if len(choices) != 1:
+            raise InvalidInput(f"game: one of the campaign games {', '.join(choices)}")
+        game = choices[0]
+    if game not in campaign_game_names():
         raise InvalidInput(f"game: {game!r} is not played in campaigns")
     # its games play the campaign ladder's engine version (else the build's current one)
     pinned: dict[str, str] = {}

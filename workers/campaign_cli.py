@@ -33,6 +33,8 @@ from typing import Any, Final
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
+from referee.games import campaign_game_names, game_spec
+
 __all__ = [
     "CampaignFailed",
     "CampaignStep",
@@ -389,35 +391,28 @@ def play_campaign(
 
 
 def campaign_report(engine: Engine, campaign_id: int) -> dict[str, Any]:
-    """The campaign as JSON: seats, status, each recorded game (scores, outcomes, MVP,
-    checkmarks after it, state digests) and the campaign totals."""
+    """The campaign as JSON: seats, status, each recorded game (scores, outcomes and what the
+    game's campaign rules log of it: for Clank! Legacy its passages, MVP and checkmarks after
+    it; state digests) and the campaign totals."""
     from ladder.campaigns import campaign_places, campaign_row, load_campaign_games
-    from referee.games.clank_legacy.campaign import CampaignState
 
     with engine.connect() as conn:
         row = campaign_row(conn, campaign_id)
         games = [g for g in load_campaign_games(conn, campaign_id) if g.state_after is not None]
-    state = CampaignState.from_json(row.state)
+    rules = game_spec(row.game).campaign_state_rules()
     totals = [0] * int(row.players)
     rows = []
     for g in games:
-        report = state.reports[g.index - 1]
         scores = list(g.scores or ())
         totals = [a + b for a, b in zip(totals, scores, strict=True)]
-        checks = _checkmarks_after(state, g.index)
         rows.append(
             {
                 "index": g.index,
                 "match_id": g.match_id,
                 "seed": g.seed,
-                "prologue": report.prologue,
-                "epilogue": report.epilogue,
-                "board": report.board,
                 "scores": scores,
                 "outcomes": list(g.outcomes or ()),
-                "mvp": report.mvp,
-                "choices": list(report.choices),
-                "checkmarks": checks,
+                **rules.game_summary(row.state, g.index),
                 "state_before": g.state_before,
                 "state_after": g.state_after,
             }
@@ -432,27 +427,10 @@ def campaign_report(engine: Engine, campaign_id: int) -> dict[str, Any]:
         "games": rows,
         "totals": totals,
         "places": list(campaign_places(totals)),
-        "over": state.over,
         "next_index": int(row.next_index),
         "state_digest": row.state_digest,
-        "promotions": [list(p) for p in state.promotions],
-        "facts": sorted(state.facts),
-        "abilities": list(state.abilities),
+        **rules.summary(row.state),
     }
-
-
-def _checkmarks_after(state: Any, index: int) -> list[int]:
-    """Checkmarks each seat held after game `index`: the Employee Reviews of the first `index`
-    Mission Reports folded again with ``close_game`` (only the reviews: the state carries the
-    reports, not the counters after each)."""
-    from dataclasses import replace
-
-    from referee.games.clank_legacy.campaign import close_game, new_campaign
-
-    folded = new_campaign(state.players, state.names)
-    for report in state.reports[:index]:
-        folded = close_game(replace(folded, over=True), report)
-    return list(folded.checkmarks)
 
 
 # --- printing -----------------------------------------------------------------------------------
@@ -490,12 +468,11 @@ def _print_total(report: dict[str, Any]) -> None:
 
 
 def _seats_for(
-    engine: Engine, texts: Sequence[str], names: Sequence[str], ladder_id: int | None = None
+    engine: Engine, game: str, texts: Sequence[str], names: Sequence[str], ladder_id: int | None = None
 ) -> list[dict[str, Any]]:
     """Built-in bots or registered versions (version:ID, bot:NAME) as campaign seats. With a
     campaign ladder (`ladder_id`), a built-in name is one of the ladder's reference bots playing
     it (a different one for each seat naming it): a campaign rated there adds no bot to it."""
-    from ladder.campaigns import CAMPAIGN_GAME
     from ladder.competitions import entry_version, parse_entry
     from ladder.db import write_transaction
     from ladder.errors import InvalidInput
@@ -505,7 +482,7 @@ def _seats_for(
     with write_transaction(engine) as conn:
         references = _ladder_references(conn, ladder_id) if ladder_id is not None else {}
         for i, text in enumerate(texts):
-            entry = parse_entry(CAMPAIGN_GAME, text)
+            entry = parse_entry(game, text)
             if entry.kind == "command":
                 raise InvalidInput(
                     f"bots: {text!r}: a campaign seat is a built-in bot, version:ID or bot:NAME"
@@ -586,24 +563,25 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from ladder.campaigns import create_campaign
     from ladder.db import database_url, upgrade
     from ladder.errors import InvalidInput
-    from referee.games.clank_legacy.campaign import DEFAULT_NAMES, new_campaign
     from workers.match_execution import engine_for
 
     texts = [t.strip() for t in args.bots.split(",") if t.strip()]
     if len(texts) != args.players:
         raise InvalidInput(f"bots: {args.players} players need {args.players} bots, got {len(texts)}")
-    names = [n.strip() for n in args.names.split(",")] if args.names else list(DEFAULT_NAMES[: args.players])
-    state = new_campaign(args.players, names)
+    rules = game_spec(args.game).campaign_state_rules()
+    names = [n.strip() for n in args.names.split(",")] if args.names else rules.default_names(args.players)
+    state = rules.new_state(args.players, names)
     db_url = database_url(args.db)
     upgrade(db_url)
     engine = engine_for(db_url)
     campaign_id = create_campaign(
         engine,
+        game=args.game,
         players=args.players,
-        seats=_seats_for(engine, texts, names, args.ladder),
+        seats=_seats_for(engine, args.game, texts, names, args.ladder),
         seed=args.seed,
         games=args.games,
-        state=state.to_json(),
+        state=state,
         **_time_control(engine, args),
         rating_ladder_id=args.ladder,
     )
@@ -687,9 +665,13 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def register(sub: Any) -> None:
     """Add ``campaign run|resume`` to the `arena` subparsers `sub`."""
-    camp = sub.add_parser("campaign", help="Clank! Legacy campaigns: play, store and resume them")
+    camp = sub.add_parser("campaign", help="campaigns (Clank! Legacy): play, store and resume them")
     csub = camp.add_subparsers(dest="campaign_command", required=True)
     run = csub.add_parser("run", help="store a new campaign and play it to its end")
+    games = campaign_game_names()
+    # the registry's campaign games; the one there is needs no naming
+    run.add_argument("--game", choices=games, default=games[0] if len(games) == 1 else None,
+                     required=len(games) != 1, help=f"the campaign game ({', '.join(games)})")  # fmt: skip
     run.add_argument("--players", type=int, choices=(2, 3, 4), required=True, help="seats (2-4)")
     run.add_argument("--bots", required=True,
                      help="comma-separated, one per seat: built-ins, version:ID or bot:NAME")  # fmt: skip

@@ -55,7 +55,7 @@ __all__ = [
     "DEFAULT_CAMPAIGNS_PER_LADDER",
     "DEFAULT_CAMPAIGN_GAMES",
     "CampaignTick",
-    "campaign_games",
+    "campaign_game_names",
     "campaigns_per_ladder",
     "run_beat_step",
     "start_campaigns",
@@ -81,7 +81,7 @@ def campaigns_per_ladder() -> int:
     return settings.current().campaigns_per_ladder
 
 
-def campaign_games() -> int:
+def campaign_game_names() -> int:
     """``$ARENA_CAMPAIGN_GAMES``, else :data:`DEFAULT_CAMPAIGN_GAMES`."""
     return settings.current().campaign_games
 
@@ -137,8 +137,8 @@ def start_campaigns(
     """Start campaigns on campaign ladder `ladder_id` until `limit` run there (or nobody is
     left to seat); the new campaign ids. Seats as the module doc says; the first games are not
     queued here (advancing a campaign does that)."""
-    from ladder.campaigns import CAMPAIGN_GAME, insert_campaign
-    from referee.games.clank_legacy.campaign import DEFAULT_NAMES, new_campaign
+    from ladder.campaigns import insert_campaign
+    from referee.games import campaign_game_names, game_spec
 
     now = now or datetime.now(UTC)
     with write_transaction(engine) as conn:
@@ -148,10 +148,10 @@ def start_campaigns(
             .where(ladders.c.id == ladder_id, ladders.c.kind == "campaign")
             .with_for_update()
         ).one_or_none()
-        if ladder is None or ladder.game != CAMPAIGN_GAME:
-            # the campaign state before game 1 is made by the game's own module, and the game
-            # spec names none: Clank! Legacy's is the only one there is
+        if ladder is None or ladder.game not in campaign_game_names():
             return []
+        # the campaign state before game 1 is made by the game's own campaign rules
+        rules = game_spec(ladder.game).campaign_state_rules()
         recent = conn.execute(
             sa.select(campaigns.c.seats, campaigns.c.status)
             .where(campaigns.c.rating_ladder_id == ladder_id)
@@ -191,7 +191,7 @@ def start_campaigns(
         )
         started = []
         for plan in planned:
-            deck_boxes = list(DEFAULT_NAMES[: ladder.players])
+            deck_boxes = rules.default_names(int(ladder.players))
             started.append(
                 insert_campaign(
                     conn,
@@ -203,7 +203,7 @@ def start_campaigns(
                     ],
                     seed=plan.seed,
                     games=games,
-                    state=new_campaign(int(ladder.players), deck_boxes).to_json(),
+                    state=rules.new_state(int(ladder.players), deck_boxes),
                     decision_ms=int(ladder.decision_ms),
                     bank_ms=int(ladder.bank_ms),
                     max_strikes=int(ladder.max_strikes),
@@ -231,7 +231,7 @@ def tick_campaign_ladders(
     A campaign whose step raises (other than a database outage, which ends the pass) is logged
     and skipped: the others go on."""
     per_ladder = campaigns_per_ladder() if per_ladder is None else per_ladder
-    games = campaign_games() if games is None else games
+    games = campaign_game_names() if games is None else games
     rng = rng or random.Random()
     tick = CampaignTick()
     with engine.connect() as conn:

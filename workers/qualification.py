@@ -597,10 +597,9 @@ def _config(game: str, table: _Table) -> dict[str, Any]:
     """A game's config as a rated match at `table` has it: the default for its seats; on a
     campaign ladder, a new campaign's first game (as ``arena beat`` starts them)."""
     if table.kind == "campaign":
-        from referee.games.clank_legacy.campaign import DEFAULT_NAMES, new_campaign
-
-        names = list(DEFAULT_NAMES[: table.players])
-        return {"players": table.players, "campaign": new_campaign(table.players, names).to_json()}
+        rules = game_spec(game).campaign_state_rules()
+        names = rules.default_names(table.players)
+        return {"players": table.players, "campaign": rules.new_state(table.players, names)}
     return dict(game_class(game, table.engine_version or None).default_config(table.players))
 
 

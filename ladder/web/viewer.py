@@ -28,11 +28,12 @@ import json
 import shlex
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any, Final
 
 from referee.core.game import Game
+from referee.games import game_spec
 from referee.replay import ReplayError, simulate
 from referee.replay_view import example_bot_command
 
@@ -294,11 +295,9 @@ class TimelineCache:
 def render_board(game: Game, obs: Mapping[str, Any]) -> str:
     """The board of `game` as HTML/SVG drawn from `obs` only (a seat's view or the whole state).
 
-    A game's drawing is ``ladder.web.boards.<game>_board`` (found by its name, so the viewer keeps
-    no list of games); a game without one is shown as its observation's JSON."""
-    from ladder.web import boards
-
-    draw: Callable[[Game, Mapping[str, Any]], str] | None = getattr(boards, f"{game.name}_board", None)
+    A game's drawing is the function its spec names (`GameSpec.board`, in the game's folder), so
+    the viewer keeps no list of games; a game without one is shown as its observation's JSON."""
+    draw = game_spec(game.name).board_drawing()
     if draw is None:
         return f"<pre>{escape(json.dumps(obs, indent=1, sort_keys=True))}</pre>"
     return draw(game, obs)

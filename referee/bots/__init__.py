@@ -1,10 +1,11 @@
 """Built-in bots: they run in-process with the engine (the local runner, the benches, tests, the
 workers' `builtin:<name>` seats, `arena match --bot builtin:<name>`, the demo ladder).
 
-They live beside the engines because they read the games' content classes; `bots/` keeps only what
-speaks the wire contract. They implement the same one method as SDK bots (`act(observation,
-legal_actions) -> int`); `bots/python/examples/` holds SDK-only ports of `greedy` and `coop` that
-choose exactly as these do (`tests/test_bots.py`).
+Here: the machinery and `random`, the bot every game has. A game's own bots live in its folder
+(`referee/games/<name>/bots.py`, named in its spec's `bots`) because they read its content
+classes; `bots/` keeps only what speaks the wire contract. They implement the same one method
+as SDK bots (`act(observation, legal_actions) -> int`); `bots/python/examples/` holds SDK-only
+ports of `greedy` and `coop` that choose exactly as these do (`tests/test_bots.py`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,16 @@ from functools import cache
 from referee.core.game import Game
 from referee.games.spec import GameSpec
 
-__all__ = ["GAMES", "GameSpec", "all_specs", "forget_specs", "game_class", "game_names", "game_spec"]
+__all__ = [
+    "GAMES",
+    "GameSpec",
+    "all_specs",
+    "campaign_game_names",
+    "forget_specs",
+    "game_class",
+    "game_names",
+    "game_spec",
+]
 
 
 def _folder_spec(folder: str) -> GameSpec | None:
@@ -54,6 +63,11 @@ def all_specs() -> tuple[GameSpec, ...]:
 def game_names() -> tuple[str, ...]:
     """The registered games' names, sorted."""
     return tuple(_registry())
+
+
+def campaign_game_names() -> tuple[str, ...]:
+    """The names of the games played in campaigns (`GameSpec.campaign`), sorted."""
+    return tuple(s.name for s in _registry().values() if s.campaign)
 
 
 def forget_specs() -> None:

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from referee.core.game import Game
 
-__all__ = ["GameSpec", "ScenarioDefaults", "load"]
+__all__ = ["BoardDrawing", "CampaignRules", "GameSpec", "ScenarioDefaults", "load"]
+
+#: (a game in progress, an observation dict: a seat's or the whole state) -> HTML with inline SVG,
+#: drawn from the observation and the game's public content only (`referee/games/board_html.py`)
+BoardDrawing = Callable[["Game", Mapping[str, Any]], str]
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 _TARGET = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*\Z")
@@ -44,6 +48,28 @@ class ScenarioDefaults:
     location: str
     objectives: tuple[str, ...]
     names: Mapping[str, str] = field(default_factory=dict)
+
+
+class CampaignRules(Protocol):
+    """A campaign game's campaign state as the platform outside the game handles it: JSON in and
+    out, so the ladder and the workers start, store and report campaigns without importing the
+    game (`GameSpec.campaign_rules` names the object; Clank! Legacy's: its campaign_rules.py)."""
+
+    def default_names(self, players: int) -> list[str]:
+        """The seats' names in a campaign nobody named."""
+        ...
+
+    def new_state(self, players: int, names: Sequence[str]) -> dict[str, Any]:
+        """The campaign state before game 1, as JSON (ValueError for what the game refuses)."""
+        ...
+
+    def game_summary(self, state: Mapping[str, Any], index: int) -> dict[str, Any]:
+        """Game `index` (1-based) as the campaign state `state` logged it, as JSON."""
+        ...
+
+    def summary(self, state: Mapping[str, Any]) -> dict[str, Any]:
+        """The campaign as a whole as JSON; holds ``over`` (bool) and ``promotions`` (per seat)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +99,8 @@ class GameSpec:
     #: campaign state before it (Clank! Legacy); its ladders are kind "campaign" and rate whole
     #: campaigns (``ladder.campaigns``), never single games
     campaign: bool = False
+    #: campaign games only: "module:attribute", a `CampaignRules` (new campaign states, reports)
+    campaign_rules: str | None = None
     #: the kinds of the game's most passive actions, the most passive first: the action played
     #: for a seat that timed out or left (`Game.default_index`); the engine class states the
     #: same tuple as its `passive_kinds` (`engine_class` refuses an engine that disagrees)
@@ -87,6 +115,8 @@ class GameSpec:
     bots: Mapping[str, str] = field(default_factory=dict)
     #: the built-in bots a submitted bot plays to qualify for a ladder, in turn
     reference_bots: tuple[str, ...] = ("random",)
+    #: "module:function", a `BoardDrawing`: the web viewer's board; None: the observation's JSON
+    board: str | None = None
     #: "module:function" (a game in progress) -> its static content as plain JSON data
     #: (`referee.games.static_content.plain_data` of its content objects): what GameStart's
     #: content_json carries (PROTOCOL.md "Static content"); None: the game sends none yet
@@ -112,6 +142,8 @@ class GameSpec:
             raise ValueError(f"game spec {self.name}: a cooperative game has a scenario hook, others none")
         if self.cooperative and self.campaign:
             raise ValueError(f"game spec {self.name}: a campaign game is not cooperative")
+        if self.campaign != (self.campaign_rules is not None):
+            raise ValueError(f"game spec {self.name}: a campaign game names its campaign_rules, others none")
         targets = [
             self.engine,
             self.scenario,
@@ -119,6 +151,8 @@ class GameSpec:
             self.action_codec,
             self.static_content,
             self.content_variant,
+            self.campaign_rules,
+            self.board,
             *self.bots.values(),
             *self.older_versions.values(),
         ]
@@ -163,6 +197,20 @@ class GameSpec:
     def versions(self) -> tuple[str, ...]:
         """Every engine version this build plays, oldest first, the current one last."""
         return (*self.older_versions, self.current_version())
+
+    def board_drawing(self) -> BoardDrawing | None:
+        """The game's board drawing (`board`), imported on first use; None if it has none."""
+        if self.board is None:
+            return None
+        draw: BoardDrawing = load(self.board)
+        return draw
+
+    def campaign_state_rules(self) -> CampaignRules:
+        """The campaign rules (`campaign_rules`) of a campaign game; ValueError for another game."""
+        if self.campaign_rules is None:
+            raise ValueError(f"{self.name} is not played in campaigns")
+        rules: CampaignRules = load(self.campaign_rules)
+        return rules
 
     def scenario_defaults(self, players: int) -> ScenarioDefaults:
         """The cooperative scenario played by `players` players when a config names none.

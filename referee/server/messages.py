@@ -12,10 +12,10 @@ from typing import Any
 from referee.core.game import Decision, Game, Result, canonical_json
 from referee.games.static_content import wire_content
 from referee.server.codecs import encode_actions
-from referee.server.codecs.wire import scalar_encoder, varint
 from referee.server.config import TimeControl
 from referee.server.rulings import Notice, NoticeKind
 from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
+from referee.wire.codec import scalar_encoder, varint
 
 __all__ = [
     "RequestParts",

@@ -37,13 +37,13 @@ from referee.games import game_class
 from referee.replay import NOTE_LIMIT, CompactRecorder
 from referee.server import messages, metrics, rulings
 from referee.server.codecs import action_cache, codec_for, encode_json, observation_table
-from referee.server.codecs.wire import json_observation
 from referee.server.config import MatchSpec, ServerLimits
 from referee.server.cpu_clock import CpuMeter
 from referee.server.messages import result_to_proto
 from referee.server.rulings import DecisionClock, Forfeit, ForfeitKind, StrikeKind
 from referee.server.seat import LOST, Close, Lost, Outbox, Outgoing, SeatPhase, SeatState
 from referee.wire._proto.arena.v1 import admin_pb2, bot_pb2
+from referee.wire.codec import json_observation
 
 __all__ = [
     "CPU_TIME",
@@ -222,7 +222,7 @@ class MatchSession:
         self.time = spec.time_control
         self.config = config
         self.encode = codec_for(spec.game)
-        # the decision requests' parts kept between decisions (codecs.wire): each seat's
+        # the decision requests' parts kept between decisions (referee.wire.codec): each seat's
         # observation field by field, and the match's encoded legal actions
         table = observation_table(spec.game)
         self._observations = [table.cache() for _ in range(players)] if table is not None else None

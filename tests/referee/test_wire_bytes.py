@@ -1,4 +1,4 @@
-"""Decision requests built as bytes from kept parts (referee.server.codecs.wire) are the message
+"""Decision requests built as bytes from kept parts (referee.wire.codec) are the message
 `messages.decision_request` builds: on every decision of whole games, each seat's observation
 encoded field by field with its cache, the legal actions from the match's cache."""
 
@@ -12,9 +12,9 @@ from referee.core.game import Action, Game
 from referee.games import all_specs, game_class
 from referee.server import messages
 from referee.server.codecs import action_cache, codec_for, observation_table
-from referee.server.codecs.wire import ActionCache, len_field, varint
 from referee.server.config import TimeControl
 from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
+from referee.wire.codec import ActionCache, len_field, varint
 
 #: the games whose observation codec has a field table
 TABLE_GAMES = [s.name for s in all_specs() if observation_table(s.name) is not None]

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from referee.games import game_class
-from referee.server.codecs import clank as clank_codec
-from referee.server.codecs.wire import repeated_encoder, scalar_encoder
+from referee.games.clank import codec as clank_codec
 from referee.wire._proto.arena.v1 import bot_pb2, clank_pb2
+from referee.wire.codec import repeated_encoder, scalar_encoder
 
 TABLE = clank_codec.OBSERVATION
 

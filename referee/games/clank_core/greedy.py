@@ -1,6 +1,6 @@
 """The parts of the greedy reference bot that Clank! and Clank! Legacy share.
 
-Both games' greedy bots (`referee.bots.clank_greedy`, `referee.games.clank_legacy.bots`) group
+Both games' greedy bots (`referee.games.clank.bots`, `referee.games.clank_legacy.bots`) group
 the legal actions by kind, answer pending choices alike, buy the card worth most and fight the
 monster worth most; these functions do that, with the game's own taste passed in
 (`effects_value`, `card_value`). Each bot keeps what differs: how it values effects and cards,

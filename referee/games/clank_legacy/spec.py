@@ -32,10 +32,11 @@ SPEC = GameSpec(
     max_players=4,
     campaign=True,
     passive_kinds=("end_turn", "skip"),
-    observation_codec="referee.server.codecs.clank_legacy:encode_observation",
-    action_codec="referee.server.codecs.clank_legacy:encode_action",
+    observation_codec="referee.games.clank_legacy.codec:encode_observation",
+    action_codec="referee.games.clank_legacy.codec:encode_action",
     static_content="referee.games.clank_legacy.spec:static_content",
     bots={"greedy": "referee.games.clank_legacy.bots:LegacyGreedyBot"},
+    campaign_rules="referee.games.clank_legacy.campaign_rules:RULES",
     reference_bots=("random", "greedy"),
     outcome_columns=(
         ("escaped", ("escaped",)),

@@ -22,8 +22,8 @@ from google.protobuf.message import Message
 from referee.core.game import Action, canonical_json
 from referee.games import all_specs
 from referee.games.spec import GameSpec, load
-from referee.server.codecs.wire import ActionCache, ObservationTable
 from referee.wire._proto.arena.v1 import bot_pb2, common_pb2
+from referee.wire.codec import ActionCache, ObservationTable
 
 __all__ = [
     "ActionEncoder",

@@ -13,10 +13,10 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from referee.core.game import Action
+from referee.games.clank.codec import encode_effects
 from referee.games.clank_legacy.content import default_content
-from referee.server.codecs.clank import encode_effects
-from referee.server.codecs.wire import Each, ObservationTable, Volatile
 from referee.wire._proto.arena.v1 import bot_pb2, clank_legacy_pb2, clank_pb2
+from referee.wire.codec import Each, ObservationTable, Volatile
 
 __all__ = ["OBSERVATION", "action_context", "encode_action", "encode_campaign", "encode_observation"]
 

@@ -15,8 +15,8 @@ from google.protobuf.message import Message
 
 from referee.core.game import Action
 from referee.games.clank.content import default_content
-from referee.server.codecs.wire import Each, Fields, ObservationTable, Volatile
 from referee.wire._proto.arena.v1 import bot_pb2, clank_pb2
+from referee.wire.codec import Each, Fields, ObservationTable, Volatile
 
 __all__ = ["OBSERVATION", "action_context", "encode_action", "encode_effects", "encode_observation"]
 

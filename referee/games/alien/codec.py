@@ -16,8 +16,8 @@ from typing import Any
 from google.protobuf.message import Message
 
 from referee.core.game import Action
-from referee.server.codecs.wire import Each, ObservationTable, Volatile
 from referee.wire._proto.arena.v1 import alien_pb2, bot_pb2
+from referee.wire.codec import Each, ObservationTable, Volatile
 
 __all__ = ["OBSERVATION", "action_context", "encode_action", "encode_effects", "encode_observation"]
 

@@ -1,44 +1,17 @@
-"""Boards drawn as HTML and inline SVG, from an observation only.
-
-Every function here reads the observation it is given (a seat's, or the whole state) plus the
-game's public content (board layout, card names); never the game state itself, so a seat's view
-cannot show what its observation does not hold.
-"""
+"""Clank!'s board drawn as HTML and inline SVG from an observation (`SPEC.board`; the helpers
+and the rule that it reads the observation only: `referee/games/board_html.py`)."""
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from html import escape
 from typing import Any
 
 from referee.core.game import Game
+from referee.games import board_html
 
-__all__ = ["alien_board", "clank_board"]
-
-_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
-
-
-def _colour(seat: int) -> str:
-    return _COLOURS[seat % len(_COLOURS)]
-
-
-def _name(names: Mapping[str, Any], card: str | None) -> str:
-    if card is None:
-        return "-"
-    found = names.get(card)
-    return str(getattr(found, "name", card)) if found is not None else str(card)
-
-
-def _cards(names: Mapping[str, Any], cards: Sequence[str], cls: str = "cards", attrs: str = "") -> str:
-    items = "".join(f"<li>{escape(_name(names, c))}</li>" for c in cards)
-    return f"<ul class='{cls}'{attrs}>{items or '<li class=none>none</li>'}</ul>"
-
-
-def _counted(names: Mapping[str, Any], counts: Mapping[str, int]) -> str:
-    items = "".join(f"<li>{escape(_name(names, c))} <b>x{int(n)}</b></li>" for c, n in counts.items())
-    return f"<ul class=cards>{items or '<li class=none>none</li>'}</ul>"
-
+__all__ = ["draw"]
 
 # --- Clank! --------------------------------------------------------------------------------
 
@@ -160,14 +133,14 @@ def _clank_svg(game: Any, obs: Mapping[str, Any]) -> str:
             cx = x - _RW / 2 + 12 + i * 16
             parts.append(
                 f"<circle class=pawn data-seat={seat} cx={cx:.0f} cy={y + 15:.0f} r=6 "
-                f"fill='{_colour(seat)}'><title>seat {seat}</title></circle>"
+                f"fill='{board_html.colour(seat)}'><title>seat {seat}</title></circle>"
             )
         parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
 
 
-def clank_board(game: Game, obs: Mapping[str, Any]) -> str:
+def draw(game: Game, obs: Mapping[str, Any]) -> str:
     """Clank!: rooms and tunnels (with boots, monsters, locks, one-way arrows), pawns, artifacts
     and secrets still on the board, the Dungeon Row, market, reserve, Clank! area, dragon bag
     and rage, the players, and the hand(s) the observation holds."""
@@ -177,15 +150,15 @@ def clank_board(game: Game, obs: Mapping[str, Any]) -> str:
     row = obs.get("row", [])
     parts.append(
         "<div class=zones>"
-        f"<div class=zone><h4>Dungeon Row</h4>{_cards(names, row, 'cards row')}"
+        f"<div class=zone><h4>Dungeon Row</h4>{board_html.cards(names, row, 'cards row')}"
         f"<p class=meta>dungeon deck {int(obs.get('dungeon_deck_size', 0))} cards</p></div>"
-        f"<div class=zone><h4>Market</h4>{_counted(names, obs.get('market', {}))}"
+        f"<div class=zone><h4>Market</h4>{board_html.counted(names, obs.get('market', {}))}"
         f"<p class=meta>crowns sold {int(obs.get('crowns_sold', 0))}</p></div>"
-        f"<div class=zone><h4>Reserve</h4>{_counted(names, obs.get('reserve', {}))}</div>"
+        f"<div class=zone><h4>Reserve</h4>{board_html.counted(names, obs.get('reserve', {}))}</div>"
     )
     bag = obs.get("bag", {})
     cubes = "".join(
-        f"<li><span class=pawn style='background:{_colour(i)}'></span>seat {i}: "
+        f"<li><span class=pawn style='background:{board_html.colour(i)}'></span>seat {i}: "
         f"{int(n)} in the Clank! area, {int(bag.get('cubes', [0] * (i + 1))[i])} in the bag</li>"
         for i, n in enumerate(obs.get("clank_area", []))
     )
@@ -199,112 +172,18 @@ def clank_board(game: Game, obs: Mapping[str, Any]) -> str:
     for p in obs["players"]:
         seat = int(p["seat"])
         rows.append(
-            f"<tr data-seat={seat}><td><span class=pawn style='background:{_colour(seat)}'></span>"
+            f"<tr data-seat={seat}><td><span class=pawn style='background:{board_html.colour(seat)}'></span>"
             f"{seat}</td><td>{escape(str(p['status']))}</td><td>{escape(str(p['room']))}</td>"
             f"<td class=num>{int(p['health'])}</td><td class=num>{int(p['gold'])}</td>"
             f"<td>{escape(', '.join(map(str, p['artifacts'])) or '-')}</td>"
             f"<td class=num>{int(p['hand_size'])}</td><td class=num>{int(p['deck_size'])}</td>"
-            f"<td>{escape(', '.join(_name(names, c) for c in p['play']) or '-')}</td></tr>"
+            f"<td>{escape(', '.join(board_html.name(names, c) for c in p['play']) or '-')}</td></tr>"
         )
     parts.append(
         "<table class=players><tr><th>seat</th><th>status</th><th>room</th><th>health</th>"
         "<th>gold</th><th>artifacts</th><th>hand</th><th>deck</th><th>in play</th></tr>"
         f"{''.join(rows)}</table>"
     )
-    parts.append(_hands(names, obs))
-    parts.append("</section>")
-    return "".join(parts)
-
-
-def _hands(names: Mapping[str, Any], obs: Mapping[str, Any]) -> str:
-    """The hands the observation holds: the seat's own, or every hand in the whole state."""
-    you = obs.get("you")
-    if isinstance(you, Mapping):
-        seat = int(obs["seat"])
-        return (
-            f"<div class=zone><h4>Hand of seat {seat}</h4>"
-            f"{_cards(names, you.get('hand', []), 'cards hand', f' data-seat={seat}')}</div>"
-        )
-    hands = obs.get("hands")
-    if isinstance(hands, list):
-        return "".join(
-            f"<div class=zone><h4>Hand of seat {i}</h4>"
-            f"{_cards(names, h, 'cards hand', f' data-seat={i}')}</div>"
-            for i, h in enumerate(hands)
-        )
-    return ""
-
-
-# --- Alien ---------------------------------------------------------------------------------
-
-
-def alien_board(game: Game, obs: Mapping[str, Any]) -> str:
-    """Alien: the Complex's rooms, the Combat Zone, the Hive, the objective, HQ and the
-    players' health, and the hand(s) the observation holds."""
-    content: Any = getattr(game, "content")  # noqa: B009 - every Alien game has its content
-    cards, hive = content.cards, content.hive_cards
-    parts = ["<section class='board alien'><h3>Board</h3>"]
-    rooms = []
-    for i, room in enumerate(obs.get("complex", [])):
-        if room is None:
-            rooms.append(f"<li class='room empty' data-room={i}><b>room {i + 1}</b><br>empty</li>")
-        elif room.get("up"):
-            rooms.append(
-                f"<li class='room up' data-room={i}><b>room {i + 1}</b><br>"
-                f"{escape(_name(hive, room.get('card')))}</li>"
-            )
-        else:
-            rooms.append(f"<li class='room down' data-room={i}><b>room {i + 1}</b><br>face down</li>")
-    parts.append(f"<h4>The Complex</h4><ol class=complex>{''.join(rooms)}</ol>")
-    combat = obs.get("combat", [])
-    huggers = "".join(
-        f"<li>{escape(_name(hive, f.get('card')))} on seat {int(f.get('seat', -1))}</li>"
-        for f in obs.get("facehuggers", [])
-    )
-    objectives = content.objectives
-    index = int(obs.get("objective", 0))
-    objective = objectives[index] if index < len(objectives) else None
-    parts.append(
-        "<div class=zones>"
-        f"<div class=zone><h4>Combat Zone</h4>{_cards(hive, combat, 'cards combat')}"
-        f"{f'<h4>Facehuggers</h4><ul class=cards>{huggers}</ul>' if huggers else ''}</div>"
-        f"<div class=zone><h4>Hive</h4><p>{int(obs.get('hive_size', 0))} cards in the Hive; "
-        f"Hatchery {int(obs.get('hatchery_size', 0))}; chestbursters left "
-        f"{int(obs.get('chestbursters_left', 0))}</p>"
-        f"<p>Hive discard: "
-        f"{escape(', '.join(_name(hive, c) for c in obs.get('hive_discard', [])) or '-')}</p>"
-        f"</div>"
-        f"<div class=zone><h4>Objective {index + 1} of {len(objectives)}</h4>"
-        f"<p>{escape(objective.name if objective else 'all done')}</p>"
-        f"<p class=meta>{escape(objective.text if objective else '')}</p>"
-        f"<p>met: {escape(', '.join(map(str, obs.get('met', []))) or '-')}; hazards used "
-        f"{int(obs.get('hazards_used', 0))}</p></div>"
-        f"<div class=zone><h4>HQ</h4>{_cards(cards, [c for c in obs.get('hq', []) if c], 'cards hq')}"
-        f"<p class=meta>Barracks {int(obs.get('barracks_size', 0))}, strike deck "
-        f"{int(obs.get('strike_deck_size', 0))}</p></div></div>"
-    )
-    rows = []
-    for p in obs["players"]:
-        seat = int(p["seat"])
-        health, left = int(p["health"]), int(p["health_left"])
-        bar = (
-            f"<svg class=health width=100 height=10 role=img aria-label='{left} of {health}'>"
-            f"<rect width=100 height=10 fill='#eee'/><rect width={100 * left // max(health, 1)} "
-            f"height=10 fill='{_colour(seat)}'/></svg>"
-        )
-        rows.append(
-            f"<tr data-seat={seat}><td><span class=pawn style='background:{_colour(seat)}'></span>"
-            f"{seat}</td><td>{escape(str(p['role']))}</td><td>{escape(str(p['status']))}</td>"
-            f"<td>{bar} {left}/{health}</td><td class=num>{int(p['hand_size'])}</td>"
-            f"<td class=num>{int(p['deck_size'])}</td>"
-            f"<td>{escape(', '.join(_name(cards, c) for c in p['play']) or '-')}</td></tr>"
-        )
-    pool = obs.get("pool", {})
-    parts.append(
-        "<table class=players><tr><th>seat</th><th>role</th><th>status</th><th>health</th>"
-        f"<th>hand</th><th>deck</th><th>in play</th></tr>{''.join(rows)}</table>"
-        f"<p>Turn pool: attack {int(pool.get('attack', 0))}, recruit {int(pool.get('recruit', 0))}</p>"
-    )
-    parts.append(_hands(cards, obs))
+    parts.append(board_html.hands(names, obs))
     parts.append("</section>")
     return "".join(parts)
