@@ -269,7 +269,8 @@ def test_resume_replays_a_game_whose_player_died_mid_match(
     try:
         names = ["Wren Ashdown", "Tobble Quill", "Marga Vell", "Osric Fenn"]
         cid = create_campaign(
-            engine, players=4, seats=_seats_for(engine, "clank_legacy", ["random"] * 4, names), seed=1, games=2,
+            engine, players=4, seats=_seats_for(engine, "clank_legacy", ["random"] * 4, names),
+            seed=1, games=2,
             state=new_campaign(4).to_json(),
         )  # fmt: skip
         game = schedule_game(engine, cid)
