@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_bot import Bot, decode_action
+from arena_bot._proto.arena.v1 import bot_pb2
 
-from bots.python.arena_bot import Bot, decode_action
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2
 from bots.python.examples.alien_coop_bot import AlienCoopBot
 from bots.python.examples.greedy_clank_bot import GreedyClankBot
 from referee.bots import LocalBot, available, make_bot
@@ -114,7 +114,7 @@ def test_sdk_examples_import_only_the_sdk() -> None:
             )
             for name in names:
                 top = name.split(".")[0]
-                allowed = name.startswith("bots.python.arena_bot") or top == "arena_bot"
+                allowed = top == "arena_bot"
                 assert allowed or top in sys.stdlib_module_names or top == "__future__", (
                     f"{path.name}:{node.lineno} imports {name}"
                 )

@@ -282,20 +282,23 @@ def test_a_seat_that_crashes_before_playing_fails_the_match(tmp_path: Path) -> N
 
 
 def test_the_readmes_bot_outside_the_sandbox_is_told_how_to_get_the_sdk(tmp_path: Path) -> None:
-    """README's bot imports `arena_bot` (its name in the sandbox). The project's virtualenv has
-    it as `bots.python.arena_bot` only (make install), so `arena match` and `arena bot check`
-    without --sandbox see "No module named 'arena_bot'": they say what to install."""
+    """README's bot imports `arena_bot`, the SDK's one name: the project's virtualenv has it
+    (make install), so `arena match` plays it outside the sandbox as is. A Python without the
+    SDK (here `python -S`, no site-packages) sees "No module named 'arena_bot'": `arena match`
+    and `arena bot check` without --sandbox say what to install."""
     (tmp_path / "main.py").write_text(
         "from arena_bot import Bot, run\n\n\nclass B(Bot):\n    def act(self, observation, legal_actions):\n"
         "        return 0\n\n\nraise SystemExit(run(B()))\n"
     )
     fix = "install the SDK here: pip install ./bots/python"
-    out = arena("match", "clank", "--bot", "python main.py", "--bot", f"python {EXAMPLES / 'random_bot.py'}",
-                cwd=tmp_path, timeout=150)
+    other = f"python {EXAMPLES / 'random_bot.py'}"
+    plays = arena("match", "clank", "--bot", "python main.py", "--bot", other, cwd=tmp_path, timeout=150)
+    assert plays.returncode == 0 and fix not in plays.stderr, plays.stderr
+    out = arena("match", "clank", "--bot", "python -S main.py", "--bot", other, cwd=tmp_path, timeout=150)
     errors = [line for line in out.stderr.splitlines() if line.startswith("error:")]
     assert out.returncode == 1 and len(errors) == 1, out.stderr
     assert "No module named 'arena_bot'" in errors[0] and fix in errors[0], errors[0]
-    check = arena("bot", "check", "python main.py", cwd=tmp_path, timeout=150)
+    check = arena("bot", "check", "python -S main.py", cwd=tmp_path, timeout=150)
     assert check.returncode == 1 and "FAIL:" in check.stdout + check.stderr
     assert fix in check.stdout + check.stderr, check.stdout + check.stderr
     fine = arena("bot", "check", f"python {EXAMPLES / 'random_bot.py'}", cwd=tmp_path, timeout=150)

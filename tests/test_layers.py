@@ -17,6 +17,9 @@ content files is the one sanctioned I/O, and it lives in exactly one module,
 ``referee/core/content_files.py`` (it imports only hashlib/json/pathlib, none of IO_MODULES, so it
 needs no exception); ``ENGINE_EXCEPTIONS`` names the files allowed one IO module, each with why.
 
+The Python SDK has one import name, ``arena_bot`` (``bots/python/arena_bot``, installed under
+that name; ``bots/python`` is no package): no module imports it as ``bots.python.arena_bot``.
+
 Imports are read with `ast` (inside functions too) and so are ``importlib.import_module("x")``
 calls with a literal name: loading a module by its name is an import all the same.
 """
@@ -75,6 +78,11 @@ ENGINE_EXCEPTIONS: dict[tuple[str, str], str] = {
     "cache of each game's converted content (read by the server's threads); no I/O",
 }
 
+#: the Python SDK's folder and its one import name
+SDK_FOLDER = ("bots", "python", "arena_bot")
+SDK_NAME = "arena_bot"
+SDK_OTHER_NAME = "bots.python.arena_bot"
+
 #: the components' command modules: only the composition root wires them into `arena`
 COMMAND_MODULES = ("referee.cli", "referee.server.commands", "workers.cli", "workers.client_cli")
 
@@ -82,6 +90,8 @@ COMMAND_MODULES = ("referee.cli", "referee.server.commands", "workers.cli", "wor
 def _module_name(path: Path) -> str:
     rel = path.relative_to(REPO).with_suffix("")
     parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    if parts[: len(SDK_FOLDER)] == SDK_FOLDER:  # installed as arena_bot (pyproject.toml)
+        parts = parts[len(SDK_FOLDER) - 1:]
     return ".".join(parts)
 
 
@@ -146,7 +156,12 @@ def violations() -> list[str]:
                  if rel.startswith(folder) and (target == prefix or target.startswith(prefix + "."))),
                 None,
             )
-            if inner is not None:
+            if target == SDK_OTHER_NAME or target.startswith(SDK_OTHER_NAME + "."):
+                found[rel, line] = (
+                    f"{rel}:{line} imports {target} — rule: the Python SDK has one import name, "
+                    f"{SDK_NAME}"
+                )
+            elif inner is not None:
                 found[rel, line] = f"{rel}:{line} imports {target} — rule: {inner}"
             elif (
                 rel.startswith(ENGINE_DIRS) and top in IO_MODULES
@@ -166,6 +181,26 @@ def violations() -> list[str]:
                     f"({ROOT}) wires the components' commands together"
                 )
     return sorted(found.values())
+
+
+def sdk_other_names(roots: tuple[str, ...] = ("tests", "deploy", "bench")) -> list[str]:
+    """``file:line`` of every import of the SDK as ``bots.python.arena_bot`` in the tests, the
+    deployment scripts and the benches (the components are checked by :func:`violations`)."""
+    found = []
+    for root in roots:
+        for path in sorted((REPO / root).rglob("*.py")) if (REPO / root).is_dir() else ():
+            for line, target in imports_of(path):
+                if target == SDK_OTHER_NAME or target.startswith(SDK_OTHER_NAME + "."):
+                    found.append(f"{path.relative_to(REPO)}:{line}")
+    return sorted(set(found))
+
+
+def test_the_sdk_is_imported_under_one_name_everywhere() -> None:
+    found = sdk_other_names()
+    assert not found, f"import the SDK as {SDK_NAME}:\n" + "\n".join(found)
+    import arena_bot
+
+    assert Path(arena_bot.__file__).parent == REPO.joinpath(*SDK_FOLDER)
 
 
 def test_no_lower_layer_imports_a_higher_one() -> None:
@@ -192,13 +227,16 @@ def test_the_reader_finds_every_form_of_import(tmp_path: Path, monkeypatch: obje
         "    import importlib\n"
         "    importlib.import_module('workers.sandbox')\n"
         "from referee import cli\n"
+        "from bots.python.arena_bot import Bot\n"
     )
     (fake / "good.py").write_text("from . import lobby\nfrom referee.games import game_class\n")
     monkeypatch.setattr(f"{__name__}.REPO", tmp_path)
     monkeypatch.setattr(f"{__name__}.COMPONENTS", ("referee",))
     found = violations()
     lines = sorted({v.split(" imports ")[0] for v in found})
-    assert lines == [f"referee/server/bad.py:{n}" for n in (1, 3, 4, 6, 7)], found
+    assert lines == [f"referee/server/bad.py:{n}" for n in (1, 3, 4, 6, 7, 8)], found
+    assert any(":8 imports bots.python.arena_bot — rule: the Python SDK has one import name" in v
+               for v in found)
     assert any("imports ladder.bots — rule: the referee is the lowest layer" in v for v in found)
     assert any(":4 imports referee.cli — rule: only the composition root" in v for v in found)
     assert any(":7 imports referee.cli — rule: only the composition root" in v for v in found)

@@ -51,10 +51,9 @@ from pathlib import Path
 from typing import Any, Final
 
 import grpc
-
-from bots.python.arena_bot import Action as WireAction
-from bots.python.arena_bot import Bot, observation_dict, play
-from bots.python.arena_bot.wire import (
+from arena_bot import Action as WireAction
+from arena_bot import Bot, observation_dict, play
+from arena_bot.wire import (
     KEEPALIVE_TIME_MS,
     KEEPALIVE_TIMEOUT_MS,
     TLS_CA_ENV,
@@ -65,6 +64,7 @@ from bots.python.arena_bot.wire import (
     bearer,
     channel,
 )
+
 from referee import settings
 from referee.bots import LocalBot, make_bot
 from referee.core.game import Action, Result, canonical_json

@@ -492,8 +492,8 @@ class Drill:
 
     def lobby(self, address: str) -> set[int] | None:
         """Bot ids connected to the referee at `address` (None if it does not answer)."""
-        from bots.python.arena_bot._proto.arena.v1 import admin_pb2
-        from bots.python.arena_bot.wire import Tls, bearer, channel
+        from arena_bot._proto.arena.v1 import admin_pb2
+        from arena_bot.wire import Tls, bearer, channel
 
         with channel(address, Tls(True, self.root / "certs" / "ca.pem"), options=[]) as opened:
             call = opened.unary_unary(

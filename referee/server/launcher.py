@@ -128,9 +128,9 @@ def interpreter_env(env: Mapping[str, str]) -> dict[str, str]:
 
 def missing_sdk_hint(output: str) -> str:
     """What to do when an unsandboxed bot's `output` says ``No module named 'arena_bot'`` (the
-    import the README's bots use: the SDK's name in the sandbox, not installed in this
-    virtualenv) or that Node.js cannot find the JavaScript kit's own packages (its ``npm ci``
-    never run: :func:`referee.bot_output.js_kit_hint`); "" otherwise."""
+    import the README's bots use: the SDK's one name, installed with the project, but not in
+    the Python the bot's command runs) or that Node.js cannot find the JavaScript kit's own
+    packages (its ``npm ci`` never run: :func:`referee.bot_output.js_kit_hint`); "" otherwise."""
     from referee.bot_output import js_kit_hint
 
     if "No module named 'arena_bot'" not in output:

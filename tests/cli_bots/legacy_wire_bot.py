@@ -17,8 +17,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bots.python.arena_bot import Action, Bot, run
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2, clank_legacy_pb2
+from arena_bot import Action, Bot, run
+from arena_bot._proto.arena.v1 import bot_pb2, clank_legacy_pb2
 
 
 def _fail(message: str) -> None:

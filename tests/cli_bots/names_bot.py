@@ -11,8 +11,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bots.python.arena_bot import Bot, run
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2
+from arena_bot import Bot, run
+from arena_bot._proto.arena.v1 import bot_pb2
 
 
 class NamesBot(Bot):

@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 import grpc
 import pytest
+from arena_bot._proto.arena.v1 import admin_pb2
+from arena_bot.wire import ADMIN_SERVICE, bearer
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, bearer
 from referee.replay import loads
 from referee.server.auth import FailedAuthLimiter
 from referee.server.config import ServerLimits, TimeControl

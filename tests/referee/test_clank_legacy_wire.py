@@ -9,9 +9,9 @@ import random
 from typing import Any
 
 import pytest
+from arena_bot import decode_action, observation_dict, typed_kind_args
+from arena_bot._proto.arena.v1 import bot_pb2, common_pb2
 
-from bots.python.arena_bot import decode_action, observation_dict, typed_kind_args
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2, common_pb2
 from referee.bots import make_bot
 from referee.games import game_class
 from referee.games.clank_legacy.engine import ClankLegacyGame

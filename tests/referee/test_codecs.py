@@ -6,9 +6,9 @@ import random
 from typing import Any
 
 import pytest
+from arena_bot import decode_action, observation_dict
+from arena_bot._proto.arena.v1 import bot_pb2
 
-from bots.python.arena_bot import decode_action, observation_dict
-from bots.python.arena_bot._proto.arena.v1 import bot_pb2
 from referee.bots import make_bot
 from referee.games import game_class
 from referee.games.alien.content import default_content

@@ -24,9 +24,9 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot._proto.arena.v1 import admin_pb2, common_pb2
 from prometheus_client import REGISTRY
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, common_pb2
 from referee.replay import loads
 from referee.replay_view import render
 from referee.server.commands import _time_args, _time_control

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_bot._proto.arena.v1 import admin_pb2
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2
 from referee.replay import verify
 from referee.server.config import ServerLimits
 from referee.server.lobby import RemoteIdentity

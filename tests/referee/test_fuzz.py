@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
+from arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, bearer
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, bearer
 from referee.replay import loads, verify
 from referee.server.auth import FailedAuthLimiter
 

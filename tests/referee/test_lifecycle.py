@@ -23,10 +23,10 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot import wire
+from arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
+from arena_bot.wire import bearer, channel_options, play_call
 
-from bots.python.arena_bot import wire
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
-from bots.python.arena_bot.wire import bearer, channel_options, play_call
 from referee.replay import load, verify
 from referee.server.config import ServerLimits, TimeControl
 from referee.server.lobby import RemoteIdentity

@@ -13,8 +13,8 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot import wire as sdk_wire
 
-from bots.python.arena_bot import wire as sdk_wire
 from referee import wire as referee_wire
 
 from .conftest import REPO
@@ -83,7 +83,8 @@ def test_referee_wire_constants_agree_with_the_sdk(name: str) -> None:
 def test_both_copies_build_the_same_message_classes() -> None:
     """Loaded side by side (the worker runs the referee and SDK bots in one process), the copies
     register one descriptor set: a message made by either is the other's too."""
-    from bots.python.arena_bot._proto.arena.v1 import bot_pb2 as sdk_bot
+    from arena_bot._proto.arena.v1 import bot_pb2 as sdk_bot
+
     from referee.wire._proto.arena.v1 import bot_pb2 as referee_bot
 
     assert sdk_bot.RefereeMessage.DESCRIPTOR is referee_bot.RefereeMessage.DESCRIPTOR

@@ -24,10 +24,10 @@ from typing import Any
 import grpc
 import pytest
 import sqlalchemy as sa
+from arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
+from arena_bot.wire import ADMIN_SERVICE, bearer, channel_options, play_call
 from sqlalchemy import Engine
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, bearer, channel_options, play_call
 from ladder.accounts import authenticate_key, create_account
 from ladder.bots import REMOTE, add_bot_version, add_remote_version, register_bot
 from ladder.db import create_engine, upgrade

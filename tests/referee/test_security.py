@@ -22,11 +22,11 @@ from typing import Any
 
 import grpc
 import pytest
+from arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
+from arena_bot.wire import ADMIN_SERVICE, Tls, bearer, channel, play_call
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy import Engine
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, Tls, bearer, channel, play_call
 from ladder.bots import REMOTE, add_bot_version, register_bot
 from ladder.db import create_engine, upgrade
 from ladder.ladders import create_ladder, join_ladder

@@ -88,8 +88,8 @@ def test_the_compose_dev_certificates_secure_a_referee(tmp_path: Path) -> None:
     the way compose starts it (certificate, key, token file) serves TLS to a client trusting ca.pem."""
     import shutil
 
-    from bots.python.arena_bot._proto.arena.v1 import admin_pb2
-    from bots.python.arena_bot.wire import Tls
+    from arena_bot._proto.arena.v1 import admin_pb2
+    from arena_bot.wire import Tls
 
     from .test_security import serve_referee
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import grpc
 import pytest
+from arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
+from arena_bot.wire import ADMIN_SERVICE, bearer, channel_options, play_call
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, bearer, channel_options, play_call
 from ladder.db import upgrade
 from referee.server.auth import (
     FAILED_AUTH_LIMIT,

@@ -8,11 +8,11 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
+from arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, bearer, channel_options, play_call
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2, common_pb2
-from bots.python.arena_bot.wire import ADMIN_SERVICE, BOT_SERVICE, bearer, channel_options, play_call
 from referee.replay import loads, verify
 from referee.server.config import ServerLimits
 

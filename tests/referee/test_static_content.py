@@ -18,9 +18,9 @@ from typing import Any
 
 import jsonschema
 import pytest
+from arena_bot import Bot, ContentMismatch, game_content, play
+from arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 
-from bots.python.arena_bot import Bot, ContentMismatch, game_content, play
-from bots.python.arena_bot._proto.arena.v1 import admin_pb2, bot_pb2
 from referee.core.game import canonical_json
 from referee.games import all_specs, game_class, game_spec
 from referee.games.clank.content import default_content as clank_content

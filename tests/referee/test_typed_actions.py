@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_bot import ARG_FIELDS, decode_action, typed_kind_args
+from arena_bot._proto.arena.v1 import common_pb2
 
-from bots.python.arena_bot import ARG_FIELDS, decode_action, typed_kind_args
-from bots.python.arena_bot._proto.arena.v1 import common_pb2
 from referee.bots import make_bot
 from referee.core.game import Action, Game
 from referee.games import all_specs, game_class, game_spec

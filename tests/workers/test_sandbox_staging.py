@@ -82,7 +82,10 @@ class Clone:
             if k not in ("ARENA_REFEREE_EXECUTOR", "ARENA_REFEREE_ADDR", "ARENA_BOT_FILES_DIR")
             and not k.startswith("ARENA_SANDBOX_")
         }  # fmt: skip
-        self.env.update({"PYTHONPATH": str(self.root), "ARENA_SANDBOX_STAGE_DIR": str(stage)})
+        # the clone's packages, and its SDK under its one name (pyproject.toml installs
+        # bots/python/arena_bot as arena_bot)
+        path = os.pathsep.join([str(self.root), str(self.root / "bots" / "python")])
+        self.env.update({"PYTHONPATH": path, "ARENA_SANDBOX_STAGE_DIR": str(stage)})
 
     def python(self, code: str, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """Run `code` with this clone's packages first on the path."""
@@ -101,7 +104,7 @@ def clone() -> Iterator[Clone]:
         assert home.stat().st_mode & 0o777 == 0o700
         _copy_checkout(made.root)
         assert not (made.root / "bots" / "javascript" / "node_modules").exists()
-        where = made.python("import workers, bots.python.arena_bot as s; print(workers.__file__, s.__file__)")
+        where = made.python("import workers, arena_bot as s; print(workers.__file__, s.__file__)")
         assert where.stdout.split() and all(p.startswith(str(made.root)) for p in where.stdout.split()), where
         yield made
     finally:

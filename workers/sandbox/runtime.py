@@ -92,9 +92,9 @@ def default_runtime(stage: Path | None = None) -> BotRuntime:
     root = stage or stage_root()
     env = {"PYTHONPATH": "/opt/arena/python", "PYTHONDONTWRITEBYTECODE": "1"}
     unavailable: dict[str, str] = {}
-    sdk = importlib.util.find_spec("bots.python.arena_bot")
+    sdk = importlib.util.find_spec("arena_bot")
     if sdk is None or sdk.origin is None:
-        raise RuntimeError("the Python SDK (bots.python.arena_bot) is not importable")
+        raise RuntimeError("the Python SDK (arena_bot) is not importable")
     sdk_dir = Path(sdk.origin).parent
     python_sources: list[tuple[Path, str]] = [(sdk_dir, "arena_bot")]
     seen: set[str] = set()

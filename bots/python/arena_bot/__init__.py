@@ -1,6 +1,6 @@
 """arena_bot: write an Arena bot in Python.
 
-    from arena_bot import Bot, run          # in this repository: bots.python.arena_bot
+    from arena_bot import Bot, run          # its one name, in this repository too
 
     class MyBot(Bot):
         name = "my-bot"

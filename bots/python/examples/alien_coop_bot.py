@@ -29,15 +29,9 @@ It decides as the referee's built-in `coop` bot does. Plan each decision:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from bots.python.arena_bot import Action, Bot, observation_dict, run
-else:
-    try:  # the SDK on its own: installed (pip install ./bots/python), or in Arena's sandbox
-        from arena_bot import Action, Bot, observation_dict, run
-    except ImportError:  # inside this repository
-        from bots.python.arena_bot import Action, Bot, observation_dict, run
+from arena_bot import Action, Bot, observation_dict, run
 
 #: what one unit of each effect is worth to this bot
 VALUE = {"attack": 1.25, "recruit": 0.8, "draw": 1.0, "heal": 0.6, "heal_any": 0.6, "scan": 0.7}

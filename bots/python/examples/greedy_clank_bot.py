@@ -20,15 +20,9 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from bots.python.arena_bot import Action, Bot, observation_dict, run
-else:
-    try:  # the SDK on its own: installed (pip install ./bots/python), or in Arena's sandbox
-        from arena_bot import Action, Bot, observation_dict, run
-    except ImportError:  # inside this repository
-        from bots.python.arena_bot import Action, Bot, observation_dict, run
+from arena_bot import Action, Bot, observation_dict, run
 
 #: what one unit of each effect is worth to this bot
 RESOURCE_VALUE = {

@@ -7,15 +7,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from bots.python.arena_bot import Action, Bot, run
-else:
-    try:  # the SDK on its own: installed (pip install ./bots/python), or in Arena's sandbox
-        from arena_bot import Action, Bot, run
-    except ImportError:  # inside this repository
-        from bots.python.arena_bot import Action, Bot, run
+from arena_bot import Action, Bot, run
 
 
 class RandomBot(Bot):

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bots.python.arena_bot import Action, observation_dict, run
+from arena_bot import Action, observation_dict, run
+
 from bots.python.examples.alien_coop_bot import AlienCoopBot
 
 

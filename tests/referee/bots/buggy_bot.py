@@ -39,13 +39,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import grpc
-
-try:  # in Arena's sandbox (the SDK is `arena_bot` there), as the ladder runs hosted bots
-    from arena_bot._proto.arena.v1 import bot_pb2
-    from arena_bot.wire import bearer, channel_options, play_call
-except ImportError:  # run from this repository
-    from bots.python.arena_bot._proto.arena.v1 import bot_pb2
-    from bots.python.arena_bot.wire import bearer, channel_options, play_call
+from arena_bot._proto.arena.v1 import bot_pb2
+from arena_bot.wire import bearer, channel_options, play_call
 
 #: how far past the allowance a slow answer comes
 WAY_PAST_S = 1.0

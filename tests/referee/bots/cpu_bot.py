@@ -31,20 +31,10 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import grpc
-
-if TYPE_CHECKING:
-    from bots.python.arena_bot._proto.arena.v1 import bot_pb2
-    from bots.python.arena_bot.wire import bearer, channel_options, play_call
-else:
-    try:  # in Arena's sandbox (the SDK is `arena_bot` there), as the ladder runs hosted bots
-        from arena_bot._proto.arena.v1 import bot_pb2
-        from arena_bot.wire import bearer, channel_options, play_call
-    except ImportError:  # run from this repository
-        from bots.python.arena_bot._proto.arena.v1 import bot_pb2
-        from bots.python.arena_bot.wire import bearer, channel_options, play_call
+from arena_bot._proto.arena.v1 import bot_pb2
+from arena_bot.wire import bearer, channel_options, play_call
 
 
 def say(*parts: object) -> None:

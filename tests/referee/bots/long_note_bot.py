@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from bots.python.arena_bot import Action, Bot, run
+from arena_bot import Action, Bot, run
 
 #: 40,000 characters, 80,000 bytes in UTF-8: over the 64 KiB message limit if sent whole
 LONG_NOTE = "é" * 40_000

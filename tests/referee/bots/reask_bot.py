@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from bots.python.arena_bot import Action, Bot, run
+from arena_bot import Action, Bot, run
 
 
 class ReaskBot(Bot):

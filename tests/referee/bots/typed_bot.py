@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bots.python.arena_bot import Action, Bot, run
+from arena_bot import Action, Bot, run
 
 CLANK_ORDER = ("take", "play", "move", "acquire", "fight", "buy_item", "drink", "end_turn")
 ALIEN_ORDER = ("play", "fight", "complete", "recruit", "scan", "end_turn")

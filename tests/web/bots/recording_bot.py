@@ -11,8 +11,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from bots.python.arena_bot import Bot, run
-from bots.python.arena_bot.observations import observation_dict
+from arena_bot import Bot, run
+from arena_bot.observations import observation_dict
 
 
 class Recording(Bot):

@@ -27,15 +27,9 @@ import socket
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from bots.python.arena_bot import Action, Bot, run
-else:
-    try:  # the SDK as the sandbox provides it
-        from arena_bot import Action, Bot, run
-    except ImportError:  # run from the repository (tests without the sandbox)
-        from bots.python.arena_bot import Action, Bot, run
+from arena_bot import Action, Bot, run
 
 MIB = 1024 * 1024
 

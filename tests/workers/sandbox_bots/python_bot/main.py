@@ -11,12 +11,9 @@ import os
 import random
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from bots.python.arena_bot import Action, Bot, run
-else:
-    from arena_bot import Action, Bot, run  # the SDK, as the sandbox (or PYTHONPATH) provides it
+from arena_bot import Action, Bot, run  # the SDK, as the sandbox (or PYTHONPATH) provides it
 
 
 def _say(check: str, ok: bool) -> None:
