@@ -14,13 +14,15 @@ from typing import Any, cast
 import pytest
 
 from referee.core.game import Action, Game
-from referee.games import game_class
+from referee.games import all_specs, game_class
 from referee.games.determinize import DeterminizeError, sample_state, sampler
 
 #: (game, players) each determinizer is tested at
-CASES = [("clank", 2), ("clank", 4), ("alien", 1), ("alien", 3)]
+CASES = [("clank", 2), ("clank", 4), ("alien", 1), ("alien", 3), ("clank_legacy", 2), ("clank_legacy", 4)]
+#: how often (in steps) the tests sample a random game: its games are short (alien) or long
+EVERY = {"clank": 9, "alien": 2, "clank_legacy": 20}
 #: those with another seat, whose hand is a hidden part (the independence test peeks at it)
-SHARED = [("clank", 2), ("clank", 4), ("alien", 2), ("alien", 4)]
+SHARED = [("clank", 2), ("clank", 4), ("alien", 2), ("alien", 4), ("clank_legacy", 3)]
 
 
 def _positions(game: str, players: int, seed: int, every: int) -> Iterator[Game]:
@@ -30,7 +32,8 @@ def _positions(game: str, players: int, seed: int, every: int) -> Iterator[Game]
     picks = random.Random(seed)
     step = 0
     while not g.is_over():
-        if step % every == 0:
+        # every decision of Clank! Legacy's Epilogue too (group votes after play)
+        if step % every == 0 or getattr(_state(g), "phase", "") == "epilogue":
             yield g.copy()
         d = g.decision()
         assert d is not None
@@ -62,7 +65,8 @@ def test_every_sample_plays_on_to_the_end(game: str, players: int) -> None:
     picks = random.Random(7)
     played = 0
     for seed in range(2):
-        for g in _positions(game, players, seed, every=10 if game == "alien" else 25):
+        positions = list(_positions(game, players, seed, every=EVERY[game]))
+        for g in positions[:: max(1, len(positions) // 4)]:
             d = g.decision()
             assert d is not None
             sample = sample_state(game, _wire(g.observe(d.seat)), d.seat, random.Random(played))
@@ -78,9 +82,10 @@ def test_a_sample_shows_the_seat_its_observation(game: str, players: int) -> Non
     """Every seat's observation of a sample is the observation it was made from (own hand, deck
     contents, sizes, piles, tokens, the pending choice...), and where the seat is to act it is
     offered the same legal actions as in the true game."""
-    compared = same_actions = 0
+    compared = same_actions = after_play = 0
     for seed in range(3):
-        for g in _positions(game, players, seed, every=2 if game == "alien" else 7):
+        for g in _positions(game, players, seed, every=EVERY[game]):
+            after_play += getattr(_state(g), "phase", "") == "epilogue"
             d = g.decision()
             assert d is not None
             for seat in range(players):
@@ -94,6 +99,7 @@ def test_a_sample_shows_the_seat_its_observation(game: str, players: int) -> Non
                     assert _comparable(game, sd.actions) == _comparable(game, d.actions)
                     same_actions += 1
     assert compared > 30 and same_actions > 10
+    assert after_play > 0 or game != "clank_legacy"  # the Epilogue's votes were sampled too
 
 
 def _comparable(game: str, actions: Sequence[Action]) -> list[Action]:
@@ -103,9 +109,9 @@ def _comparable(game: str, actions: Sequence[Action]) -> list[Action]:
 
 
 def _new_in_hand(g: Game, seat: int) -> int:
-    """Cards the seat acquired and redrew this turn (Clank!: they cannot be played; the
-    observation does not mark them, DETERMINIZE.md)."""
-    return len(getattr(_state(g).players[seat], "new_hand", ()))
+    """Cards the seat acquired and redrew this turn in Clank! (they cannot be played; its
+    observation does not mark them, DETERMINIZE.md; Clank! Legacy's shows them)."""
+    return len(_state(g).players[seat].new_hand) if g.name == "clank" else 0
 
 
 def _state(g: Game) -> Any:
@@ -116,7 +122,7 @@ def _state(g: Game) -> Any:
 def _hidden_features(game: str, g: Game, seat: int) -> tuple[Hashable, ...]:
     """Categorical features of what `seat` cannot see in a state: one value per feature."""
     s = _state(g)
-    if game in ("clank", "clank_legacy"):
+    if game == "clank":
         other = s.players[(seat + 1) % s.players_n]
         first_room = sorted(r for r, v in s.minor_secrets.items() if v)
         return (
@@ -124,6 +130,15 @@ def _hidden_features(game: str, g: Game, seat: int) -> tuple[Hashable, ...]:
             len([c for c in other.hand + other.deck if c == "burgle"]),
             s.dungeon_deck[-1] if s.dungeon_deck else None,
             s.minor_secrets[first_room[0]][0] if first_room else None,
+        )
+    if game == "clank_legacy":
+        other = s.players[(seat + 1) % s.players_n]
+        return (
+            tuple(sorted(other.hand)),
+            len([c for c in other.hand + other.deck if c == "burgle"]),
+            s.adventure_deck[-1] if s.adventure_deck else None,
+            s.bank_minor[-1] if s.bank_minor else None,
+            s.bank_major[-1] if s.bank_major else None,
         )
     if game == "alien":
         other = s.players[(seat + 1) % s.players_n]
@@ -250,6 +265,12 @@ def test_an_impossible_observation_is_refused() -> None:
     sizes["players"][1]["deck_size"] += 1
     with pytest.raises(DeterminizeError, match="unseen"):
         sample_state("clank", sizes, 0, random.Random(0))
+
+
+def test_every_registered_game_has_a_determinizer_and_is_tested() -> None:
+    names = {spec.name for spec in all_specs()}
+    assert all(callable(sampler(name)) for name in names)
+    assert {game for game, _ in CASES} == names == {game for game, _ in SHARED}
 
 
 def test_unknown_game_is_a_key_error() -> None:
