@@ -53,7 +53,7 @@ def test_same_seed_same_bots_same_game() -> None:
 
 def test_unknown_bot_is_a_clear_error() -> None:
     assert "greedy" in available("clank") and "random" in available("clank")
-    with pytest.raises(ValueError, match="available: greedy, random"):
+    with pytest.raises(ValueError, match="available: greedy, ismcts, random"):
         make_bot("clank", "smart", 0)
 
 

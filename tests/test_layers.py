@@ -74,6 +74,9 @@ IO_MODULES = frozenset({
 ENGINE_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("referee/games/alien/winrates.py", "time"): "a command-line benchmark script "
     "(python -m referee.games.alien.winrates), not engine code: it times whole games",
+    ("referee/bots/ismcts.py", "time"): "builtin:ismcts's per-decision time budget: a bot's "
+    "clock, read between searches, never by the engines it plays (with an iteration budget, as "
+    "in its tests, it reads none)",
     ("referee/games/static_content.py", "threading"): "a threading.Lock guards the per-process "
     "cache of each game's converted content (read by the server's threads); no I/O",
 }

@@ -1,7 +1,8 @@
 """Built-in bots: they run in-process with the engine (the local runner, the benches, tests, the
 workers' `builtin:<name>` seats, `arena match --bot builtin:<name>`, the demo ladder).
 
-Here: the machinery and `random`, the bot every game has. A game's own bots live in its folder
+Here: the machinery, `random`, the bot every game has, and `ismcts` (ISMCTS.md), the search bot
+a game lists in its spec once it has a determinizer. A game's own bots live in its folder
 (`referee/games/<name>/bots.py`, named in its spec's `bots`) because they read its content
 classes; `bots/` keeps only what speaks the wire contract. They implement the same one method
 as SDK bots (`act(observation, legal_actions) -> int`); `bots/python/examples/` holds SDK-only
@@ -10,6 +11,7 @@ ports of `greedy` and `coop` that choose exactly as these do (`tests/test_bots.p
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 
 from referee.bots.base import LocalBot
@@ -36,8 +38,10 @@ def available(game: str) -> list[str]:
 def make_bot(game: str, name: str, seed: int) -> LocalBot:
     """A fresh built-in bot; ValueError names the bots available for the game.
 
-    A game's own bots are made by the factory its spec names, with no arguments; the universal
-    ones get `seed`."""
+    A game's own bots are made by the factory its spec names, given `game` and `seed` as keyword
+    arguments when it has parameters of those names (a bot that serves several games, a
+    searching bot's random choices), else called with no arguments; the universal ones get
+    `seed`."""
     from referee.games import game_spec
     from referee.games.spec import load
 
@@ -46,7 +50,10 @@ def make_bot(game: str, name: str, seed: int) -> LocalBot:
     except KeyError:
         target = None
     if target is not None:
-        bot: LocalBot = load(target)()
+        factory = load(target)
+        takes = inspect.signature(factory).parameters
+        given = {k: v for k, v in (("game", game), ("seed", seed)) if k in takes}
+        bot: LocalBot = factory(**given)
         return bot
     universal = _UNIVERSAL.get(name)
     if universal is None:

@@ -111,7 +111,9 @@ class GameSpec:
     #: None: actions go with kind/args only
     action_codec: str | None = None
     #: built-in bots for this game only: name -> "module:factory", the factory called with no
-    #: arguments returns a `referee.bots.LocalBot` (``random`` plays every game and is not listed)
+    #: arguments, or with `game` and `seed` (keywords) when it has parameters of those names
+    #: (`referee.bots.make_bot`), returns a `referee.bots.LocalBot` (``random`` plays every game
+    #: and is not listed)
     bots: Mapping[str, str] = field(default_factory=dict)
     #: the built-in bots a submitted bot plays to qualify for a ladder, in turn
     reference_bots: tuple[str, ...] = ("random",)

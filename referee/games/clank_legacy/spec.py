@@ -35,7 +35,10 @@ SPEC = GameSpec(
     observation_codec="referee.games.clank_legacy.codec:encode_observation",
     action_codec="referee.games.clank_legacy.codec:encode_action",
     static_content="referee.games.clank_legacy.spec:static_content",
-    bots={"greedy": "referee.games.clank_legacy.bots:LegacyGreedyBot"},
+    bots={
+        "greedy": "referee.games.clank_legacy.bots:LegacyGreedyBot",
+        "ismcts": "referee.bots.ismcts:IsmctsBot",
+    },
     campaign_rules="referee.games.clank_legacy.campaign_rules:RULES",
     reference_bots=("random", "greedy"),
     outcome_columns=(
