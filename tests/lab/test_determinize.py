@@ -250,6 +250,37 @@ def test_same_seed_same_sample(game: str, players: int) -> None:
     assert len({dealt(k) for k in (1, 1, 2, 3)}) == 3
 
 
+def _determined(game: str, g: Game) -> tuple[Any, ...]:
+    """Hidden parts one observation pins down exactly (DETERMINIZE.md): a sample must have them
+    as the true state does."""
+    s = _state(g)
+    if game == "clank":
+        # the artifacts set aside at setup; the crown points in all (who got which is a guess);
+        # the unseen cards, wherever they are (with no card trashed)
+        unseen = sorted(s.dungeon_deck + [c for p in s.players for c in p.hand + p.deck])
+        return s.returned_artifacts, sum(p.crown_points for p in s.players), unseen
+    if game == "alien":
+        return s.hatchery, s.chestbursters, sorted(s.strike_deck), len(s.hive), s.players[0].role
+    return sorted(s.adventure_deck + [c for p in s.players for c in p.hand + p.deck]), len(s.bank_major)
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_what_the_observation_pins_down_the_sample_has_exactly(game: str, players: int) -> None:
+    """Hidden parts that follow from the observation are not guessed: Clank!'s set-aside
+    artifacts, crown points in all and unseen card multiset, Alien's Hatchery, Chestburster
+    supply, Strike deck contents and Hive size, Legacy's unseen cards and Bank."""
+    checked = 0
+    for g in _positions(game, players, 2, every=EVERY[game]):
+        d = g.decision()
+        assert d is not None
+        sample = sample_state(game, _wire(g.observe(d.seat)), d.seat, random.Random(checked))
+        if game != "alien" and sum(p.trashed for p in _state(g).players):
+            continue  # the trashed cards are a guess: the hidden pool then differs
+        assert _determined(game, sample) == _determined(game, g)
+        checked += 1
+    assert checked >= 4
+
+
 def test_an_impossible_observation_is_refused() -> None:
     """An observation no state gives (another seat's, an extra card in hand, a wrong deck
     size) is a DeterminizeError, never a state that silently differs."""
