@@ -805,6 +805,9 @@ class _Hoarder(http.server.BaseHTTPRequestHandler):
     body_mib: int
     announce: bool
     sent: list[int]
+    #: the path whose answer is the huge body (its start); "" for every path but the bot's and
+    #: the match's
+    hog: str = ""
 
     def _json(self, data: object) -> None:
         body = json.dumps(data).encode()
@@ -815,23 +818,28 @@ class _Hoarder(http.server.BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:
-        if self.path.startswith("/api/bots/by-name/"):
+        if self.hog and self.path.startswith(self.hog):
+            self._hoard()
+        elif self.path.startswith("/api/bots/by-name/"):
             self._json({"id": 1, "name": "hog-bot"})
         elif self.path == "/api/matches/7":
             self._json({"id": 7, "seats": [{"seat": 0, "bot_id": 1}]})
         else:
-            self.send_response(200)
-            self.send_header("Content-Type", "application/gzip")
-            if self.announce:
-                self.send_header("Content-Length", str(self.body_mib * 1024 * 1024))
-            self.end_headers()
-            chunk = b"\x1f\x8b" + bytes(1024 * 1024 - 2)
-            try:
-                for _ in range(self.body_mib):
-                    self.wfile.write(chunk)
-                    self.sent[0] += len(chunk)
-            except OSError:  # the client hung up: what it was meant to do
-                pass
+            self._hoard()
+
+    def _hoard(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/gzip")
+        if self.announce:
+            self.send_header("Content-Length", str(self.body_mib * 1024 * 1024))
+        self.end_headers()
+        chunk = b"\x1f\x8b" + bytes(1024 * 1024 - 2)
+        try:
+            for _ in range(self.body_mib):
+                self.wfile.write(chunk)
+                self.sent[0] += len(chunk)
+        except OSError:  # the client hung up: what it was meant to do
+            pass
 
     def log_message(self, *_args: object) -> None:
         pass
@@ -889,6 +897,56 @@ def test_bot_replay_streams_a_hostile_download_to_disk_and_refuses_it_over_the_c
     )
     assert (tmp_path / "stdout").read_text() == ""
     assert list(tmp_path.glob("*hog*")) == []  # neither the file nor a partial one
+    max_rss = int((tmp_path / "maxrss").read_text()) * 1024  # KiB on Linux
+    print(f"client max RSS {max_rss / 2**20:.0f} MiB; the server sent {sent[0] / 2**20:.0f} MiB")
+    assert sent[0] < 1024 * 1024 * 1024  # it was cut off
+    assert max_rss < 200 * 1024 * 1024
+
+
+@pytest.mark.parametrize("announce", [False, True], ids=["unannounced", "content-length"])
+@pytest.mark.parametrize(
+    ("argv", "hog", "call"),
+    [
+        (["bot", "status", "hog-bot"], "/api/bots/by-name/", "GET /api/bots/by-name/hog-bot"),
+        (["bot", "logs", "hog-bot", "--match", "7"], "/api/matches/7/logs/", "GET /api/matches/7/logs/0"),
+    ],
+    ids=["status", "logs"],
+)
+def test_status_and_logs_refuse_a_hostile_servers_huge_answer_in_bounded_memory(
+    tmp_path: Path, _config_home: Path, announce: bool, argv: list[str], hog: str, call: str
+) -> None:
+    """A server answering `arena bot status` (the bot's profile) or `arena bot logs` (a seat's
+    log) with 1 GiB: the client reads at most its cap for an API answer (16 MiB), ends with one
+    line naming the call and the cap, and its memory stays far below the body (it read the whole
+    answer: past 1 GB). Measured as the replay download's test measures it (its spawner)."""
+    from workers.client import MAX_ANSWER_BYTES
+
+    sent = [0]
+    handler = type("Hoarding", (_Hoarder,), {"body_mib": 1024, "announce": announce, "sent": sent,
+                                             "hog": hog})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    env = {**os.environ, "XDG_CONFIG_HOME": str(_config_home), "ARENA_API_KEY": "arena_whatever"}
+    try:
+        with (tmp_path / "stdout").open("wb") as stdout, (tmp_path / "stderr").open("wb") as stderr:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _SPAWN_AND_MEASURE, str(tmp_path / "maxrss"),
+                 sys.executable, "-m", "referee.cli", *argv, "--server", url],
+                stdout=stdout, stderr=stderr, env=env, cwd=tmp_path,
+            )
+            proc.wait()
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = (tmp_path / "stderr").read_text()
+    assert proc.returncode == 1, err
+    assert err == (
+        f"error: {url}'s answer to {call} is larger than {MAX_ANSWER_BYTES:,} bytes, the most an API "
+        "answer may be: refused\n"
+    )
+    assert (tmp_path / "stdout").read_text() == ""
     max_rss = int((tmp_path / "maxrss").read_text()) * 1024  # KiB on Linux
     print(f"client max RSS {max_rss / 2**20:.0f} MiB; the server sent {sent[0] / 2**20:.0f} MiB")
     assert sent[0] < 1024 * 1024 * 1024  # it was cut off

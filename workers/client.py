@@ -61,6 +61,7 @@ __all__ = [
     "ARCHIVE_TYPES",
     "ENV_API_KEY",
     "ENV_SERVER",
+    "MAX_ANSWER_BYTES",
     "SKIPPED_NAMES",
     "ApiClient",
     "ApiError",
@@ -97,6 +98,10 @@ UPLOAD_TIMEOUT_S: Final = 300.0
 UPLOAD_BUSY_TRIES: Final = 5
 UPLOAD_BUSY_WAIT_S: Final = 30
 _DOWNLOAD_CHUNK: Final = 64 * 1024
+#: the most an API answer may be, held in memory (`ApiClient.request`): a bot's profile, a match,
+#: a seat's log (at most 1 MiB on the server, ladder.bots.MAX_LOG_BYTES) are far below it;
+#: replays, the one large download, stream to a file under their own cap (`ApiClient.download`)
+MAX_ANSWER_BYTES: Final = 16 * 1024 * 1024
 
 
 class ClientError(Exception):
@@ -452,17 +457,40 @@ class ApiClient:
         content: bytes | None = None,
         content_type: str | None = None,
         timeout: float = TIMEOUT_S,
+        max_bytes: int = MAX_ANSWER_BYTES,
     ) -> httpx.Response:
         """One request; raises ApiError for an error status, ClientError if the server is
-        unreachable or the TLS handshake fails."""
+        unreachable or the TLS handshake fails, or if its answer is over `max_bytes`.
+
+        The answer is read as the server sends it, a chunk at a time, and refused in one line as
+        soon as it is over the cap (announced or counted), so a hostile server cannot make the
+        client hold more than that (:meth:`download` streams to a file the same way).
+        """
         headers = {"Content-Type": content_type} if content_type else None
-        with self._errors():
-            response = self._http.request(
-                method, path, json=json_body, params=params, content=content, headers=headers,
-                timeout=timeout,
-            )
-        _raise_for_status(response)
-        return response
+        refused = ClientError(
+            f"{self.server}'s answer to {method} {path} is larger than {max_bytes:,} bytes, the most "
+            "an API answer may be: refused"
+        )
+        with self._streamed(
+            method, path, json=json_body, params=params, content=content, headers=headers, timeout=timeout
+        ) as response:
+            body = b"".join(_bounded(response, max_bytes, refused))
+        return _settled(response, body)
+
+    @contextlib.contextmanager
+    def _streamed(self, method: str, path: str, **options: Any) -> Iterator[httpx.Response]:
+        """One request, its body not yet read: an error status raised as :func:`_raise_for_status`
+        does, from at most the body's first 64 KiB; transport failures as :meth:`_errors` says,
+        while the body is read too."""
+        with self._errors(), self._http.stream(method, path, **options) as response:
+            if response.status_code >= 400:  # its message, from at most the body's first 64 KiB
+                head = b""
+                for chunk in response.iter_bytes(_DOWNLOAD_CHUNK):
+                    head += chunk
+                    if len(head) >= _DOWNLOAD_CHUNK:
+                        break
+                _raise_for_status(_settled(response, head[:_DOWNLOAD_CHUNK]))
+            yield response
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:
@@ -493,27 +521,11 @@ class ApiClient:
             f"{what} is larger than {max_bytes:,} bytes, the most it may be: refused, nothing written"
         )
         written = 0
-        with self._errors(), self._http.stream("GET", path, timeout=TIMEOUT_S) as response:
-            if response.status_code >= 400:  # its message, from at most the body's first 64 KiB
-                head = b""
-                for chunk in response.iter_bytes(_DOWNLOAD_CHUNK):
-                    head += chunk
-                    if len(head) >= _DOWNLOAD_CHUNK:
-                        break
-                kind = response.headers.get("content-type", "")
-                _raise_for_status(httpx.Response(
-                    response.status_code, headers={"content-type": kind}, content=head[:_DOWNLOAD_CHUNK],
-                    request=response.request,
-                ))
-            announced = response.headers.get("content-length", "")
-            if announced.isdigit() and int(announced) > max_bytes:
-                raise refused
+        with self._streamed("GET", path, timeout=TIMEOUT_S) as response:
             try:
                 with dest.open("xb") as out:
-                    for chunk in response.iter_bytes(_DOWNLOAD_CHUNK):
+                    for chunk in _bounded(response, max_bytes, refused):
                         written += len(chunk)
-                        if written > max_bytes:
-                            raise refused
                         out.write(chunk)
             except BaseException:
                 with contextlib.suppress(OSError):
@@ -566,6 +578,31 @@ class ApiClient:
                 continue
             return dict(_json(response))
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _bounded(response: httpx.Response, max_bytes: int, refused: ClientError) -> Iterator[bytes]:
+    """`response`'s body a chunk at a time (as decoded), raising `refused` as soon as it is
+    known to be over `max_bytes`: announced so (Content-Length), or counted so."""
+    announced = response.headers.get("content-length", "")
+    if announced.isdigit() and int(announced) > max_bytes:
+        raise refused
+    total = 0
+    for chunk in response.iter_bytes(_DOWNLOAD_CHUNK):
+        total += len(chunk)
+        if total > max_bytes:
+            raise refused
+        yield chunk
+
+
+#: the headers that describe the body as it was sent, not as it was read (decoded, whole)
+_WIRE_HEADERS: Final = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+def _settled(response: httpx.Response, body: bytes) -> httpx.Response:
+    """A streamed `response` with `body`, the part of it read, as a read response: its status,
+    headers (Retry-After, Content-Type) and request, for .json(), .text and the errors."""
+    headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in _WIRE_HEADERS]
+    return httpx.Response(response.status_code, headers=headers, content=body, request=response.request)
 
 
 def _raise_for_status(response: httpx.Response) -> None:
