@@ -26,8 +26,18 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: the documents whose shell blocks are all run or marked (paths from the repository's root)
-DOCUMENTS = ("README.md", "bots/python/README.md", "bots/javascript/README.md", "workers/COMPETITIONS.md")
+
+
+def _markdown_documents() -> tuple[str, ...]:
+    """Every Markdown file of the repository (paths from its root), but installed packages':
+    a document added anywhere is held to the rule without being listed."""
+    found = (path.relative_to(REPO).as_posix() for path in REPO.rglob("*.md"))
+    skipped = ("node_modules/", ".venv/", ".git/", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/")
+    return tuple(sorted(p for p in found if not any(part in f"{p}" for part in skipped)))
+
+
+#: the documents whose shell blocks are all run or marked: every Markdown file
+DOCUMENTS = _markdown_documents()
 
 #: info strings of a shell block (the empty one: a bare fence, as COMPETITIONS.md's synopsis)
 SHELL_INFO = frozenset({"", "sh", "bash", "shell", "console"})
@@ -52,6 +62,11 @@ RUN_BY: dict[tuple[str, str], str] = {
     ("bots/javascript/README.md", "pathfinder"): _JS_KIT,
     ("bots/javascript/README.md", "sandbox-match"): _JS_KIT,
     ("workers/COMPETITIONS.md", "try-it"): _COMPETITIONS,
+    ("workers/SANDBOX.md", "under-limits"): "tests/test_doc_blocks.py::test_sandbox_md_runs_as_written",
+    ("ladder/RATINGS.md", "upgrade"):
+        "tests/workers/test_engine_upgrade.py::test_the_upgrade_command_in_ratings_md_runs_as_printed",
+    ("tests/golden/README.md", "new-version"):
+        "tests/test_golden.py::test_make_golden_writes_a_new_versions_set_and_never_rewrites_one",
 }
 
 _FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([^`\s]*)")

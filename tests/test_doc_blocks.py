@@ -37,9 +37,12 @@ from tests.doc_blocks import (
 
 def test_every_shell_block_is_run_by_a_test_or_marked_with_a_reason() -> None:
     assert unaccounted() == []
-    # the four documents have shell blocks of both kinds, and the extractor sees them all
+    # every Markdown file is read (the README, the kits', the operators' and the games' notes),
+    # and the extractor sees blocks of both kinds
+    assert {"README.md", "bots/javascript/README.md", "workers/SANDBOX.md",
+            "referee/server/PROTOCOL.md", "deploy/k8s/README.md"} <= set(DOCUMENTS)
+    assert not any("node_modules" in document for document in DOCUMENTS)
     found = [b for document in DOCUMENTS for b in shell_blocks(document)]
-    assert {b.document for b in found} == set(DOCUMENTS)
     assert {b.mark for b in found} == {"walkthrough", "not run"}
     assert len(found) == len(RUN_BY) + sum(b.mark == "not run" for b in found)
 
@@ -170,6 +173,19 @@ def test_the_javascript_kit_readme_runs_as_written(reader: tuple[Path, dict[str,
     (folder / "main.js").write_text(_bot("bots/javascript/README.md", "js").text)
     out = run_block("bots/javascript/README.md", "sandbox-match", folder, env)
     assert "seat 0 (main) connected as 'my-bot'" in out and "game_over" in out, out
+
+
+@pytest.mark.slow
+@pytest.mark.integration
+def test_sandbox_md_runs_as_written(reader: tuple[Path, dict[str, str]]) -> None:
+    root, env = reader
+    # the reader's bot folder: the Python kit's README bot saved as main.py
+    folder = root / "my-bot"
+    folder.mkdir(exist_ok=True)
+    (folder / "main.py").write_text(_bot("bots/python/README.md", "python").text)
+    out = run_block("workers/SANDBOX.md", "under-limits", root, env)
+    assert "seat 0 (main) connected" in out and "seat 1 (main) connected" in out, out
+    assert "game_over" in out, out
 
 
 @pytest.mark.slow

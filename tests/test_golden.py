@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from referee.games import all_specs, game_class
+from tests.doc_blocks import walkthrough_blocks
 
 GOLDEN = Path(__file__).parent / "golden"
 REPO = Path(__file__).resolve().parents[1]
@@ -88,7 +89,8 @@ def test_make_golden_writes_a_new_versions_set_and_never_rewrites_one(
     """`make golden GAME=clank` (tests/golden/README.md) refuses: clank-2's set exists. Into an
     empty folder the script writes the set of the build's current version, and this test reads
     it back as a golden set."""
-    make = ["make", "golden", "GAME=clank"]
+    make = walkthrough_blocks("tests/golden/README.md")["new-version"].split()
+    assert make == ["make", "golden", "GAME=clank"]
     done = subprocess.run(make, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "clank-2.json.gz exists: the golden set of clank-2 is never written again" in done.stderr

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +29,7 @@ from referee import replay as rp
 from referee.games import game_class, game_spec
 from referee.replay import encode
 from referee.runner import play_local
+from tests.doc_blocks import walkthrough_blocks
 from workers.audit import audit_ladder
 from workers.match_execution import run_match
 
@@ -148,8 +148,7 @@ def _arena(args: list[str], url: str) -> subprocess.CompletedProcess[str]:
 def test_the_upgrade_command_in_ratings_md_runs_as_printed(tmp_path: Path) -> None:
     """`arena ladder upgrade clank-2p --engine clank-2` (RATINGS.md) on a ladder still at clank-1;
     the same again, or a version the build lacks, is one error line and changes nothing."""
-    doc = (REPO / "ladder" / "RATINGS.md").read_text()
-    [command] = re.findall(r"^arena ladder upgrade .*$", doc, re.M)
+    [command] = walkthrough_blocks("ladder/RATINGS.md")["upgrade"].splitlines()
     assert command == "arena ladder upgrade clank-2p --engine clank-2"
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     upgrade(url)
