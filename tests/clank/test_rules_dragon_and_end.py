@@ -611,6 +611,7 @@ def test_observation_shows_public_information() -> None:
     other = s.players[1]
     other.gold, other.items, other.artifacts, other.damage = 4, ["backpack"], [7], 3
     other.discard = [plain_card(game)]
+    other.deck = other.deck[:2]  # a deck size unlike the hand size (5)
     s.bag_black, s.bag_cubes, s.clank_area = 20, [1, 2], [3, 4]
     s.countdown, s.countdown_seat = 2, 1
     arranged(game)

@@ -158,6 +158,8 @@ def test_epilogue_group_vote_majority_and_campaign_after() -> None:
     while not game.is_over():
         d = game.decision()
         assert d is not None and d.kind == "vote"
+        # a voter sees the votes cast before its own, in seat order
+        assert game.observe(d.seat)["pending"]["votes"] == [0, 1][: len(votes)]
         votes.append(d.seat)
         act(game, "vote", 1 if d.seat != 0 else 0)
     assert votes == [0, 1, 2]

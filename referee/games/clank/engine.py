@@ -29,7 +29,8 @@ from referee.games.clank.content import (
 )
 from referee.games.clank.state import ESCAPED, KNOCKED_OUT, PLAYING, ClankState, PlayerState
 from referee.games.clank_core.game import ClankGameBase, check_content_version
-from referee.games.clank_core.rules import stream_deck
+from referee.games.clank_core.observation import summary_lines
+from referee.games.clank_core.rules import redeal_hidden_cards, stream_deck
 from referee.games.clank_core.scoring import places
 
 __all__ = ["ClankGame"]
@@ -638,18 +639,7 @@ def _hidden_variant(game: ClankGame, seat: int, seed: int) -> ClankGame:
     v = game.copy()
     s = v.s
     rng = RandomStreams(seed, {})
-    for i, p in enumerate(s.players):
-        if i == seat:
-            rng.shuffle("own", p.deck)  # the owner knows what is in it, not the order
-            continue
-        unseen = p.hand + p.deck
-        rng.shuffle("other", unseen)
-        p.hand, p.deck = unseen[: len(p.hand)], unseen[len(p.hand) :]
-        # cards acquired and redrawn this turn: spread over the re-dealt hand, the rest in the deck
-        new, p.new_hand, p.new_deck = p.new_hand + p.new_deck, [], []
-        for card_id in new:
-            in_hand = p.hand.count(card_id) > p.new_hand.count(card_id)
-            (p.new_hand if in_hand else p.new_deck).append(card_id)
+    redeal_hidden_cards(s.players, seat, rng)
     rng.shuffle("dungeon", s.dungeon_deck)
     for size, rooms in (("minor", s.minor_secrets), ("major", s.major_secrets)):
         pool = [x for r in sorted(rooms) for x in rooms[r]]
@@ -677,17 +667,7 @@ def summarize(game: ClankGame, obs: dict[str, Any]) -> list[str]:
             f" hp {p['health']} gold {p['gold']} artifacts {p['artifacts']} items {p['items']}"
             f" clank {p['clank_area']} bag {p['bag_cubes']} hand {p['hand_size']} deck {p['deck_size']}"
         )
-    names = game.content.cards
-    if obs["you"] is not None:
-        lines.append("hand: " + ", ".join(names[c].name for c in obs["you"]["hand"]))
-    else:
-        lines.append("hands: " + " | ".join(", ".join(names[c].name for c in h) for h in obs["hands"]))
-    pool = obs["pool"]
-    lines.append(
-        f"pool: skill {pool['skill']} swords {pool['swords']} boots {pool['boots']}"
-        f" teleports {pool['teleports']}{' exhausted' if pool['exhausted'] else ''}"
-    )
-    lines.append("row: " + ", ".join(names[c].name if c else "-" for c in obs["row"]))
+    lines += summary_lines(game.content.cards, obs)
     lines.append(
         f"rage {obs['rage']} (draws {obs['rage_draws']}), bag black {obs['bag']['black']},"
         f" countdown {obs['countdown']}"

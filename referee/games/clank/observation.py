@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from referee.games.clank_core.rules import card_counts
+from referee.games.clank_core.observation import pending_view, player_view, pool_view, reveal_all, you_view
 
 if TYPE_CHECKING:
     from referee.games.clank.engine import ClankGame
@@ -71,47 +71,21 @@ def observe(game: ClankGame, seat: int) -> dict[str, Any]:
         raise ValueError(f"no seat {seat}")
     rules = game.content.rules
     health = rules["health"]
-    me = s.players[seat]
     clank_area, bag_cubes = s.clank_area, s.bag_cubes
-    # `sorted(x) if x else []`: most of these lists are empty most of the game
     players = [
-        {
-            "seat": i,
-            "room": p.room,
-            "status": p.status,
-            "forfeited": p.forfeited,
-            "damage": p.damage,
-            "health": health - p.damage,
-            "supply": p.supply,
-            "gold": p.gold,
-            "artifacts": p.artifacts.copy(),
-            "items": sorted(p.items) if p.items else [],
-            "idols": p.idols,
-            "secrets": sorted(p.kept_secrets) if p.kept_secrets else [],
-            "potions": sorted(p.potions) if p.potions else [],
-            "mastery": p.mastery,
-            "hand_size": len(p.hand),
-            "deck_size": len(p.deck),
-            "play": p.play.copy(),
-            "discard": p.discard.copy(),
-            "trashed": p.trashed,
-            "clank_area": clank_area[i],
-            "bag_cubes": bag_cubes[i],
-        }
+        player_view(
+            i,
+            p,
+            ("room", p.room),
+            health,
+            clank_area,
+            bag_cubes,
+            {"idols": p.idols},
+            {"mastery": p.mastery},
+            {},
+        )
         for i, p in enumerate(s.players)
     ]
-    decision = game.decision()
-    pending = None
-    if decision is not None and decision.kind != "turn":
-        top = s.stack[-1]
-        pending = {
-            "kind": decision.kind,
-            "seat": decision.seat,
-            "prompt": decision.prompt,
-            "options": top.get("options", []),
-            "then": top.get("then", []),
-        }
-    pool = s.pool
     artifacts = s.artifacts
     return {
         "game": "clank",
@@ -121,21 +95,10 @@ def observe(game: ClankGame, seat: int) -> dict[str, Any]:
         "current": s.current,
         "over": s.over,
         "board": s.board,
-        "you": {
-            "hand": me.hand.copy(),
-            "deck_contents": card_counts(me.deck),
-            "may_take": me.may_take,
-        },
+        "you": you_view(s.players[seat]),
         "players": players,
-        "pool": {
-            "skill": pool.skill,
-            "swords": pool.swords,
-            "boots": pool.boots,
-            "teleports": pool.teleports,
-            "negative_clank": pool.negative_clank,
-            "exhausted": pool.exhausted,
-        },
-        "pending": pending,
+        "pool": pool_view(s.pool),
+        "pending": pending_view(game.decision(), s.stack),
         "row": s.row.copy(),
         "dungeon_deck_size": len(s.dungeon_deck),
         "dungeon_discard": s.dungeon_discard.copy(),
@@ -160,11 +123,7 @@ def observe(game: ClankGame, seat: int) -> dict[str, Any]:
 def observe_all(game: ClankGame) -> dict[str, Any]:
     """Everything, for replay viewers and spectators of finished games."""
     s = game.s
-    public = observe(game, s.current)
-    public["seat"] = None
-    public["you"] = None
-    public["hands"] = [list(p.hand) for p in s.players]
-    public["decks"] = [list(p.deck) for p in s.players]
+    public = reveal_all(observe(game, s.current), s.players)
     public["dungeon_deck"] = list(s.dungeon_deck)
     public["face_down_minor_secrets"] = {r: list(v) for r, v in sorted(s.minor_secrets.items())}
     public["face_down_major_secrets"] = {r: list(v) for r, v in sorted(s.major_secrets.items())}

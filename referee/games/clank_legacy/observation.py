@@ -14,7 +14,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from referee.core.rng import RandomStreams
-from referee.games.clank_core.rules import card_counts, redeal_hidden_cards
+from referee.games.clank_core.observation import (
+    pending_view,
+    player_view,
+    pool_view,
+    reveal_all,
+    summary_lines,
+    you_view,
+)
+from referee.games.clank_core.rules import redeal_hidden_cards
 
 if TYPE_CHECKING:
     from referee.games.clank_legacy.engine import ClankLegacyGame
@@ -29,52 +37,26 @@ def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
         raise ValueError(f"no seat {seat}")
     rules = game.content.rules
     health = rules["health"]
-    me = s.players[seat]
     clank_area, bag_cubes = s.clank_area, s.bag_cubes
-    # it runs at every decision: copies rather than list(), and `sorted(x) if x else []` (most
-    # of these lists are empty most of the game); the same keys, values and order as ever
     players = [
-        {
-            "seat": i,
-            "space": p.space,
-            "status": p.status,
-            "forfeited": p.forfeited,
-            "damage": p.damage,
-            "health": health - p.damage,
-            "supply": p.supply,
-            "gold": p.gold,
-            "artifacts": p.artifacts.copy(),
-            "items": sorted(p.items) if p.items else [],
-            "secrets": sorted(p.kept_secrets) if p.kept_secrets else [],
-            "potions": sorted(p.potions) if p.potions else [],
-            "fruit": p.fruit,
-            "fruit_expended": p.fruit_expended,
-            "mug": p.mug,
-            "hand_size": len(p.hand),
-            "deck_size": len(p.deck),
-            "play": p.play.copy(),
-            "discard": p.discard.copy(),
-            "trashed": p.trashed,
-            "visited": p.visited.copy(),
-            "clank_area": clank_area[i] if clank_area else 0,
-            "bag_cubes": bag_cubes[i] if bag_cubes else 0,
-        }
+        player_view(
+            i,
+            p,
+            ("space", p.space),
+            health,
+            clank_area,
+            bag_cubes,
+            {},
+            {"fruit": p.fruit, "fruit_expended": p.fruit_expended, "mug": p.mug},
+            {"visited": p.visited.copy()},
+        )
         for i, p in enumerate(s.players)
     ]
-    decision = game.decision()
-    pending = None
-    if decision is not None and decision.kind != "turn":
-        top = s.stack[-1]
-        pending = {
-            "kind": decision.kind,
-            "seat": decision.seat,
-            "prompt": decision.prompt,
-            "options": top.get("options", []),
-            "then": top.get("then", []),
-            "votes": list(top.get("votes", [])),
-        }
+    pending = pending_view(game.decision(), s.stack)
+    if pending is not None:
+        pending["votes"] = list(s.stack[-1].get("votes", []))
     rage_track = rules["rage_track"]
-    pool, turn = s.pool, s.turn
+    me, turn = s.players[seat], s.turn
     return {
         "game": "clank_legacy",
         "seat": seat,
@@ -85,21 +67,9 @@ def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
         "over": s.over,
         "board": s.board,
         "open_paths": s.open_paths.copy(),
-        "you": {
-            "hand": me.hand.copy(),
-            "deck_contents": card_counts(me.deck),
-            "may_take": me.may_take,
-            "new_in_hand": me.new_hand.copy(),
-        },
+        "you": {**you_view(me), "new_in_hand": me.new_hand.copy()},
         "players": players,
-        "pool": {
-            "skill": pool.skill,
-            "swords": pool.swords,
-            "boots": pool.boots,
-            "teleports": pool.teleports,
-            "negative_clank": pool.negative_clank,
-            "exhausted": pool.exhausted,
-        },
+        "pool": pool_view(s.pool),
         "turn": {
             "acquired": turn.acquired,
             "defeated": turn.defeated,
@@ -139,11 +109,7 @@ def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
 def observe_all(game: ClankLegacyGame) -> dict[str, Any]:
     """Everything, for replay viewers and spectators of finished games."""
     s = game.s
-    public = observe(game, s.current)
-    public["seat"] = None
-    public["you"] = None
-    public["hands"] = [list(p.hand) for p in s.players]
-    public["decks"] = [list(p.deck) for p in s.players]
+    public = reveal_all(observe(game, s.current), s.players)
     public["adventure_deck"] = list(s.adventure_deck)
     public["face_down_major_secrets"] = {r: list(v) for r, v in sorted(s.major_secrets.items())}
     public["bank_minor"] = list(s.bank_minor)
@@ -188,17 +154,7 @@ def summarize(game: ClankLegacyGame, obs: dict[str, Any]) -> list[str]:
             f"{' mug' if p['mug'] else ''} clank {p['clank_area']} bag {p['bag_cubes']}"
             f" hand {p['hand_size']} deck {p['deck_size']}"
         )
-    names = game.content.cards
-    if obs["you"] is not None:
-        lines.append("hand: " + ", ".join(names[c].name for c in obs["you"]["hand"]))
-    else:
-        lines.append("hands: " + " | ".join(", ".join(names[c].name for c in h) for h in obs["hands"]))
-    pool = obs["pool"]
-    lines.append(
-        f"pool: skill {pool['skill']} swords {pool['swords']} boots {pool['boots']}"
-        f" teleports {pool['teleports']}{' exhausted' if pool['exhausted'] else ''}"
-    )
-    lines.append("row: " + ", ".join(names[c].name if c else "-" for c in obs["row"]))
+    lines += summary_lines(game.content.cards, obs)
     lines.append(
         f"rage {obs['rage']} (draws {obs['rage_draws']}), bag black {obs['bag']['black']},"
         f" contracts {obs['contracts']}, patrons {obs['patrons']}"
