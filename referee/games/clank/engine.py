@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Self
 
 from referee.core.effects import effects_from_json
-from referee.core.game import Action, Decision, IllegalAction, InvalidConfig, Result
+from referee.core.game import Action, Decision, IllegalAction, InvalidConfig
 from referee.core.rng import RandomStreams
 from referee.games.clank import observation as seen
 from referee.games.clank.content import (
@@ -28,10 +28,9 @@ from referee.games.clank.content import (
     describe_effects,
 )
 from referee.games.clank.state import ESCAPED, KNOCKED_OUT, PLAYING, ClankState, PlayerState
-from referee.games.clank_core.game import ClankGameBase, check_content_version
+from referee.games.clank_core.game import MAIN, ClankGameBase, check_content_version
 from referee.games.clank_core.observation import summary_lines
 from referee.games.clank_core.rules import redeal_hidden_cards, stream_deck
-from referee.games.clank_core.scoring import places
 
 __all__ = ["ClankGame"]
 
@@ -39,8 +38,6 @@ ENGINE_VERSION = "clank-2"
 #: engine safeguard (not a printed rule): if nobody has finished after this many rounds, the
 #: dragon wakes and the countdown starts on its own, so every game ends.
 ROUND_LIMIT = 60
-
-MAIN = "turn"
 
 
 class ClankGame(ClankGameBase):
@@ -181,24 +178,8 @@ class ClankGame(ClankGameBase):
         else:
             self._apply_pending(action)
 
-    def forfeit(self, seat: int) -> None:
-        """Forfeit `seat` (a referee decision: timeouts, crash, disconnect).
-
-        A forfeited Clank! seat is knocked out in the Depths: it scores zero. If it was that
-        seat's turn, the turn ends and play passes on.
-        """
-        if not 0 <= seat < self.s.players_n:
-            raise IllegalAction(f"no seat {seat}")
-        p = self.s.players[seat]
-        if self.s.over or p.status != PLAYING:
-            return  # a player who already escaped or was knocked out keeps what they earned
-        self._decision = None
-        self.s.step += 1
-        p.forfeited = True
-        self._knock_out(seat)
-        if seat == self.s.current:
-            self.s.stack.clear()
-            self._end_turn()
+    # forfeit (a forfeited seat is knocked out where it stands: in the Depths it scores zero):
+    # ClankGameBase
 
     def hidden_variant(self, seat: int, seed: int) -> Self:
         variant: Self = _hidden_variant(self, seat, seed)  # type: ignore[assignment]
@@ -216,56 +197,22 @@ class ClankGame(ClankGameBase):
     def observe_all(self) -> dict[str, Any]:
         return seen.observe_all(self)
 
-    def result(self) -> Result:
-        if not self.s.over:
-            raise IllegalAction("the game is not over")
-        scores = [self.score(seat) for seat in range(self.s.players_n)]
-        # Tie-break: the more valuable artifact -- zero scorers too (the seed makes no exception)
-        return Result(
-            scores=tuple(scores),
-            places=places(scores, self._best_artifacts()),
-            outcomes=tuple(self.outcome(seat) for seat in range(self.s.players_n)),
-            details={"rounds": self.s.round, "steps": self.s.step},
-        )
+    # result, outcome, score: ClankGameBase, with these rules of Clank!'s
 
-    # --- scoring -------------------------------------------------------------------------
+    #: "rescued": knocked out outside the Depths with an artifact (it keeps its points)
+    knocked_out_outcomes = ("rescued", "knocked_out")
 
-    def outcome(self, seat: int) -> str:
-        """How `seat` finished: escaped, rescued, knocked_out, forfeited, or playing."""
-        p = self.s.players[seat]
-        if p.forfeited:
-            return "forfeited"
-        if p.status == ESCAPED:
-            return "escaped"
-        if p.status == KNOCKED_OUT:
-            return "rescued" if self._rescued(p) else "knocked_out"
-        return "playing"
-
-    def _rescued(self, p: PlayerState) -> bool:
+    def _keeps_points(self, p: PlayerState) -> bool:
+        """Rescued: knocked out outside the Depths, carrying an artifact."""
         return bool(p.artifacts) and not self.board.rooms[p.room].depths and not p.forfeited
 
-    def score(self, seat: int) -> int:
-        """Points of `seat` now (a knocked-out player not rescued scores 0)."""
-        p = self.s.players[seat]
-        if p.forfeited or (p.status == KNOCKED_OUT and not self._rescued(p)):
-            return 0
+    def _own_points(self, p: PlayerState) -> int:
+        """Crown points, Monkey Idols and the Mastery token."""
         rules = self.content.rules
-        cards = p.deck + p.hand + p.play + p.discard
-        total: int = sum(self.content.cards[c].points for c in cards)
-        total += sum(p.artifacts) + p.gold + p.crown_points + p.idols * rules["idol_points"]
-        total += sum(self.content.secrets[s].points for s in p.kept_secrets)
-        if p.mastery:
-            total += rules["mastery_points"]
-        return total
+        points: int = p.crown_points + p.idols * rules["idol_points"]
+        return points + (rules["mastery_points"] if p.mastery else 0)
 
     # --- decisions -----------------------------------------------------------------------
-
-    def _make_decision(self) -> Decision:
-        s = self.s
-        if s.stack:
-            top = s.stack[-1]
-            return Decision(s.step, top["seat"], top["kind"], top["prompt"], self._pending_actions(top))
-        return Decision(s.step, s.current, MAIN, "your turn", tuple(self._main_actions()))
 
     def _main_actions(self) -> list[Action]:
         # A turn offers mostly the same few dozen actions again and again: each is built (its
@@ -279,35 +226,10 @@ class ClankGame(ClankGameBase):
         rules = self.content.rules
         known = self._actions
         out: list[Action] = []
-        hand, new_hand = p.hand, p.new_hand
-        for card_id in sorted(set(hand)):
-            # a card acquired this turn and drawn again this turn cannot be used yet
-            if not new_hand or hand.count(card_id) > new_hand.count(card_id):
-                key: tuple[Any, ...] = ("play", card_id)
-                out.append(known.get(key) or known.setdefault(
-                    key, Action("play", (card_id,), f"play {cards[card_id].name}")))
-        for slot, row_card in enumerate(s.row):
-            if row_card is None:
-                continue
-            c = cards[row_card]
-            if c.kind == "monster":
-                if pool.swords >= c.cost:
-                    key = ("fight", slot, row_card)
-                    out.append(known.get(key) or known.setdefault(
-                        key, Action("fight", (slot,), f"fight {c.name} ({c.cost} swords)")))
-            elif pool.skill >= c.cost:
-                key = ("acquire", slot, row_card)
-                out.append(known.get(key) or known.setdefault(
-                    key, Action("acquire", (slot,), f"acquire {c.name} ({c.cost} skill)")))
-        for pile in self.content.reserve:
-            c = cards[pile]
-            if s.reserve[pile] > 0 and pool.skill >= c.cost:
-                key = ("buy_reserve", pile)
-                out.append(known.get(key) or known.setdefault(
-                    key, Action("buy_reserve", (pile,), f"acquire {c.name} ({c.cost} skill)")))
+        self._card_actions(known, self.content.reserve, out)
         goblin = cards[self.content.goblin]
         if pool.swords >= goblin.cost:
-            key = ("fight_goblin",)
+            key: tuple[Any, ...] = ("fight_goblin",)
             out.append(known.get(key) or known.setdefault(
                 key, Action("fight_goblin", (), f"fight {goblin.name} ({goblin.cost} swords)")))
         if not pool.exhausted:
@@ -386,42 +308,8 @@ class ClankGame(ClankGameBase):
         pool = s.pool
         cards = self.content.cards
         kind, args = action.kind, action.args
-        if kind == "play":
-            card_id = str(args[0])
-            p.hand.remove(card_id)
-            p.play.append(card_id)
-            self._resolve(seat, cards[card_id].play, source=card_id)
-        elif kind == "acquire":
-            slot = int(args[0])
-            row_card = s.row[slot]
-            assert row_card is not None
-            card_id = row_card
-            c = cards[card_id]
-            pool.skill -= c.cost
-            s.row[slot] = None
-            if c.kind == "device":
-                s.dungeon_discard.append(card_id)
-                self._resolve(seat, c.use)
-            else:
-                self._gain(p, card_id)
-                self._resolve(seat, c.acquire)
-        elif kind == "buy_reserve":
-            pile = str(args[0])
-            c = cards[pile]
-            pool.skill -= c.cost
-            s.reserve[pile] -= 1
-            self._gain(p, pile)
-            self._resolve(seat, c.acquire)
-        elif kind == "fight":
-            slot = int(args[0])
-            row_card = s.row[slot]
-            assert row_card is not None
-            card_id = row_card
-            c = cards[card_id]
-            pool.swords -= c.cost
-            s.row[slot] = None
-            s.dungeon_discard.append(card_id)
-            self._resolve(seat, c.defeat)
+        if self._apply_card_action(seat, action):
+            pass  # play, acquire, buy_reserve, fight, drink: the shared rules (ClankCore)
         elif kind == "fight_goblin":
             c = cards[self.content.goblin]
             pool.swords -= c.cost
@@ -445,10 +333,6 @@ class ClankGame(ClankGameBase):
             self._take(seat, str(args[0]))
         elif kind == "buy_item":
             self._buy_item(p, str(args[0]))
-        elif kind == "drink":
-            potion = str(args[0])
-            p.potions.remove(potion)
-            self._resolve(seat, self.content.secrets[potion].effects)
         elif kind == "end_turn":
             self._end_turn()
             return
@@ -457,10 +341,17 @@ class ClankGame(ClankGameBase):
         if p.status == ESCAPED:
             self._end_turn()
 
-    def _gain(self, p: PlayerState, card_id: str) -> None:
-        """An acquired card goes to the discard pile, new this turn (it cannot be played)."""
-        p.discard.append(card_id)
-        p.new_discard.append(card_id)
+    def _acquire_row_card(self, seat: int, card_id: str) -> None:
+        """A device is not gained: it goes to the dungeon discard pile, its effects resolve."""
+        c = self.content.cards[card_id]
+        if c.kind == "device":
+            self.s.dungeon_discard.append(card_id)
+            self._resolve(seat, c.use)
+        else:
+            self._acquired(seat, card_id)
+
+    def _row_discard(self) -> list[str]:
+        return self.s.dungeon_discard
 
     def _buy_item(self, p: PlayerState, item: str) -> None:
         s = self.s
@@ -545,15 +436,7 @@ class ClankGame(ClankGameBase):
         seat = s.current
         p = s.players[seat]
         s.stack.clear()
-        s.pool.negative_clank = 0  # unused negative Clank! expires
-        p.may_take = False  # "take at most one token when you enter": not on a later turn
-        p.new_discard.clear()
-        p.new_deck.clear()
-        p.new_hand.clear()
-        p.discard.extend(p.play)
-        p.discard.extend(p.hand)
-        p.play.clear()
-        p.hand.clear()
+        self._clean_up(p, p.hand)
         if p.status == PLAYING:
             self._draw(seat, self.content.rules["hand_size"])
         attack = self._refill_row()
@@ -589,19 +472,8 @@ class ClankGame(ClankGameBase):
     def _dragon_attack(self, extra: int, reason: str) -> None:
         """All Clank! Area cubes go into the bag; draw Rage + Danger cards + extra cubes."""
         s = self.s
-        rules = self.content.rules
-        self._empty_clank_area()
         danger = sum(1 for c in s.row if c is not None and self.content.cards[c].danger)
-        to_draw = rules["rage_track"][s.rage] + danger + extra
-        drawn = self._draw_from_bag(to_draw)
-        s.last_attack = {
-            "reason": reason,
-            "round": s.round,
-            "cubes": to_draw,
-            "drawn": len(drawn),
-            "black": drawn.count(-1),
-            "damage": [drawn.count(seat) for seat in range(s.players_n)],
-        }
+        self._attack(self.content.rules["rage_track"][s.rage] + danger + extra, reason)
 
     def _next_turn(self) -> None:
         s = self.s

@@ -12,6 +12,7 @@ from typing import Any
 from referee.core.game import json_digest
 from referee.games.clank.engine import ClankGame
 from referee.games.clank.state import PlayerState
+from referee.games.clank_core.state import CorePlayer
 
 __all__ = ["Clank1"]
 
@@ -28,7 +29,7 @@ class Clank1(ClankGame):
     engine_version = "clank-1"
     __slots__ = ()
 
-    def _gain(self, p: PlayerState, card_id: str) -> None:
+    def _gain(self, p: CorePlayer, card_id: str) -> None:
         p.discard.append(card_id)  # never new: the new_* lists stay empty, every draw as before
 
     def _market_offers(self, p: PlayerState) -> list[str]:

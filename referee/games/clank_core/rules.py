@@ -4,9 +4,12 @@ A game engine that mixes in `ClankCore` keeps its state in `self.s` (shaped as `
 its content in `self.content` (shaped as `CoreContent`). The mixin holds the deck-building core:
 drawing (with the reshuffle and the "acquired this turn" bookkeeping), Clank! cubes (negative
 Clank! offsetting later Clank!), damage and healing, the Rage track, drawing from the dragon bag,
-the shared effect primitives and the pending trash / discard / choose choices. Each game supplies
-`_knock_out` (what happens then), `_describe` (rules text of effects), and may extend
-`_resolve_op` (its own effect ops) and `_condition` (its own conditions).
+the shared effect primitives, the pending trash / discard / choose choices, the card actions of a
+main turn (play, acquire, buy from the Reserve, fight, drink), the turn's clean-up and a dragon
+attack's draw. Each game supplies `_knock_out` (what happens then), `_describe` (rules text of
+effects), `_row_discard` (where a defeated monster goes), and may extend `_resolve_op` (its own
+effect ops), `_condition` (its own conditions), `_acquire_row_card` / `_acquired` (what an
+acquisition also does) and `_count_defeat`.
 
 Random streams are named as Clank! always named them (`deck/<seat>`, `new/<seat>`,
 `dragon_bag`), so Clank!'s games replay bit for bit.
@@ -14,7 +17,7 @@ Random streams are named as Clank! always named them (`deck/<seat>`, `new/<seat>
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from referee.core.effects import Effect, effects_from_json, effects_to_json
@@ -22,7 +25,15 @@ from referee.core.game import Action
 from referee.core.rng import RandomStreams
 from referee.games.clank_core.state import PLAYING, CorePlayer, CoreState
 
-__all__ = ["ClankCore", "CoreCard", "CoreContent", "card_counts", "redeal_hidden_cards", "stream_deck"]
+__all__ = [
+    "ClankCore",
+    "CoreCard",
+    "CoreContent",
+    "CoreSecret",
+    "card_counts",
+    "redeal_hidden_cards",
+    "stream_deck",
+]
 
 
 def stream_deck(seat: int) -> str:
@@ -38,8 +49,44 @@ class CoreCard(Protocol):
         """Display name."""
 
     @property
+    def kind(self) -> str:
+        """The card's kind ("monster" is fought, the others acquired)."""
+
+    @property
+    def cost(self) -> int:
+        """Skill to acquire (Swords to defeat, for a monster)."""
+
+    @property
+    def points(self) -> int:
+        """Points at the end."""
+
+    @property
     def tags(self) -> tuple[str, ...]:
         """Labels read by the `played_tag` condition."""
+
+    @property
+    def play(self) -> tuple[Effect, ...]:
+        """Effects of playing the card."""
+
+    @property
+    def acquire(self) -> tuple[Effect, ...]:
+        """Effects of acquiring the card."""
+
+    @property
+    def defeat(self) -> tuple[Effect, ...]:
+        """Effects of defeating the monster."""
+
+
+class CoreSecret(Protocol):
+    """What the shared rules read of a secret token kind."""
+
+    @property
+    def points(self) -> int:
+        """Points at the end, when kept."""
+
+    @property
+    def effects(self) -> tuple[Effect, ...]:
+        """Effects on taking it (on drinking it, for a potion)."""
 
 
 class CoreContent(Protocol):
@@ -52,6 +99,10 @@ class CoreContent(Protocol):
     @property
     def cards(self) -> Mapping[str, CoreCard]:
         """Card definitions by id."""
+
+    @property
+    def secrets(self) -> Mapping[str, CoreSecret]:
+        """Secret token kinds by id."""
 
 
 class ClankCore:
@@ -124,6 +175,152 @@ class ClankCore:
             self._resolve(seat, effects_from_json(top["then"]), top.get("source", ""))
         elif action.kind == "choose":
             self._resolve(seat, effects_from_json(top["options"][int(action.args[0])]), top.get("source", ""))
+
+    # --- the card actions of a main turn ------------------------------------------------------
+
+    def _row_discard(self) -> list[str]:
+        """The discard pile of the row's deck (a defeated monster goes there)."""
+        raise NotImplementedError
+
+    def _count_defeat(self) -> None:
+        """Count a monster defeated this turn, if the game counts them (Legacy's Contracts do)."""
+
+    def _card_actions(
+        self, cache: dict[tuple[Any, ...], Action], piles: Iterable[str], out: list[Action]
+    ) -> None:
+        """Append the card actions open to the active player: play a card (not one acquired and
+        drawn again this turn: "other newly acquired cards cannot be used that turn"), fight a
+        monster or acquire a card of the row, acquire from a Reserve pile (`piles`, in the game's
+        order). An action's text depends only on the content and its key: each is built once
+        and kept in `cache`."""
+        s = self.s
+        p = s.players[s.current]
+        pool = s.pool
+        cards = self.content.cards
+        hand, new_hand = p.hand, p.new_hand
+        for card_id in sorted(set(hand)):
+            if not new_hand or hand.count(card_id) > new_hand.count(card_id):
+                key: tuple[Any, ...] = ("play", card_id)
+                a = cache.get(key)
+                if a is None:
+                    a = cache[key] = Action("play", (card_id,), f"play {cards[card_id].name}")
+                out.append(a)
+        for slot, row_card in enumerate(s.row):
+            if row_card is None:
+                continue
+            c = cards[row_card]
+            if c.kind == "monster":
+                if pool.swords < c.cost:
+                    continue
+                key = ("fight", slot, row_card)
+                a = cache.get(key)
+                if a is None:
+                    a = cache[key] = Action("fight", (slot,), f"fight {c.name} ({c.cost} swords)")
+            else:
+                if pool.skill < c.cost:
+                    continue
+                key = ("acquire", slot, row_card)
+                a = cache.get(key)
+                if a is None:
+                    a = cache[key] = Action("acquire", (slot,), f"acquire {c.name} ({c.cost} skill)")
+            out.append(a)
+        for pile in piles:
+            c = cards[pile]
+            if s.reserve[pile] > 0 and pool.skill >= c.cost:
+                key = ("buy_reserve", pile)
+                a = cache.get(key)
+                if a is None:
+                    a = cache[key] = Action("buy_reserve", (pile,), f"acquire {c.name} ({c.cost} skill)")
+                out.append(a)
+
+    def _apply_card_action(self, seat: int, action: Action) -> bool:
+        """Apply a card action both games have (play, acquire, buy_reserve, fight, drink); False
+        if `action` is none of them."""
+        s = self.s
+        p = s.players[seat]
+        pool = s.pool
+        cards = self.content.cards
+        kind, args = action.kind, action.args
+        if kind == "play":
+            card_id = str(args[0])
+            p.hand.remove(card_id)
+            p.play.append(card_id)
+            self._resolve(seat, cards[card_id].play, source=card_id)
+        elif kind == "acquire":
+            card_id = self._take_from_row(int(args[0]))
+            pool.skill -= cards[card_id].cost
+            self._acquire_row_card(seat, card_id)
+        elif kind == "buy_reserve":
+            pile = str(args[0])
+            pool.skill -= cards[pile].cost
+            s.reserve[pile] -= 1
+            self._acquired(seat, pile)
+        elif kind == "fight":
+            card_id = self._take_from_row(int(args[0]))
+            c = cards[card_id]
+            pool.swords -= c.cost
+            self._row_discard().append(card_id)
+            self._count_defeat()
+            self._resolve(seat, c.defeat)
+        elif kind == "drink":
+            potion = str(args[0])
+            p.potions.remove(potion)
+            self._resolve(seat, self.content.secrets[potion].effects)
+        else:
+            return False
+        return True
+
+    def _take_from_row(self, slot: int) -> str:
+        """Take the card out of row slot `slot` (the slot stays empty until the refill)."""
+        card_id = self.s.row[slot]
+        assert card_id is not None
+        self.s.row[slot] = None
+        return card_id
+
+    def _acquire_row_card(self, seat: int, card_id: str) -> None:
+        """A card acquired from the row (a game may treat some kinds otherwise)."""
+        self._acquired(seat, card_id)
+
+    def _acquired(self, seat: int, card_id: str) -> None:
+        """A card acquired: gained (`_gain`), then its acquire effects resolve."""
+        self._gain(self.s.players[seat], card_id)
+        self._resolve(seat, self.content.cards[card_id].acquire)
+
+    def _gain(self, p: CorePlayer, card_id: str) -> None:
+        """An acquired card goes to the discard pile, new this turn (it cannot be played)."""
+        p.discard.append(card_id)
+        p.new_discard.append(card_id)
+
+    # --- the end of a turn ----------------------------------------------------------------------
+
+    def _clean_up(self, p: CorePlayer, unplayed: Sequence[str]) -> None:
+        """The active player's clean-up: unused negative Clank! expires, no token may be taken
+        any more ("when you enter": not on a later turn), nothing is new any more, the play area
+        and the `unplayed` cards go to the discard pile, the hand is emptied."""
+        self.s.pool.negative_clank = 0
+        p.may_take = False
+        p.new_discard.clear()
+        p.new_deck.clear()
+        p.new_hand.clear()
+        p.discard.extend(p.play)
+        p.discard.extend(unplayed)
+        p.play.clear()
+        p.hand.clear()
+
+    def _attack(self, cubes: int, reason: str) -> None:
+        """A dragon attack: the Clank! Area's cubes go into the bag, `cubes` are drawn (damage to
+        those still playing), and what happened is kept in `last_attack`."""
+        s = self.s
+        self._empty_clank_area()
+        drawn = self._draw_from_bag(cubes)
+        s.last_attack = {
+            "reason": reason,
+            "round": s.round,
+            "cubes": cubes,
+            "drawn": len(drawn),
+            "black": drawn.count(-1),
+            "damage": [drawn.count(seat) for seat in range(s.players_n)],
+        }
 
     # --- effects ------------------------------------------------------------------------------
 

@@ -45,6 +45,9 @@ class CorePlayer(Protocol):
     items: list[str]
     artifacts: list[int]
     status: str
+    may_take: bool
+    potions: list[str]
+    kept_secrets: list[str]
     new_discard: list[str]
     new_deck: list[str]
     new_hand: list[str]
@@ -57,6 +60,12 @@ class CoreState(Protocol):
     seed: int
     players_n: int
     rng: dict[str, int]
+    step: int
+    round: int
+    current: int
+    row: list[str | None]
+    reserve: dict[str, int]
+    last_attack: dict[str, Any]
     clank_area: list[int]
     bag_black: int
     bag_cubes: list[int]

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from typing import Any, Self
 
 from referee.core.effects import Effect, effects_from_json, effects_to_json
-from referee.core.game import Action, Decision, IllegalAction, InvalidConfig, Result, json_digest
+from referee.core.game import Action, Decision, IllegalAction, InvalidConfig, json_digest
 from referee.core.rng import RandomStreams
-from referee.games.clank_core.game import ClankGameBase, check_content_version
+from referee.games.clank_core.game import MAIN, ClankGameBase, check_content_version
 from referee.games.clank_core.rules import stream_deck
 from referee.games.clank_core.scoring import places
 from referee.games.clank_legacy.campaign import (
@@ -64,7 +64,6 @@ ENGINE_VERSION = "clank_legacy-2"
 #: every turn, so a game whose players never take from the Adventure Row still ends.
 ROUND_LIMIT = 40
 
-MAIN = "turn"
 VOTE = "vote"
 
 _PERMANENT = frozenset(
@@ -331,24 +330,12 @@ class ClankLegacyGame(ClankGameBase):
             raise IllegalAction("the game is not over")
         return self.campaign_now()
 
-    def forfeit(self, seat: int) -> None:
-        """Forfeit `seat` (timeouts, crash, disconnect): an employee still on the clock is
-        knocked out where it stands and scores 0, and votes no more; if it was that seat's turn,
-        the turn ends and play passes on. A seat already off the clock, or forfeited during the
-        Prologue or the Epilogue, keeps what it earned (the referee answers its votes)."""
-        if not 0 <= seat < self.s.players_n:
-            raise IllegalAction(f"no seat {seat}")
-        s = self.s
-        p = s.players[seat]
-        if s.phase != PHASE_PLAY or p.status != PLAYING:
-            return
-        self._decision = None
-        s.step += 1
-        p.forfeited = True
-        p.status = KNOCKED_OUT
-        if seat == s.current:
-            s.stack.clear()
-            self._end_turn()
+    # forfeit: ClankGameBase (an employee still on the clock is knocked out where it stands and
+    # scores 0, and votes no more; a seat forfeited during the Prologue or the Epilogue keeps what
+    # it earned, the referee answers its votes)
+
+    def _in_play(self) -> bool:
+        return self.s.phase == PHASE_PLAY
 
     def hidden_variant(self, seat: int, seed: int) -> Self:
         from referee.games.clank_legacy.observation import hidden_variant
@@ -371,74 +358,39 @@ class ClankLegacyGame(ClankGameBase):
 
         return summarize(self, observation)
 
-    def result(self) -> Result:
-        if not self.s.over:
-            raise IllegalAction("the game is not over")
-        scores = [self.score(seat) for seat in range(self.s.players_n)]
-        return Result(
-            scores=tuple(scores),
-            places=places(scores, self._best_artifacts()),
-            outcomes=tuple(self.outcome(seat) for seat in range(self.s.players_n)),
-            details={
-                "rounds": self.s.round,
-                "steps": self.s.step,
-                "end": self.s.end_reason,
-                "mvp": self.s.mvp,
-                "prologue": self.s.prologue,
-                "epilogue": self.s.epilogue,
-                "choices": list(self.s.choices),
-                "campaign_before": self._campaign_digest(self.s.campaign),
-                "campaign_after": self._campaign_digest(self.s.campaign_now),
-            },
-        )
+    # result, outcome (knocked out: "knocked_out" scoring, "lost" scoring 0), score: ClankGameBase
 
-    # --- scoring -------------------------------------------------------------------------
-
-    def outcome(self, seat: int) -> str:
-        """How `seat` finished: escaped, knocked_out (scoring), lost (knocked out scoring 0),
-        forfeited, or playing."""
-        p = self.s.players[seat]
-        if p.forfeited:
-            return "forfeited"
-        if p.status == ESCAPED:
-            return "escaped"
-        if p.status == KNOCKED_OUT:
-            return "knocked_out" if self._keeps_points(p) else "lost"
-        return "playing"
+    def _result_details(self) -> dict[str, Any]:
+        s = self.s
+        return {
+            **super()._result_details(),
+            "end": s.end_reason,
+            "mvp": s.mvp,
+            "prologue": s.prologue,
+            "epilogue": s.epilogue,
+            "choices": list(s.choices),
+            "campaign_before": self._campaign_digest(s.campaign),
+            "campaign_after": self._campaign_digest(s.campaign_now),
+        }
 
     def _keeps_points(self, p: LegacyPlayer) -> bool:
         """A knocked-out employee scores only with an artifact and outside the Danger Zone."""
         return bool(p.artifacts) and not self.board.spaces[p.space].danger_zone
 
-    def score(self, seat: int) -> int:
-        """Points of `seat` now: cards, artifacts, tokens (secrets, market items, the Mug), gold."""
-        p = self.s.players[seat]
-        if p.forfeited or (p.status == KNOCKED_OUT and not self._keeps_points(p)):
-            return 0
+    def _own_points(self, p: LegacyPlayer) -> int:
+        """Market items and the Mug."""
         content = self.content
-        cards = p.deck + p.hand + p.play + p.discard
-        total: int = sum(content.cards[c].points for c in cards)
-        total += sum(p.artifacts) + p.gold
-        total += sum(content.secrets[x].points for x in p.kept_secrets)
-        total += sum(content.market[i].points for i in p.items)
-        if p.mug:
-            total += content.tokens.mug_points
-        return total
+        return sum(content.market[i].points for i in p.items) + (content.tokens.mug_points if p.mug else 0)
 
     # --- decisions -----------------------------------------------------------------------
 
-    def _make_decision(self) -> Decision:
-        s = self.s
-        if s.stack:
-            top = s.stack[-1]
-            if top["kind"] == VOTE:
-                actions = tuple(
-                    Action("vote", (i,), "vote for " + self._describe(o))
-                    for i, o in enumerate(top["options"])
-                )
-                return Decision(s.step, top["seat"], VOTE, top["prompt"], actions)
-            return Decision(s.step, top["seat"], top["kind"], top["prompt"], self._pending_actions(top))
-        return Decision(s.step, s.current, MAIN, "your turn", tuple(self._main_actions()))
+    def _stack_decision(self, top: dict[str, Any]) -> Decision:
+        if top["kind"] == VOTE:
+            actions = tuple(
+                Action("vote", (i,), "vote for " + self._describe(o)) for i, o in enumerate(top["options"])
+            )
+            return Decision(self.s.step, top["seat"], VOTE, top["prompt"], actions)
+        return super()._stack_decision(top)
 
     def _main_actions(self) -> list[Action]:
         s, seat = self.s, self.s.current
@@ -450,41 +402,7 @@ class ClankLegacyGame(ClankGameBase):
         # an action's text depends only on the content (and the key): built once per content
         cache = _ACTION_CACHE.setdefault(content.version, {})
         out: list[Action] = []
-        hand = p.hand
-        for card_id in sorted(set(hand)):
-            if not p.new_hand or hand.count(card_id) > p.new_hand.count(card_id):
-                a = cache.get(("play", card_id))
-                if a is None:
-                    a = cache[("play", card_id)] = Action("play", (card_id,), f"play {cards[card_id].name}")
-                out.append(a)
-        for slot, row_card in enumerate(s.row):
-            if row_card is None:
-                continue
-            c = cards[row_card]
-            if c.kind == "monster":
-                if pool.swords < c.cost:
-                    continue
-                key: tuple[Any, ...] = ("fight", slot, row_card)
-                a = cache.get(key)
-                if a is None:
-                    a = cache[key] = Action("fight", (slot,), f"fight {c.name} ({c.cost} swords)")
-            else:
-                if pool.skill < c.cost:
-                    continue
-                key = ("acquire", slot, row_card)
-                a = cache.get(key)
-                if a is None:
-                    a = cache[key] = Action("acquire", (slot,), f"acquire {c.name} ({c.cost} skill)")
-            out.append(a)
-        for pile, left in s.reserve.items():
-            c = cards[pile]
-            if left > 0 and pool.skill >= c.cost:
-                a = cache.get(("buy_reserve", pile))
-                if a is None:
-                    a = cache[("buy_reserve", pile)] = Action(
-                        "buy_reserve", (pile,), f"acquire {c.name} ({c.cost} skill)"
-                    )
-                out.append(a)
+        self._card_actions(cache, s.reserve, out)
         cultist = cards[content.cultist]
         if pool.swords >= cultist.cost:
             out.append(Action("fight_cultist", (), f"fight {cultist.name} ({cultist.cost} swords)"))
@@ -506,7 +424,7 @@ class ClankLegacyGame(ClankGameBase):
             out.append(Action("expend_fruit", (), f"expend a {content.tokens.fruit_name}"))
         for potion in sorted(set(p.potions)):
             out.append(Action("drink", (potion,), f"drink {content.secrets[potion].name}"))
-        if len(hand) == len(p.new_hand):  # every card played (new ones cannot be)
+        if len(p.hand) == len(p.new_hand):  # every card played (new ones cannot be)
             out.append(_END_TURN)
         return out
 
@@ -597,43 +515,8 @@ class ClankLegacyGame(ClankGameBase):
         cards = self.content.cards
         rules = self.content.rules
         kind, args = action.kind, action.args
-        if kind == "play":
-            card_id = str(args[0])
-            p.hand.remove(card_id)
-            p.play.append(card_id)
-            self._resolve(seat, cards[card_id].play, source=card_id)
-        elif kind == "acquire":
-            slot = int(args[0])
-            row_card = s.row[slot]
-            assert row_card is not None
-            card_id = row_card
-            c = cards[card_id]
-            pool.skill -= c.cost
-            s.row[slot] = None
-            p.discard.append(card_id)
-            p.new_discard.append(card_id)
-            s.turn.acquired += 1
-            self._resolve(seat, c.acquire)
-        elif kind == "buy_reserve":
-            pile = str(args[0])
-            c = cards[pile]
-            pool.skill -= c.cost
-            s.reserve[pile] -= 1
-            p.discard.append(pile)
-            p.new_discard.append(pile)
-            s.turn.acquired += 1
-            self._resolve(seat, c.acquire)
-        elif kind == "fight":
-            slot = int(args[0])
-            row_card = s.row[slot]
-            assert row_card is not None
-            card_id = row_card
-            c = cards[card_id]
-            pool.swords -= c.cost
-            s.row[slot] = None
-            s.adventure_discard.append(card_id)
-            s.turn.defeated += 1
-            self._resolve(seat, c.defeat)
+        if self._apply_card_action(seat, action):
+            pass  # play, acquire, buy_reserve, fight, drink: the shared rules (ClankCore)
         elif kind == "fight_cultist":
             c = cards[self.content.cultist]
             pool.swords -= c.cost
@@ -678,10 +561,6 @@ class ClankLegacyGame(ClankGameBase):
             p.fruit -= 1
             p.fruit_expended += 1
             self._resolve(seat, self.content.tokens.fruit_expend)
-        elif kind == "drink":
-            potion = str(args[0])
-            p.potions.remove(potion)
-            self._resolve(seat, self.content.secrets[potion].effects)
         elif kind == "end_turn":
             self._end_turn()
             return True
@@ -690,6 +569,16 @@ class ClankLegacyGame(ClankGameBase):
         return False
 
     # --- the core's hooks ----------------------------------------------------------------
+
+    def _acquired(self, seat: int, card_id: str) -> None:
+        self.s.turn.acquired += 1  # Contracts count cards acquired this turn
+        super()._acquired(seat, card_id)
+
+    def _row_discard(self) -> list[str]:
+        return self.s.adventure_discard
+
+    def _count_defeat(self) -> None:
+        self.s.turn.defeated += 1
 
     def _describe(self, effects_json: list[dict[str, Any]]) -> str:
         return describe_effects(effects_from_json(effects_json))
@@ -883,15 +772,7 @@ class ClankLegacyGame(ClankGameBase):
         for card_id in unplayed:
             drawn.remove(card_id)
         s.turn.deferred.clear()
-        s.pool.negative_clank = 0
-        p.may_take = False
-        p.new_discard.clear()
-        p.new_deck.clear()
-        p.new_hand.clear()
-        p.discard.extend(p.play)
-        p.discard.extend(unplayed)
-        p.play.clear()
-        p.hand.clear()
+        self._clean_up(p, unplayed)
         if p.status == PLAYING:
             p.hand.extend(drawn)
         else:
@@ -900,7 +781,7 @@ class ClankLegacyGame(ClankGameBase):
             self._draw(seat, self.content.rules["hand_size"])
         attack = self._refill_row()
         if attack or s.round >= ROUND_LIMIT:
-            self._dragon_attack(
+            self._attack(
                 self.content.rules["rage_track"][s.rage], "refill" if attack else "round limit"
             )
             if self._bag_empty():
@@ -976,20 +857,6 @@ class ClankLegacyGame(ClankGameBase):
                     s.row[slot] = new
         return attack
 
-    def _dragon_attack(self, cubes: int, reason: str) -> None:
-        """Clank! Area cubes into the bag, then draw `cubes` (damage to those still playing)."""
-        s = self.s
-        self._empty_clank_area()
-        drawn = self._draw_from_bag(cubes)
-        s.last_attack = {
-            "reason": reason,
-            "round": s.round,
-            "cubes": cubes,
-            "drawn": len(drawn),
-            "black": drawn.count(-1),
-            "damage": [drawn.count(seat) for seat in range(s.players_n)],
-        }
-
     def _bag_empty(self) -> bool:
         return self.s.bag_black + sum(self.s.bag_cubes) == 0
 
@@ -1008,7 +875,7 @@ class ClankLegacyGame(ClankGameBase):
             if p.status == PLAYING:
                 self._begin_turn()
                 return
-            self._dragon_attack(off_clock, f"off the clock: seat {s.current}")
+            self._attack(off_clock, f"off the clock: seat {s.current}")
             if self._bag_empty():
                 self._end_play("bag_empty")
                 return
