@@ -8,10 +8,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ContentEntry", "ContentError", "content_version", "file_entries", "load_json"]
+from referee.core.effects import Effect
+
+__all__ = [
+    "ContentEntry",
+    "ContentError",
+    "EffectParser",
+    "amount_effect",
+    "choose_effect",
+    "content_version",
+    "effect_items",
+    "file_entries",
+    "load_json",
+    "then_effects",
+]
 
 
 class ContentError(ValueError):
@@ -115,3 +129,66 @@ def content_version(directory: Path) -> str:
         h.update(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode())
         h.update(b"\0")
     return h.hexdigest()[:16]
+
+
+# --- effect lists: the checks every game's parser makes alike ------------------------------------
+
+#: a game's parser of a nested effect list: (where, raw) -> the effects (one level deeper)
+EffectParser = Callable[[str, Any], tuple[Effect, ...]]
+
+
+def effect_items(e: ContentEntry, fld: str, raw: Any, depth: int) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The items of an effect list, each with where it stands (`fld[i]`): the list must be a
+    list, nested no deeper than 3, of objects. Checked item by item as the parser goes, so the
+    first problem in file order is the one named."""
+    if not isinstance(raw, list):
+        raise e.fail(fld, "effects must be a list")
+    if depth > 3:
+        raise e.fail(fld, "effects nested too deeply")
+    for i, item in enumerate(raw):
+        where = f"{fld}[{i}]"
+        if not isinstance(item, dict):
+            raise e.fail(where, "effect must be an object with an 'op'")
+        yield where, item
+
+
+def amount_effect(e: ContentEntry, where: str, item: dict[str, Any], op: str, signed: bool) -> Effect:
+    """An amount op (`{"op", "n"}`): `n` in 1..10, or, `signed`, non-zero in -10..10 with only
+    `clank` negative."""
+    n = item.get("n")
+    if signed:
+        if isinstance(n, bool) or not isinstance(n, int) or n == 0 or abs(n) > 10:
+            raise e.fail(f"{where}.n", "required non-zero integer in -10..10")
+        if n < 0 and op != "clank":
+            raise e.fail(f"{where}.n", f"only clank may be negative, not {op}")
+    elif isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 10:
+        raise e.fail(f"{where}.n", "required integer in 1..10")
+    if set(item) - {"op", "n"}:
+        raise e.fail(where, f"op {op} takes only 'n'")
+    return Effect(op=op, n=n)
+
+
+def choose_effect(
+    e: ContentEntry, where: str, item: dict[str, Any], parse: EffectParser, empty_options: bool
+) -> Effect:
+    """A `choose` op: at least two option lists, each parsed by `parse` (empty ones refused
+    unless `empty_options`)."""
+    if set(item) - {"op", "options"}:
+        raise e.fail(where, "op choose takes only 'options'")
+    options = item.get("options")
+    if not isinstance(options, list) or len(options) < 2:
+        raise e.fail(f"{where}.options", "needs a list of at least two effect lists")
+    parsed = tuple(parse(f"{where}.options[{j}]", o) for j, o in enumerate(options))
+    if not empty_options and not all(parsed):
+        raise e.fail(f"{where}.options", "an option must not be empty")
+    return Effect(op="choose", options=parsed)
+
+
+def then_effects(
+    e: ContentEntry, where: str, item: dict[str, Any], parse: EffectParser
+) -> tuple[Effect, ...]:
+    """The non-empty `then` list of a `discard_for` or an `if`, parsed by `parse`."""
+    then = parse(f"{where}.then", item.get("then"))
+    if not then:
+        raise e.fail(f"{where}.then", "must not be empty")
+    return then

@@ -9,12 +9,12 @@ its JSON form, which pending choices keep inside the game state.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-__all__ = ["Effect", "effects_from_json", "effects_to_json"]
+__all__ = ["Effect", "describe_effect", "describe_effects", "effects_from_json", "effects_to_json"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +70,24 @@ def _effects_from_key(key: str) -> tuple[Effect, ...]:
 
     data: list[dict[str, Any]] = json.loads(key)
     return build(data)
+
+
+def describe_effect(effect: Effect, own: Callable[[Effect], str]) -> str:
+    """A short rules text for one effect: the structural ops (trash, discard_for, choose, if)
+    read alike in every game; `own` gives the game's text of its other ops."""
+    op = effect.op
+    if op == "trash":
+        return "may trash a card"
+    if op == "discard_for":
+        return f"may discard a card for ({describe_effects(effect.then, own)})"
+    if op == "choose":
+        return "choose: " + " | ".join(describe_effects(o, own) for o in effect.options)
+    if op == "if":
+        cond = effect.cond + (f":{effect.arg}" if effect.arg else "")
+        return f"if {cond}: ({describe_effects(effect.then, own)})"
+    return own(effect)
+
+
+def describe_effects(effects: Sequence[Effect], own: Callable[[Effect], str]) -> str:
+    """Rules text for a list of effects ("nothing" for none); see `describe_effect`."""
+    return ", ".join(describe_effect(e, own) for e in effects) or "nothing"

@@ -13,8 +13,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from referee.core import effects
 from referee.core.content_files import ContentEntry as _Entry
-from referee.core.content_files import ContentError, content_version, load_json
+from referee.core.content_files import (
+    ContentError,
+    amount_effect,
+    choose_effect,
+    content_version,
+    effect_items,
+    load_json,
+    then_effects,
+)
 from referee.core.effects import Effect, effects_from_json, effects_to_json
 
 __all__ = [
@@ -51,28 +60,24 @@ CARD_KINDS = frozenset({"card", "monster", "device"})
 ITEM_KINDS = ("master_key", "backpack", "crown")
 
 
+def _describe_amount(effect: Effect) -> str:
+    """The rules text of an amount op (the only ops beside the structural ones)."""
+    sign = "+" if effect.n >= 0 else ""
+    if effect.op == "clank_all":
+        return f"each player in the dungeon {sign}{effect.n} Clank!"
+    if effect.op == "rage":
+        return f"Rage +{effect.n}"
+    return f"{sign}{effect.n} {effect.op}"
+
+
 def describe_effect(effect: Effect) -> str:
     """A short rules text for one effect."""
-    if effect.op in AMOUNT_OPS:
-        sign = "+" if effect.n >= 0 else ""
-        if effect.op == "clank_all":
-            return f"each player in the dungeon {sign}{effect.n} Clank!"
-        if effect.op == "rage":
-            return f"Rage +{effect.n}"
-        return f"{sign}{effect.n} {effect.op}"
-    if effect.op == "trash":
-        return "may trash a card"
-    if effect.op == "discard_for":
-        return f"may discard a card for ({describe_effects(effect.then)})"
-    if effect.op == "choose":
-        return "choose: " + " | ".join(describe_effects(o) for o in effect.options)
-    cond = effect.cond + (f":{effect.arg}" if effect.arg else "")
-    return f"if {cond}: ({describe_effects(effect.then)})"
+    return effects.describe_effect(effect, _describe_amount)
 
 
-def describe_effects(effects: Sequence[Effect]) -> str:
+def describe_effects(effects_: Sequence[Effect]) -> str:
     """Rules text for a list of effects."""
-    return ", ".join(describe_effect(e) for e in effects) or "nothing"
+    return effects.describe_effects(effects_, _describe_amount)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,27 +187,16 @@ class ClankContent:
 
 
 def _parse_effects(e: _Entry, fld: str, raw: Any, depth: int = 0) -> tuple[Effect, ...]:
-    if not isinstance(raw, list):
-        raise e.fail(fld, "effects must be a list")
-    if depth > 3:
-        raise e.fail(fld, "effects nested too deeply")
+    def nested(where: str, raw: Any) -> tuple[Effect, ...]:
+        return _parse_effects(e, where, raw, depth + 1)
+
     out: list[Effect] = []
-    for i, item in enumerate(raw):
-        where = f"{fld}[{i}]"
-        if not isinstance(item, dict):
-            raise e.fail(where, "effect must be an object with an 'op'")
+    for where, item in effect_items(e, fld, raw, depth):
         op = item.get("op")
         if op not in EFFECT_OPS:
             raise e.fail(f"{where}.op", f"unknown op {op!r} (known: {', '.join(sorted(EFFECT_OPS))})")
         if op in AMOUNT_OPS:
-            n = item.get("n")
-            if isinstance(n, bool) or not isinstance(n, int) or n == 0 or abs(n) > 10:
-                raise e.fail(f"{where}.n", "required non-zero integer in -10..10")
-            if n < 0 and op != "clank":
-                raise e.fail(f"{where}.n", f"only clank may be negative, not {op}")
-            if set(item) - {"op", "n"}:
-                raise e.fail(where, f"op {op} takes only 'n'")
-            out.append(Effect(op=op, n=n))
+            out.append(amount_effect(e, where, item, op, signed=True))
         elif op == "trash":
             if set(item) - {"op"}:
                 raise e.fail(where, "op trash takes no fields")
@@ -210,20 +204,9 @@ def _parse_effects(e: _Entry, fld: str, raw: Any, depth: int = 0) -> tuple[Effec
         elif op == "discard_for":
             if set(item) - {"op", "then"}:
                 raise e.fail(where, "op discard_for takes only 'then'")
-            then = _parse_effects(e, f"{where}.then", item.get("then"), depth + 1)
-            if not then:
-                raise e.fail(f"{where}.then", "must not be empty")
-            out.append(Effect(op=op, then=then))
+            out.append(Effect(op=op, then=then_effects(e, where, item, nested)))
         elif op == "choose":
-            if set(item) - {"op", "options"}:
-                raise e.fail(where, "op choose takes only 'options'")
-            options = item.get("options")
-            if not isinstance(options, list) or len(options) < 2:
-                raise e.fail(f"{where}.options", "needs a list of at least two effect lists")
-            parsed = tuple(
-                _parse_effects(e, f"{where}.options[{j}]", o, depth + 1) for j, o in enumerate(options)
-            )
-            out.append(Effect(op=op, options=parsed))
+            out.append(choose_effect(e, where, item, nested, empty_options=True))
         else:  # "if"
             if set(item) - {"op", "cond", "arg", "then"}:
                 raise e.fail(where, "op if takes only 'cond', 'arg' and 'then'")
@@ -238,10 +221,7 @@ def _parse_effects(e: _Entry, fld: str, raw: Any, depth: int = 0) -> tuple[Effec
                     raise e.fail(f"{where}.arg", f"unknown item {arg!r}")
             elif arg:
                 raise e.fail(f"{where}.arg", f"condition {cond} takes no 'arg'")
-            then = _parse_effects(e, f"{where}.then", item.get("then"), depth + 1)
-            if not then:
-                raise e.fail(f"{where}.then", "must not be empty")
-            out.append(Effect(op=op, cond=cond, arg=arg, then=then))
+            out.append(Effect(op=op, cond=cond, arg=arg, then=then_effects(e, where, item, nested)))
     return tuple(out)
 
 

@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from referee.core.content_files import ContentEntry as _Entry
-from referee.core.content_files import ContentError, content_version, file_entries, load_json
+from referee.core.content_files import (
+    ContentError,
+    amount_effect,
+    choose_effect,
+    content_version,
+    effect_items,
+    file_entries,
+    load_json,
+    then_effects,
+)
 from referee.core.effects import Effect
 
 __all__ = [
@@ -376,28 +385,18 @@ def _parse_effects(
     depth: int = 0,
 ) -> tuple[Effect, ...]:
     """Parse an effect list allowing only `ops` and `conds`; references go to `refs`."""
-    if not isinstance(raw, list):
-        raise e.fail(fld, "effects must be a list")
-    if depth > 3:
-        raise e.fail(fld, "effects nested too deeply")
+
+    def nested(where: str, raw: Any) -> tuple[Effect, ...]:
+        return _parse_effects(e, where, raw, ops, conds, refs, depth + 1)
+
     out: list[Effect] = []
-    for i, item in enumerate(raw):
-        where = f"{fld}[{i}]"
-        if not isinstance(item, dict):
-            raise e.fail(where, "effect must be an object with an 'op'")
+    for where, item in effect_items(e, fld, raw, depth):
         op = item.get("op")
         if not isinstance(op, str) or op not in ops:
             raise e.fail(f"{where}.op", f"op {op!r} not allowed here (allowed: {', '.join(sorted(ops))})")
         keys = set(item) - {"op"}
         if op in AMOUNT_OPS:
-            n = item.get("n")
-            if isinstance(n, bool) or not isinstance(n, int) or n == 0 or abs(n) > 10:
-                raise e.fail(f"{where}.n", "required non-zero integer in -10..10")
-            if n < 0 and op != "clank":
-                raise e.fail(f"{where}.n", f"only clank may be negative, not {op}")
-            if keys - {"n"}:
-                raise e.fail(where, f"op {op} takes only 'n'")
-            out.append(Effect(op=op, n=n))
+            out.append(amount_effect(e, where, item, op, signed=True))
         elif op in PLAIN_OPS:
             if keys:
                 raise e.fail(where, f"op {op} takes no fields")
@@ -419,31 +418,17 @@ def _parse_effects(
         elif op == "next_game":
             if keys - {"n"}:
                 raise e.fail(where, "op next_game takes only 'n'")
-            n = item.get("n")
-            if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            passage = item.get("n")
+            if isinstance(passage, bool) or not isinstance(passage, int) or passage < 1:
                 raise e.fail(f"{where}.n", "next_game needs a passage number")
-            refs.append(_Ref("prologue", str(n), e.file, e.entry, e.prefix + f"{where}.n"))
-            out.append(Effect(op=op, n=n))
+            refs.append(_Ref("prologue", str(passage), e.file, e.entry, e.prefix + f"{where}.n"))
+            out.append(Effect(op=op, n=passage))
         elif op == "discard_for":
             if keys - {"then"}:
                 raise e.fail(where, "op discard_for takes only 'then'")
-            then = _parse_effects(e, f"{where}.then", item.get("then"), ops, conds, refs, depth + 1)
-            if not then:
-                raise e.fail(f"{where}.then", "must not be empty")
-            out.append(Effect(op=op, then=then))
+            out.append(Effect(op=op, then=then_effects(e, where, item, nested)))
         elif op == "choose":
-            if keys - {"options"}:
-                raise e.fail(where, "op choose takes only 'options'")
-            options = item.get("options")
-            if not isinstance(options, list) or len(options) < 2:
-                raise e.fail(f"{where}.options", "needs a list of at least two effect lists")
-            parsed = tuple(
-                _parse_effects(e, f"{where}.options[{j}]", o, ops, conds, refs, depth + 1)
-                for j, o in enumerate(options)
-            )
-            if any(not o for o in parsed):
-                raise e.fail(f"{where}.options", "an option must not be empty")
-            out.append(Effect(op=op, options=parsed))
+            out.append(choose_effect(e, where, item, nested, empty_options=False))
         else:  # "if"
             if keys - {"cond", "arg", "then"}:
                 raise e.fail(where, "op if takes only 'cond', 'arg' and 'then'")
@@ -465,10 +450,7 @@ def _parse_effects(
                     refs.append(_Ref("fact", arg, e.file, e.entry, e.prefix + f"{where}.arg"))
             elif arg:
                 raise e.fail(f"{where}.arg", f"condition {cond} takes no 'arg'")
-            then = _parse_effects(e, f"{where}.then", item.get("then"), ops, conds, refs, depth + 1)
-            if not then:
-                raise e.fail(f"{where}.then", "must not be empty")
-            out.append(Effect(op=op, cond=cond, arg=str(arg), then=then))
+            out.append(Effect(op=op, cond=cond, arg=str(arg), then=then_effects(e, where, item, nested)))
     return tuple(out)
 
 

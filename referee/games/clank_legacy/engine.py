@@ -17,9 +17,10 @@ Engine choices the rules leave open are in `RULES_NOTES.md` beside this file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
+from referee.core import effects
 from referee.core.effects import Effect, effects_from_json, effects_to_json
 from referee.core.game import Action, Decision, IllegalAction, InvalidConfig, json_digest
 from referee.core.rng import RandomStreams
@@ -80,23 +81,14 @@ _PERMANENT = frozenset(
 )
 
 
-def describe_effect(e: Effect) -> str:
-    """A short rules text for one effect."""
+def _describe_own(e: Effect) -> str:
+    """The rules text of an op beside the structural ones (trash, discard_for, choose, if)."""
     if e.op in ("clank_all", "gold_all", "heal_all"):
         return f"every player on the clock {'+' if e.n >= 0 else ''}{e.n} {e.op[:-4]}"
     if e.op == "rage":
         return f"Rage +{e.n}"
     if e.op == "refresh_fruit":
         return "every expended mystic fruit turns unexpended"
-    if e.op == "trash":
-        return "may trash a card"
-    if e.op == "discard_for":
-        return f"may discard a card for ({describe_effects(e.then)})"
-    if e.op == "choose":
-        return "choose: " + " | ".join(describe_effects(o) for o in e.options)
-    if e.op == "if":
-        cond = e.cond + (f":{e.arg}" if e.arg else "")
-        return f"if {cond}: ({describe_effects(e.then)})"
     if e.op == "next_game":
         return f"next game: passage {e.n}"
     if e.op == "end_campaign":
@@ -106,9 +98,14 @@ def describe_effect(e: Effect) -> str:
     return f"{'+' if e.n >= 0 else ''}{e.n} {e.op.replace('_', ' ')}"
 
 
-def describe_effects(effects: tuple[Effect, ...] | list[Effect]) -> str:
+def describe_effect(e: Effect) -> str:
+    """A short rules text for one effect."""
+    return effects.describe_effect(e, _describe_own)
+
+
+def describe_effects(effects_: Sequence[Effect]) -> str:
     """Rules text for a list of effects."""
-    return ", ".join(describe_effect(e) for e in effects) or "nothing"
+    return effects.describe_effects(effects_, _describe_own)
 
 
 _ADJACENCY: dict[
