@@ -4,6 +4,7 @@ to the true hidden cards."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -81,7 +82,8 @@ def test_every_sample_plays_on_to_the_end(game: str, players: int) -> None:
 def test_a_sample_shows_the_seat_its_observation(game: str, players: int) -> None:
     """Every seat's observation of a sample is the observation it was made from (own hand, deck
     contents, sizes, piles, tokens, the pending choice...), and where the seat is to act it is
-    offered the same legal actions as in the true game."""
+    offered the same legal actions as in the true game: exactly when the sample is also given
+    those actions, else all but what one observation cannot tell (_comparable)."""
     compared = same_actions = after_play = 0
     for seed in range(3):
         for g in _positions(game, players, seed, every=EVERY[game]):
@@ -93,11 +95,16 @@ def test_a_sample_shows_the_seat_its_observation(game: str, players: int) -> Non
                 sample = sample_state(game, _wire(seen), seat, random.Random(compared))
                 assert sample.observe(seat) == seen, f"seed {seed} step {seen['step']} seat {seat}"
                 compared += 1
+                if d.seat == seat:
+                    told = sample_state(game, _wire(seen), seat, random.Random(compared), d.actions)
+                    assert told.observe(seat) == seen
+                    td = told.decision()
+                    assert td is not None and (td.seat, td.kind, td.actions) == (d.seat, d.kind, d.actions)
+                    same_actions += 1
                 if d.seat == seat and _new_in_hand(g, seat) == 0:
                     sd = sample.decision()
                     assert sd is not None and (sd.seat, sd.kind) == (d.seat, d.kind)
                     assert _comparable(game, sd.actions) == _comparable(game, d.actions)
-                    same_actions += 1
     assert compared > 30 and same_actions > 10
     assert after_play > 0 or game != "clank_legacy"  # the Epilogue's votes were sampled too
 
@@ -279,6 +286,21 @@ def test_what_the_observation_pins_down_the_sample_has_exactly(game: str, player
         assert _determined(game, sample) == _determined(game, g)
         checked += 1
     assert checked >= 4
+
+
+def test_clank_cards_acquired_and_redrawn_this_turn_are_read_off_the_legal_actions() -> None:
+    """A card acquired this turn, shuffled back in and drawn again cannot be played; the
+    observation does not mark it, the legal actions do: given them, the sample offers exactly
+    the true actions (play, and end the turn once every card in hand is new)."""
+    for seed, step in ((126, 24), (175, 32)):  # random games where that happened
+        g = next(itertools.islice(_positions("clank", 2, seed, every=1), step, None))
+        d = g.decision()
+        assert d is not None and _new_in_hand(g, d.seat) > 0
+        obs = _wire(g.observe(d.seat))
+        told = sample_state("clank", obs, d.seat, random.Random(0), d.actions).decision()
+        assert told is not None and told.actions == d.actions
+        blind = sample_state("clank", obs, d.seat, random.Random(0)).decision()
+        assert blind is not None and blind.actions != d.actions  # the observation cannot tell
 
 
 def test_an_impossible_observation_is_refused() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from referee.core.determinize import DeterminizeError
 from referee.core.effects import Effect, effects_to_json
+from referee.core.game import Action
 from referee.games.alien.content import AlienContent, default_content
 from referee.games.alien.engine import AlienGame
 from referee.games.alien.state import ALIVE, AlienState, PlayerState
@@ -24,9 +25,15 @@ __all__ = ["DeterminizeError", "sample_state"]
 _ASK_PHASES = {"hive_coordinate": "Hive", "coordinate": "Action", "strike_coordinate": "Strike"}
 
 
-def sample_state(observation: Mapping[str, Any], seat: int, rng: random.Random) -> AlienGame:
+def sample_state(
+    observation: Mapping[str, Any],
+    seat: int,
+    rng: random.Random,
+    legal_actions: Sequence[Action] | None = None,
+) -> AlienGame:
     """An Alien game whose `observe(seat)` equals `observation`, its hidden parts dealt at
-    random from what the seat cannot see (DETERMINIZE.md). Raises DeterminizeError when no
+    random from what the seat cannot see (DETERMINIZE.md). `legal_actions` (the seat's, when it
+    is to act) tells whether it may ask the team to Coordinate. Raises DeterminizeError when no
     state of this game gives the observation."""
     obs = json_copy(dict(observation))
     if obs.get("game") != "alien" or obs.get("seat") != seat:
@@ -155,6 +162,9 @@ def sample_state(observation: Mapping[str, Any], seat: int, rng: random.Random) 
         ended_by="",
     )
     _pending(state, obs, content)
+    to_act = obs["to_act"]
+    if legal_actions is not None and to_act == {"seat": seat, "kind": "turn"}:
+        state.can_ask = any(a.kind == "ask" for a in legal_actions)
     return AlienGame(state, content)
 
 

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from referee.core.game import Action
 from referee.games.clank.content import ClankContent, Effect, default_content, effects_to_json
 from referee.games.clank.engine import ClankGame
 from referee.games.clank.state import ClankState, PlayerState
@@ -29,10 +30,16 @@ from referee.games.clank_core.state import TurnPool
 __all__ = ["DeterminizeError", "sample_state"]
 
 
-def sample_state(observation: Mapping[str, Any], seat: int, rng: random.Random) -> ClankGame:
+def sample_state(
+    observation: Mapping[str, Any],
+    seat: int,
+    rng: random.Random,
+    legal_actions: Sequence[Action] | None = None,
+) -> ClankGame:
     """A Clank! game whose `observe(seat)` equals `observation`, its hidden parts dealt at random
-    from what the seat cannot see (DETERMINIZE.md). Raises DeterminizeError when no state of
-    this game gives the observation."""
+    from what the seat cannot see (DETERMINIZE.md). `legal_actions` (the seat's, when it is to
+    act) tells which cards in its hand it acquired this turn. Raises DeterminizeError when no
+    state of this game gives the observation."""
     obs = json_copy(dict(observation))
     if obs.get("game") != "clank" or obs.get("seat") != seat:
         raise DeterminizeError(f"not a Clank! observation of seat {seat}")
@@ -102,6 +109,8 @@ def sample_state(observation: Mapping[str, Any], seat: int, rng: random.Random) 
             trashed=p["trashed"],
         ))
 
+    if legal_actions is not None and obs["pending"] is None and obs["current"] == seat:
+        players[seat].new_hand = _new_in_hand(players[seat].hand, legal_actions)
     minor, major, unused = _secrets(obs, content, rng)
     state = ClankState(
         seed=fresh_seed(rng),
@@ -138,6 +147,15 @@ def sample_state(observation: Mapping[str, Any], seat: int, rng: random.Random) 
         over=obs["over"],
     )
     return ClankGame(state, content)
+
+
+def _new_in_hand(hand: Sequence[str], legal_actions: Sequence[Action]) -> list[str]:
+    """The cards in hand acquired this turn (they cannot be played), read off the turn's legal
+    actions: a card with no `play` action is new in every copy. (Where some copies of a card
+    are new and some not, the new ones change nothing the seat may do now; the turn may end
+    once no card is playable, which follows.)"""
+    playable = {a.args[0] for a in legal_actions if a.kind == "play" and a.args}
+    return [card for card in hand if card not in playable]
 
 
 def _returned_artifacts(obs: Mapping[str, Any], content: ClankContent) -> list[int]:

@@ -37,10 +37,17 @@ from referee.games.clank_legacy.state import (
 __all__ = ["DeterminizeError", "sample_state"]
 
 
-def sample_state(observation: Mapping[str, Any], seat: int, rng: random.Random) -> ClankLegacyGame:
+def sample_state(
+    observation: Mapping[str, Any],
+    seat: int,
+    rng: random.Random,
+    legal_actions: Sequence[Action] | None = None,
+) -> ClankLegacyGame:
     """A Clank! Legacy game whose `observe(seat)` equals `observation`, its hidden parts dealt
-    at random from what the seat cannot see (DETERMINIZE.md). Raises DeterminizeError when no
-    state of this game gives the observation."""
+    at random from what the seat cannot see (DETERMINIZE.md). `legal_actions` adds nothing here
+    (the observation shows the seat's new cards). Raises DeterminizeError when no state of this
+    game gives the observation."""
+    del legal_actions
     obs = json_copy(dict(observation))
     if obs.get("game") != "clank_legacy" or obs.get("seat") != seat:
         raise DeterminizeError(f"not a Clank! Legacy observation of seat {seat}")
