@@ -40,7 +40,7 @@ test-fast: $(STAMP)  ## engine + unit tiers only, no PostgreSQL/Redis/Celery/san
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider -m "not idle" $(FAST_TESTS)
 
 lint: $(STAMP)  ## ruff
-	$(VENV)/bin/ruff check referee bots workers ladder tests
+	$(VENV)/bin/ruff check referee bots workers ladder bench tests
 
 typecheck: $(STAMP)  ## mypy --strict on the packages
 	$(VENV)/bin/mypy
@@ -48,8 +48,8 @@ typecheck: $(STAMP)  ## mypy --strict on the packages
 check: lint typecheck test  ## everything CI checks, plus lint and types
 
 bench: $(BENCH_STAMP)  ## benchmarks (figures, not pass/fail)
-	$(PY) -m referee.bench
-	$(PY) -m workers.bench
+	$(PY) -m bench.engines
+	$(PY) -m bench.workers
 
 demo: $(STAMP)  ## play a local ladder season on embedded defaults
 	$(VENV)/bin/arena demo
@@ -78,19 +78,19 @@ js: $(JS_STAMP)  ## install the JavaScript bot kit's packages (npm ci)
 test: $(JS_STAMP)
 
 bench-referee: $(STAMP)  ## gRPC referee: decision round trip and concurrent matches, each vs a bare echo in the same run
-	$(PY) -m referee.server.bench
+	$(PY) -m bench.referee_server
 
 bench: bench-referee
 
 .PHONY: bench-sandbox
 bench-sandbox: $(STAMP) services  ## hosted-bot sandbox: start-up, per-decision overhead, memory per bot, vs plain processes
-	$(PY) -m workers.sandbox.bench
+	$(PY) -m bench.sandbox
 
 bench: bench-sandbox
 
 .PHONY: bench-recording
 bench-recording: $(STAMP) services  ## ladder: record_result vs a raw-SQL transaction of the same shape, 8 writer processes (PostgreSQL)
-	$(PY) -m ladder.bench_recording
+	$(PY) -m bench.recording
 
 bench: bench-recording
 

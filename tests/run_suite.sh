@@ -12,7 +12,7 @@
 set -u
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
-"$VENV/bin/ruff" check referee bots workers ladder tests || exit 1
+"$VENV/bin/ruff" check referee bots workers ladder bench tests || exit 1
 # The engine suites: pure Python over the engines, no services, no fixed ports.
 ENGINE_SUITES=(tests/clank tests/alien tests/clank_legacy tests/test_conformance.py)
 ignore_engine=()

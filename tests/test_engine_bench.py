@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from referee import bench
+from bench import engines as bench
 
 STEPS_PER_GAME = 7
 

@@ -1,5 +1,7 @@
 """The components' layers, read from the code: every import of every module, at any depth.
 
+The benchmarks under ``bench/`` sit beside the workers on top: no component imports them.
+
 The referee is the lowest layer (engines, wire contract, match sessions): it imports nothing
 of the ladder, the workers or the bot SDKs. The ladder (storage, ratings, API) builds on the
 referee and imports nothing of the workers or the SDKs. The SDKs under ``bots/`` know only the
@@ -31,8 +33,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-COMPONENTS = ("referee", "ladder", "workers", "bots")
+COMPONENTS = ("referee", "ladder", "workers", "bots", "bench")
 ROOT = "workers/main.py"
+
+BENCH_RULE = "the benchmarks (bench/) sit on top: they import the components, none imports them"
 
 #: component -> {forbidden component: the rule, as the failure message states it}
 RULES: dict[str, dict[str, str]] = {
@@ -40,14 +44,15 @@ RULES: dict[str, dict[str, str]] = {
         other: "the referee is the lowest layer; it imports nothing of ladder/, workers/ or bots/ "
         "(take what it needs as a callable, wired in workers/main.py)"
         for other in ("ladder", "workers", "bots")
-    },
+    } | {"bench": BENCH_RULE},
     "ladder": {
         other: "the ladder imports only the referee; never workers/ or bots/"
         for other in ("workers", "bots")
-    },
+    } | {"bench": BENCH_RULE},
+    "workers": {"bench": BENCH_RULE},
     "bots": {
         other: "the SDKs under bots/ know only the wire contract; they import no platform code"
-        for other in ("referee", "ladder", "workers")
+        for other in ("referee", "ladder", "workers", "bench")
     },
 }
 

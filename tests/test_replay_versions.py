@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from bench.replay import format1_bytes
 from referee import replay as rp
 from referee.core.game import Game
 from referee.games import game_class
-from referee.replay_bench import format1_bytes
 from referee.runner import play_local
 
 FIXTURES = Path(__file__).parent / "fixtures" / "replays"

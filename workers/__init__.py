@@ -12,5 +12,4 @@ Modules (see ``workers/README.md``)::
     season           play N matches on a ladder with either dispatcher (the demo, tests)
     demo             ``arena demo``
     metrics          Prometheus metrics (``arena_*``), multiprocess-aware
-    bench            ``python -m workers.bench``
 """

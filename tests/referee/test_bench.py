@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from bench import referee_server as bench
 from referee.games import game_class
-from referee.server import bench
 from referee.server.server import start
 
 pytestmark = pytest.mark.integration
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.integration
 def report() -> dict[str, Any]:
     done = subprocess.run(
         [
-            sys.executable, "-m", "referee.server.bench", "--quick", "--json",
+            sys.executable, "-m", "bench.referee_server", "--quick", "--json",
             "--levels", "4", "--processes", "1,2", "--max-matches", "3",
         ],
         capture_output=True, text=True, timeout=300,

@@ -9,10 +9,10 @@ import json
 import pytest
 from sqlalchemy import Engine
 
+from bench.replay import format1_bytes
 from ladder import queries
 from ladder.match_queue import enqueue_match
 from referee import replay as rp
-from referee.replay_bench import format1_bytes
 from workers.match_execution import run_match
 
 from .conftest import make_ladder

@@ -12,7 +12,7 @@ Celery processes, so that is the production shape):
 The rounds alternate (arena, raw, arena, raw, ...) so drift on this shared machine hits both.
 The ratio is arena tx/s over raw tx/s; the goal (issue 14) is at least 0.5.
 
-    python -m ladder.bench_recording [--writers 8] [--matches 400] [--rounds 5] [--bots 32]
+    python -m bench.recording [--writers 8] [--matches 400] [--rounds 5] [--bots 32]
 
 PostgreSQL comes from ``$ARENA_TEST_POSTGRES`` (default ``postgresql://postgres@127.0.0.1:5432/postgres``);
 the benchmark creates a database of its own and drops it afterwards.

@@ -1,4 +1,4 @@
-"""Figures for competitions: ``python -m workers.tournament_bench [--sets 20] [--seat-sets 100]``.
+"""Figures for competitions: ``python -m bench.tournament [--sets 20] [--seat-sets 100]``.
 
 Prints, on temporary SQLite databases with built-in bots:
 

@@ -7,7 +7,7 @@
   recorder (digests at checkpoints) and file, and with a digest after every step (what the
   format 1 recorder paid), in the same run.
 
-Run `python -m referee.replay_bench [--quick]` (`python -m referee.bench` prints them too).
+Run `python -m bench.replay [--quick]` (`python -m bench.engines` prints them too).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@
 On a 2-core machine the bots' processes and the referee share the cores: when the machine has
 no idle time left the figure is bounded by the host, not by the referee; the output says so.
 
-Usage: python -m referee.server.bench [--quick] [--json] [--levels 25,50,...] [--processes 1,2]
+Usage: python -m bench.referee_server [--quick] [--json] [--levels 25,50,...] [--processes 1,2]
 """
 
 from __future__ import annotations
@@ -584,7 +584,7 @@ def _capacity_level(
     warmup_s: float, measure_s: float, baseline_rss: int,
 ) -> dict[str, Any]:
     """Run one level: `matches` matches (or echo pairs) over client processes, the i-th started
-    as `python -m referee.server.bench CLIENT_ARGS(i, its share)`; the figures of its window, with
+    as `python -m bench.referee_server CLIENT_ARGS(i, its share)`; the figures of its window, with
     `pids` the measured server processes."""
     n_clients = min(MAX_CLIENTS, max(1, math.ceil(matches / MATCHES_PER_CLIENT)))
     shares = [matches // n_clients + (1 if i < matches % n_clients else 0) for i in range(n_clients)]
@@ -593,7 +593,7 @@ def _capacity_level(
         for i, share in enumerate(shares):
             err = tempfile.TemporaryFile("w+")  # noqa: SIM115 - closed with its client below
             proc = subprocess.Popen(
-                [sys.executable, "-m", "referee.server.bench", *client_args(i, share)],
+                [sys.executable, "-m", "bench.referee_server", *client_args(i, share)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
             )
             client = _Client(proc, err)
@@ -834,7 +834,7 @@ def _memory_slopes(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 async def _bench_round_trip(token: str, quick: bool) -> dict[str, Any]:
     referee, addresses, _ = _referee(1, token)
-    echo = spawn(["-m", "referee.server.bench", "--echo-server"], r"listening on (\S+)")
+    echo = spawn(["-m", "bench.referee_server", "--echo-server"], r"listening on (\S+)")
     try:
         rounds = 1 if quick else 3
         ref_gaps: list[float] = []
@@ -890,7 +890,7 @@ def run(quick: bool, levels: Sequence[int], processes: Sequence[int]) -> dict[st
     report["game_work"] = game_work(1, work_decisions)
     rt = report["round_trip"] = asyncio.run(_bench_round_trip(token, quick))
     warmup_s, measure_s = (1.0, 1.5) if quick else (2.0, 5.0)
-    server = spawn(["-m", "referee.server.bench", "--echo-server"], r"listening on (\S+)")
+    server = spawn(["-m", "bench.referee_server", "--echo-server"], r"listening on (\S+)")
     try:
         time.sleep(0.5)
         echo = _EchoReference(

@@ -26,7 +26,7 @@ prints the ratio and the difference beside the goal.
    two bubblewrap processes (the outer one and the namespace's pid 1), read from /proc while
    the match runs.
 
-Usage: python -m workers.sandbox.bench [--launches N] [--import-launches N] [--matches N]
+Usage: python -m bench.sandbox [--launches N] [--import-launches N] [--matches N]
                                        [--quick] [--json]
 (defaults 100 echo launches, 20 Python ones: a Python start costs ~10 times an echo's, and the
 whole run should stay within about two minutes).
@@ -61,7 +61,7 @@ from referee.server.session import MatchSession
 from workers.sandbox.runtime import BotRuntime
 from workers.sandbox.sandbox import Sandbox, SandboxedBot, sandbox_status
 
-REPO: Final = Path(__file__).resolve().parents[2]
+REPO: Final = Path(__file__).resolve().parents[1]
 EXAMPLE_BOT: Final = REPO / "bots" / "python" / "examples" / "random_bot.py"
 #: the interpreter a sandboxed Python bot gets; the reference runs the very same one
 PYTHON: Final = "/usr/bin/python3"
@@ -667,7 +667,7 @@ def render(report: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m workers.sandbox.bench`."""
+    """`python -m bench.sandbox`."""
     parser = argparse.ArgumentParser(description="benchmark the hosted-bot sandbox")
     parser.add_argument("--launches", type=int, default=100, help="echo launches a side (default 100)")
     parser.add_argument("--import-launches", type=int, default=20, help="Python launches a side (default 20)")

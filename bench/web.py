@@ -1,6 +1,6 @@
 """Figures for the web pages: the ladder page at scale, and opening a long replay in the viewer.
 
-    python -m ladder.web.bench [--admin-url postgresql://postgres@127.0.0.1:5432/postgres]
+    python -m bench.web [--admin-url postgresql://postgres@127.0.0.1:5432/postgres]
                                [--bots 1000] [--matches 100000] [--requests 200]
 
 Builds a throwaway PostgreSQL database (dropped at the end) holding one 2-player ladder with
@@ -169,7 +169,7 @@ def _serve(app: Any) -> Iterator[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print the figures."""
-    parser = argparse.ArgumentParser(prog="python -m ladder.web.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.web", description=__doc__.split("\n")[0])
     parser.add_argument("--admin-url", default=DEFAULT_ADMIN)
     parser.add_argument("--bots", type=int, default=1000)
     parser.add_argument("--matches", type=int, default=100_000)

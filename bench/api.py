@@ -1,6 +1,6 @@
 """Requests/s of the standings endpoint before and after the API's auth and limits, in one run.
 
-    python -m ladder.bench_api [--db URL] [--seconds 3] [--rounds 3] [--clients 1]
+    python -m bench.api [--db URL] [--seconds 3] [--rounds 3] [--clients 1]
 
 "before" is the standings route as it was served before accounts existed: a FastAPI app with
 only the metrics middleware, on uvicorn's default settings. "after" is today's ``create_app``

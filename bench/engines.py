@@ -15,11 +15,11 @@
   same run, and copy() beside a pickle round trip of the same state (what copy() was before
   `referee.core.fastcopy`), every game at 2 players;
 - peak memory of the process;
-- replays: stored bytes per decision, format 1 vs 2, and recorder cost (`referee.replay_bench`);
+- replays: stored bytes per decision, format 1 vs 2, and recorder cost (`bench.replay`);
 - greedy vs random win rate over 200 two-player games with seats swapped; Clank! Legacy greedy's
   escape rate over 200 four-player games (greedy, random, greedy, random, seats rotated).
 
-Run `python -m referee.bench [--quick] [--json]`.
+Run `python -m bench.engines [--quick] [--json]`.
 """
 
 from __future__ import annotations
@@ -35,12 +35,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bench.replay import bench_player_counts
+from bench.replay import figures as replay_figures
 from referee.bots import make_bot
 from referee.core.game import Game
 from referee.games import all_specs, game_class
 from referee.replay import dumps
-from referee.replay_bench import bench_player_counts
-from referee.replay_bench import figures as replay_figures
 from referee.runner import play_local
 
 

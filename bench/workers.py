@@ -1,4 +1,4 @@
-"""Benchmarks of the ladder's execution side (figures, not pass/fail): ``python -m workers.bench``.
+"""Benchmarks of the ladder's execution side (figures, not pass/fail): ``python -m bench.workers``.
 
 1. **production shape** (issue 14): matches/min with 1 and then 2 match-worker processes, run
    as in production: one ``arena beat`` process (the sweeper and the matchmaker, refilling the
@@ -314,7 +314,7 @@ def bench_recording(pg_url: str, writers: int, per_writer: int) -> tuple[float, 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks and print the figures."""
-    parser = argparse.ArgumentParser(prog="python -m workers.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench.workers", description=__doc__)
     parser.add_argument("--production-matches", type=int, default=30,
                         help="matches timed per production-shape run")
     parser.add_argument("--think-ms", type=int, default=20,
@@ -331,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     problems: list[str] = []
     with scratch_postgres() as pg_url:
         print(
-            f"workers.bench, production shape: arena beat (queue depth {queue_depth()}, beat "
+            f"bench.workers, production shape: arena beat (queue depth {queue_depth()}, beat "
             f"{beat_seconds():g} s, refill when a match is taken or ends) + Celery worker processes, "
             f"8 greedy bots thinking {args.think_ms} ms per decision, {args.production_matches} matches "
             f"timed after a warm-up, {cores} cores"
@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  2 workers / 1 worker: {ratio:.2f}x (goal >= {PRODUCTION_GOAL}x)")
         if args.only_production:
             return 0
-        print(f"workers.bench: {args.matches} random-bot Clank! 2p matches per run, no think time")
+        print(f"bench.workers: {args.matches} random-bot Clank! 2p matches per run, no think time")
         for workers in (1, 2):
             rate = bench_celery(pg_url, workers, args.matches)
             print(f"  Celery + PostgreSQL + Redis, {workers} worker process(es): {rate:7.1f} matches/min")
