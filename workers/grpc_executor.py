@@ -404,8 +404,6 @@ class GrpcMatchExecutor:
         # proxy forwards it)
         socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-")) if sandbox else None
         socket_path = socket_dir / "referee.sock" if socket_dir is not None else None
-        if socket_dir is not None:
-            socket_dir.chmod(0o755)
         local: RunningReferee | None = None
         proxy: asyncio.Server | None = None
         if remote:

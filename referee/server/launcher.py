@@ -344,8 +344,6 @@ async def run_match(
     admin_token = secrets.token_urlsafe(16)
     socket_dir = Path(tempfile.mkdtemp(prefix="arena-referee-")) if sandbox is not None else None
     socket_path = socket_dir / "referee.sock" if socket_dir is not None else None
-    if socket_dir is not None:
-        socket_dir.chmod(0o755)
     running = await start(
         "127.0.0.1",
         0,

@@ -460,3 +460,57 @@ def test_empty_groups_of_dead_workers_are_removed_and_live_ones_kept() -> None:
         for group in (*stale, *live):
             if group.exists():
                 group.rmdir()
+
+
+#: connects to the Unix socket argv[1]; prints "connected" or the errno it was refused with
+_CONNECT = (
+    "import socket, sys\n"
+    "s = socket.socket(socket.AF_UNIX)\n"
+    "try:\n    s.connect(sys.argv[1])\nexcept OSError as exc:\n    print(exc.errno)\n"
+    "else:\n    print('connected')\n"
+)
+
+
+def test_no_other_local_user_connects_to_the_referees_socket(folder: Path) -> None:
+    """The referee's Unix socket lives in a folder of the worker's alone (mode 0700): root binds
+    it into each sandbox's private mount namespace (as it binds the bot's files), so no uid but
+    the worker's needs to search that folder. While a sandboxed match runs, a process of another
+    local user (nobody) and one of a sandbox uid (another bot's, on the host) are refused
+    (EACCES); the bot itself still plays the match through it."""
+    import errno
+    import stat
+
+    from workers.sandbox.uids import UID_BASE, UID_COUNT
+
+    assert os.geteuid() == 0, "the sandbox tests run as root (each bot gets a uid of its own)"
+    shutil.copy(BOTS / "python_bot" / "main.py", folder / "main.py")
+    temp = folder / "tmp"
+    temp.mkdir(mode=0o755)  # where the match's socket folder is made ($TMPDIR)
+    match = subprocess.Popen(
+        # the bot waits before it connects: the socket is probed while the match runs
+        [str(ARENA), "match", "clank", "--sandbox", "--bot", "sleep 3; python main.py",
+         "--bot", "builtin:greedy"],
+        cwd=folder, env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not (found := list(temp.glob("arena-referee-*/referee.sock"))) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        (sock,) = found
+        assert stat.S_IMODE(sock.parent.stat().st_mode) == 0o700 and sock.parent.stat().st_uid == 0
+        for uid in (65534, UID_BASE + UID_COUNT - 1):
+            probe = subprocess.run(
+                ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "/usr/bin/python3", "-c",
+                 _CONNECT, str(sock)],
+                capture_output=True, text=True, timeout=30,
+            )  # fmt: skip
+            assert probe.stdout.strip() == str(errno.EACCES), (uid, probe.stdout, probe.stderr)
+        assert match.poll() is None, "the probes ran after the match"
+        out, err = match.communicate(timeout=150)
+    finally:
+        if match.poll() is None:
+            match.kill()
+            match.wait(10)
+    assert match.returncode == 0, out + err
+    assert "seat 0 (" in out and "forfeited" not in out, out

@@ -73,13 +73,16 @@ _READ_CHUNK: Final = 64 * 1024
 _JOIN_CGROUP: Final = 'for f in $1; do echo $$ > "$f" || exit 125; done; shift; exec "$@"'
 #: run as root in the sandbox's own mount namespace (nothing it mounts is seen outside it, and
 #: all of it goes with the sandbox's last process): the bot's files ($2, "" for none) bound on
-#: MNT/bot, so no folder on their way needs to be open to the bot's uid, and the scratch and
-#: /dev/shm as tmpfs of $3 bytes owned by root (a tmpfs mounted by the bot's uid names that uid
-#: in its options, which /proc/self/mountinfo shows the bot)
+#: MNT/bot and the referee's socket ($4) on MNT/referee.sock, so no folder on their way needs to
+#: be open to the bot's uid (the socket's folder is the worker's alone, mode 0700: no other local
+#: user reaches the referee through it), and the scratch and /dev/shm as tmpfs of $3 bytes owned
+#: by root (a tmpfs mounted by the bot's uid names that uid in its options, which
+#: /proc/self/mountinfo shows the bot)
 _PRIVATE_MOUNTS: Final = (
     'set -e; m=$1; [ -z "$2" ] || mount -n --bind "$2" "$m/bot"; '
+    'mount -n --bind "$4" "$m/referee.sock"; '
     'mount -n -t tmpfs -o "mode=1777,size=$3" arena-scratch "$m/scratch"; '
-    'mount -n -t tmpfs -o "mode=1777,size=$3" arena-shm "$m/shm"; shift 3; exec "$@"'
+    'mount -n -t tmpfs -o "mode=1777,size=$3" arena-shm "$m/shm"; shift 4; exec "$@"'
 )
 #: the devices a bot may open
 _DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
@@ -294,10 +297,11 @@ class Sandbox:
         runtime = self.runtime
         own_uid = os.geteuid() == 0
         if own_uid:
-            # the bot's own uid mounts the staged runtime and the socket (their folders are open
-            # to it); the bot's files are mounted by root, in the sandbox's own mount namespace,
-            # so no folder on their way needs to be open to other users: only the folder itself
-            mounted = [referee_socket.parent, *(m.source for m in runtime.mounts)]
+            # the bot's own uid mounts the staged runtime (its folders are open to it); the bot's
+            # files and the referee's socket are mounted by root, in the sandbox's own mount
+            # namespace, so no folder on their way needs to be open to other users: only the
+            # bot's folder itself (the socket's is the worker's alone)
+            mounted = [m.source for m in runtime.mounts]
             for path in mounted:
                 why = unreachable_reason(path)
                 if why is not None:
@@ -321,14 +325,17 @@ class Sandbox:
             seccomp_fd = compile_filter()
             fds.append(seccomp_fd)
             if uid is not None:
-                args = self._private_bwrap_args(files_dir, referee_socket, env, seccomp_fd)
+                args = self._private_bwrap_args(files_dir, env, seccomp_fd)
             else:
                 args = self._bwrap_args(command, files_dir, referee_socket, env, seccomp_fd, fds)
             args_fd = _memory_file(b"".join(a.encode() + b"\0" for a in args))
             fds.append(args_fd)
             # the command goes on the real command line (bwrap reads only options from --args);
             # it holds nothing secret: the token is in the environment, inside the memory file
-            argv = [*self._launcher_argv(cgroup, uid, args_fd, files_dir), "--", "/bin/sh", "-c", command]
+            argv = [
+                *self._launcher_argv(cgroup, uid, args_fd, files_dir, referee_socket),
+                "--", "/bin/sh", "-c", command,
+            ]  # fmt: skip
             log_path.parent.mkdir(parents=True, exist_ok=True)
             process = await asyncio.create_subprocess_exec(
                 *argv,
@@ -356,10 +363,16 @@ class Sandbox:
         return bot
 
     def _launcher_argv(
-        self, cgroup: BotCgroup | None, uid: ClaimedUid | None, args_fd: int, files_dir: Path | None = None
+        self,
+        cgroup: BotCgroup | None,
+        uid: ClaimedUid | None,
+        args_fd: int,
+        files_dir: Path | None = None,
+        referee_socket: Path | None = None,
     ) -> list[str]:
         """sh (joins the cgroup) → [own uid: unshare (a private mount namespace) → sh (mounts
-        the bot's files and its scratch as root)] → prlimit → setpriv (own uid) → bwrap --args FD."""
+        the bot's files, the referee's socket and its scratch as root)] → prlimit → setpriv (own
+        uid) → bwrap --args FD."""
         limits = self.limits
         assert self._bwrap is not None
         rlimits = [
@@ -393,7 +406,8 @@ class Sandbox:
             bot = "" if files_dir is None else str(files_dir.resolve())
             argv = [
                 "unshare", "--mount", "--propagation", "private", "--",
-                "/bin/sh", "-c", _PRIVATE_MOUNTS, "arena-mounts", str(stage / "mnt"), bot, scratch, *argv,
+                "/bin/sh", "-c", _PRIVATE_MOUNTS, "arena-mounts", str(stage / "mnt"), bot, scratch,
+                str(referee_socket) if referee_socket is not None else "/dev/null", *argv,
             ]  # fmt: skip
         if cgroup is None:
             return argv
@@ -420,12 +434,13 @@ class Sandbox:
         return self._skeleton
 
     def _private_bwrap_args(
-        self, files_dir: Path | None, referee_socket: Path, env: Mapping[str, str], seccomp_fd: int
+        self, files_dir: Path | None, env: Mapping[str, str], seccomp_fd: int
     ) -> list[str]:
         """bubblewrap's arguments for a bot of its own uid: no tmpfs of bubblewrap's own (its
         options name the uid that mounted it, shown in /proc/self/mountinfo); the root is the
         staged skeleton, the scratch and /dev/shm the tmpfs the private mount namespace's root
-        shell mounted on ``mnt/`` (owned by root, mode 1777), the bot's files its bind there."""
+        shell mounted on ``mnt/`` (owned by root, mode 1777), the bot's files and the referee's
+        socket its binds there."""
         mnt = self._stage() / "mnt"
         args = [
             "--unshare-all",  # user, ipc, pid, net, uts, cgroup
@@ -449,7 +464,7 @@ class Sandbox:
         args += [
             "--bind", str(mnt / "shm"), "/dev/shm",
             "--bind", str(mnt / "scratch"), SCRATCH_DIR,
-            "--bind", str(referee_socket), REFEREE_SOCKET,
+            "--bind", str(mnt / "referee.sock"), REFEREE_SOCKET,
             "--ro-bind", str(mnt / "bot"), BOT_DIR,
         ]  # fmt: skip
         for mount in self.runtime.mounts:

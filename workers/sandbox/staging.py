@@ -89,6 +89,9 @@ def stage_root() -> Path:
     for sub in ("runtime", "mnt", "mnt/bot", "mnt/scratch", "mnt/shm"):
         (root / sub).mkdir(exist_ok=True)
         (root / sub).chmod(0o755)
+    # where a sandbox's private mount namespace binds the referee's socket (from its folder of
+    # mode 0700, which the bot's uid cannot search): an empty file to mount on
+    (root / "mnt" / "referee.sock").touch(mode=0o644, exist_ok=True)
     return root
 
 
