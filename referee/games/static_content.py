@@ -3,8 +3,9 @@
 A bot outside this repository cannot read `referee/games/*/content/*.json`, so the referee sends
 the content the engine set the match up from at the start of every game: the validated content
 (after `load_content`, with every default filled in), converted field by field, so a field added
-to a content class reaches the wire and the schema test (`proto/content/<game>.schema.json`,
-`tests/referee/test_static_content.py`) fails until the schema documents it.
+to a content class reaches the wire and the schema test (the game's
+`referee/games/<game>/content.schema.json`, published as `proto/content/<game>.schema.json` by
+`make proto`; `tests/referee/test_static_content.py`) fails until the schema documents it.
 
 Only static data goes out: card, board and scenario definitions. Nothing a game deals at random
 (deck order, the returned artifacts, face-down secrets, the seed) is in the content objects, and
@@ -26,7 +27,8 @@ from referee.games.spec import GameSpec, load
 
 __all__ = ["NO_CONTENT", "StaticContent", "plain_data", "static_content", "wire_content"]
 
-#: the schema files, one per game, relative to the repository's proto/ folder
+#: the published schema files, one per game, relative to the repository's proto/ folder (each a
+#: copy `make proto` makes of the game folder's content.schema.json)
 SCHEMA_PATH = "content/{game}.schema.json"
 
 

@@ -51,14 +51,48 @@ def test_stubs_use_relative_imports(committed: Path) -> None:
         assert "from arena.v1 import" not in path.read_text(), path
 
 
-def test_make_proto_writes_both_copies(tmp_path: Path) -> None:
-    """`generate.py` without --out targets exactly the two committed copies."""
+def _generate() -> Any:
     sys.path.insert(0, str(REPO / "proto"))
     try:
         import generate
     finally:
         sys.path.remove(str(REPO / "proto"))
-    assert tuple(generate.DEFAULT_OUTS) == COPIES
+    return generate
+
+
+def test_make_proto_writes_both_copies(tmp_path: Path) -> None:
+    """`generate.py` without --out targets exactly the two committed copies."""
+    assert tuple(_generate().DEFAULT_OUTS) == COPIES
+
+
+def test_the_contract_is_assembled_from_the_game_folders() -> None:
+    """proto/ holds what `make proto` assembles: each game's .proto and content schema copied from
+    its folder, and bot.proto/common.proto's oneofs naming exactly those games."""
+    files = _generate().assemble()
+    games = {p.parent.name for p in (REPO / "referee" / "games").glob("*/*.proto")}
+    assert {f"arena/v1/{g}.proto" for g in games} <= set(files) and games
+    for rel, text in files.items():
+        assert (REPO / "proto" / rel).read_text() == text, f"proto/{rel} is stale: run `make proto`"
+    committed = {f"arena/v1/{p.name}" for p in (REPO / "proto" / "arena" / "v1").glob("*.proto")}
+    assert committed == {rel for rel in files if rel.startswith("arena/v1/")}
+    for game in games:
+        assert f"{game} = " in files["arena/v1/bot.proto"] and f"{game} = " in files["arena/v1/common.proto"]
+
+
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        ("// oneof LegalAction.typed: ToyAction other = 9;\n", "named 'other', not after its game 'toy'"),
+        ("// oneof LegalAction.typed: ToyAction toy = 4;\n", "claim the same field number"),
+    ],
+)
+def test_a_game_proto_claiming_a_wrong_oneof_field_is_refused(tmp_path: Path, lines: str, message: str) -> None:
+    (tmp_path / "toy").mkdir()
+    (tmp_path / "toy" / "toy.proto").write_text(lines)
+    (tmp_path / "clank").mkdir()
+    (tmp_path / "clank" / "clank.proto").write_text((REPO / "referee" / "games" / "clank" / "clank.proto").read_text())
+    with pytest.raises(SystemExit, match=message):
+        _generate().assemble(tmp_path)
 
 
 async def _method_names(admin_calls: Callable[[grpc.aio.Channel], dict[str, Any]]) -> list[str]:

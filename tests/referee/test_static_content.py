@@ -28,7 +28,8 @@ from referee.games.static_content import NO_CONTENT, static_content, wire_conten
 
 from .conftest import REPO, ThreadedReferee
 
-SCHEMAS = REPO / "proto" / "content"
+#: each game's schema is in its folder (`make proto` publishes a copy under proto/content/)
+GAMES_DIR = REPO / "referee" / "games"
 
 
 #: the games whose spec has a static-content hook (the others send none, see below)
@@ -36,7 +37,7 @@ CONTENT_GAMES = [spec.name for spec in all_specs() if spec.static_content is not
 
 
 def schema(game: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((SCHEMAS / f"{game}.schema.json").read_text())
+    data: dict[str, Any] = json.loads((GAMES_DIR / game / "content.schema.json").read_text())
     return data
 
 

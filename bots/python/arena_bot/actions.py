@@ -8,18 +8,20 @@ directly (`ClankMove`, `AlienFight`, ...). PROTOCOL.md lists every kind and fiel
 
 Which game a typed action belongs to is read from the wire itself: the field of the
 ``LegalAction.typed`` oneof that carries it is named after its game. A new game needs no code
-here beyond its generated stub and one `ARG_FIELDS` entry (which of its fields identify an
-action: the proto cannot say that); `action.<game>` is a typing convenience only.
+here beyond its generated stub: which of its fields identify an action (`ARG_FIELDS`) is read
+from the `(identifies)` option its .proto puts on them; `action.<game>` is a typing convenience
+only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from google.protobuf.message import Message
 
-from ._proto.arena.v1 import alien_pb2, clank_legacy_pb2, clank_pb2, common_pb2
+from ._proto.arena.v1 import alien_pb2, clank_legacy_pb2, clank_pb2, common_pb2, options_pb2
 
 __all__ = ["ARG_FIELDS", "Action", "decode_action", "typed_kind_args"]
 
@@ -31,66 +33,31 @@ _GAME_OF: Mapping[str, str] = {
     if f.message_type is not None
 }
 
+#: the field option `(identifies)` (its stub types it as a plain field, not as an extension)
+_IDENTIFIES: Any = options_pb2.identifies
+
+
+def _message(field: Any) -> Any:
+    """The message type of a message field (every oneof field read here is one)."""
+    message = field.message_type
+    assert message is not None, field.full_name
+    return message
+
+
+def _identifying(message: Any) -> tuple[str, ...]:
+    """The fields of a typed action's kind message marked ``[(identifies) = true]``, in order."""
+    return tuple(f.name for f in message.fields if f.GetOptions().Extensions[_IDENTIFIES])
+
+
 #: game -> action kind -> the typed fields that identify the action, in the order of `args`
-#: (the other fields of a typed action are information the referee adds, e.g. a move's to_room)
+#: (the other fields of a typed action are information the referee adds, e.g. a move's to_room),
+#: read from the game's .proto: the fields its `(identifies)` option marks
 ARG_FIELDS: Mapping[str, Mapping[str, tuple[str, ...]]] = {
-    "clank": {
-        "play": ("card",),
-        "fight": ("slot",),
-        "acquire": ("slot",),
-        "buy_reserve": ("card",),
-        "fight_goblin": (),
-        "move": ("tunnel_index", "swords_spent"),
-        "teleport": ("tunnel_index",),
-        "take": ("token",),
-        "buy_item": ("item",),
-        "drink": ("potion",),
-        "end_turn": (),
-        "trash": ("zone", "card"),
-        "skip": (),
-        "discard": ("card",),
-        "choose": ("option",),
-    },
-    "alien": {
-        "play": ("card",),
-        "use_once": ("play_index",),
-        "sacrifice": ("play_index",),
-        "release": ("vigilant_index",),
-        "recruit": ("hq_slot",),
-        "recruit_sergeant": (),
-        "scan": ("room",),
-        "fight": ("zone", "index"),
-        "complete": ("objective",),
-        "ask": (),
-        "end_turn": (),
-        "coordinate": ("card",),
-        "pass": (),
-        "discard": ("card",),
-        "choose": ("option",),
-        "scan_free": ("room",),
-        "heal_target": ("seat",),
-    },
-    "clank_legacy": {
-        "play": ("card",),
-        "fight": ("slot",),
-        "acquire": ("slot",),
-        "buy_reserve": ("card",),
-        "fight_cultist": (),
-        "patron": ("patron",),
-        "move": ("path_index", "swords_spent"),
-        "coach": ("to_space",),
-        "teleport": ("path_index",),
-        "take": ("token",),
-        "buy_item": ("item",),
-        "expend_fruit": (),
-        "drink": ("potion",),
-        "end_turn": (),
-        "trash": ("zone", "card"),
-        "skip": (),
-        "discard": ("card",),
-        "choose": ("option",),
-        "vote": ("option",),
-    },
+    game.name: {
+        kind.name: _identifying(_message(kind))
+        for kind in _message(game).oneofs_by_name["action"].fields
+    }
+    for game in common_pb2.LegalAction.DESCRIPTOR.oneofs_by_name["typed"].fields
 }
 
 

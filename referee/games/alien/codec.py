@@ -1,5 +1,5 @@
 """Alien observation dict -> `arena.v1.AlienObservation`, and engine actions -> `arena.v1.AlienAction`
-(see proto/arena/v1/alien.proto).
+(see alien.proto, beside this file).
 
 The inverses live in the SDK (`arena_bot.observation_dict`, `arena_bot.typed_kind_args`); tests
 check both round trips on every decision of whole games, so a field added to the engine's

@@ -1,5 +1,5 @@
 """Clank! observation dict -> `arena.v1.ClankObservation`, and engine actions -> `arena.v1.ClankAction`
-(see proto/arena/v1/clank.proto).
+(see clank.proto, beside this file).
 
 The inverses live in the SDK (`arena_bot.observation_dict`, `arena_bot.typed_kind_args`); tests
 check both round trips on every decision of whole games, so a field added to the engine's

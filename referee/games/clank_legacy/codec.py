@@ -1,5 +1,5 @@
 """Clank! Legacy observation dict -> `arena.v1.ClankLegacyObservation`, and engine actions ->
-`arena.v1.ClankLegacyAction` (see proto/arena/v1/clank_legacy.proto).
+`arena.v1.ClankLegacyAction` (see clank_legacy.proto, beside this file).
 
 The inverses live in the SDK (`arena_bot.observation_dict`, `arena_bot.typed_kind_args`);
 tests/referee/test_clank_legacy_wire.py checks both round trips on every decision of whole

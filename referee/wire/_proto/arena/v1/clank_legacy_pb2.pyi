@@ -1,4 +1,5 @@
 from . import clank_pb2 as _clank_pb2
+from . import options_pb2 as _options_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
