@@ -220,7 +220,11 @@ def test_an_engine_whose_passive_kinds_differ_from_its_spec_is_refused() -> None
 #: is also Clank!'s effect op)
 SCANNED = ("referee", "ladder", "workers", "bots/python/arena_bot")
 #: (file, line text) that may name games, and why
-ALLOWED: set[tuple[str, str]] = set()
+ALLOWED = {
+    # "clank" here is Clank!'s effect op (make clank), not the game: the effect primitives both
+    # Clank! games share (issue 26 item 2 moved them out of the game folders)
+    ("referee/core/content_files.py", 'if n < 0 and op != "clank":'),
+}
 
 
 def _names_in_code(names: set[str], base: Path = REPO) -> Iterator[tuple[str, int, str, str]]:

@@ -86,11 +86,13 @@ def test_the_contract_is_assembled_from_the_game_folders() -> None:
         ("// oneof LegalAction.typed: ToyAction toy = 4;\n", "claim the same field number"),
     ],
 )
-def test_a_game_proto_claiming_a_wrong_oneof_field_is_refused(tmp_path: Path, lines: str, message: str) -> None:
-    (tmp_path / "toy").mkdir()
-    (tmp_path / "toy" / "toy.proto").write_text(lines)
-    (tmp_path / "clank").mkdir()
-    (tmp_path / "clank" / "clank.proto").write_text((REPO / "referee" / "games" / "clank" / "clank.proto").read_text())
+def test_a_game_proto_claiming_a_wrong_oneof_field_is_refused(
+    tmp_path: Path, lines: str, message: str
+) -> None:
+    clank = REPO / "referee" / "games" / "clank" / "clank.proto"
+    for game, text in (("toy", lines), ("clank", clank.read_text())):
+        (tmp_path / game).mkdir()
+        (tmp_path / game / f"{game}.proto").write_text(text)
     with pytest.raises(SystemExit, match=message):
         _generate().assemble(tmp_path)
 
