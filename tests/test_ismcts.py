@@ -1,35 +1,20 @@
 """`builtin:ismcts` (referee/bots/ismcts.py): it plays legal games to the end in every game, it is
 deterministic with a seed and an iteration budget, and it never reads hidden state: two true
-states that give the same observation give the same choices and the same search statistics.
-
-A game without a determinizer yet is searched here with a stand-in sampler that re-deals a true
-state (`Game.hidden_variant`): only in this test, never in the bot."""
+states that give the same observation give the same choices and the same search statistics
+(and a sampler that did read the true state would be caught by that check)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
 
 from referee.bots import make_bot
-from referee.bots.ismcts import IsmctsBot, Sampler, game_sampler, rewards
-from referee.core.game import Game
+from referee.bots.ismcts import IsmctsBot, rewards
+from referee.core.game import Action, Game
 from referee.games import all_specs, game_class
-
-
-def _sampler_for(name: str, truth: list[Game]) -> Sampler:
-    """The game's determinizer, or (no determinizer yet) a stand-in re-dealing `truth[0]`."""
-    try:
-        return game_sampler(name)
-    except KeyError:
-        pass
-
-    def stand_in(observation: Mapping[str, Any], seat: int, rng: random.Random) -> Game:
-        return truth[0].hidden_variant(seat, rng.randrange(1 << 30))
-
-    return stand_in
 
 
 def _heuristic(name: str) -> str:
@@ -41,10 +26,9 @@ def _heuristic(name: str) -> str:
 def test_ismcts_plays_legal_games_to_the_end(name: str) -> None:
     cls = game_class(name)
     game = cls.new_game(cls.default_config(2), 11)
-    truth = [game]
     # short rollouts: this checks the moves, not their quality (a long Alien rollout per root
     # action per decision would take a minute)
-    bot = IsmctsBot(name, 3, iterations=1, sampler=_sampler_for(name, truth), rollout_steps=10)
+    bot = IsmctsBot(name, 3, iterations=1, rollout_steps=10)
     other = make_bot(name, _heuristic(name), 4)
     searched = 0
     while not game.is_over():
@@ -125,7 +109,10 @@ def test_the_hidden_state_check_catches_a_bot_that_reads_the_true_state() -> Non
     twins = _same_observation_twins("clank", 3)
     truth: list[Game] = []
 
-    def cheat(observation: Mapping[str, Any], seat: int, rng: random.Random) -> Game:
+    def cheat(
+        observation: Mapping[str, Any], seat: int, rng: random.Random,
+        legal_actions: Sequence[Action] | None = None,
+    ) -> Game:
         return truth[0].copy()
 
     differ = 0

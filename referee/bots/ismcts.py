@@ -3,10 +3,10 @@
 Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012): one tree of action sequences from
 the bot's decision, searched over many determinizations. Each iteration
 
-1. samples a full state consistent with the observation (``sample_state(observation, seat,
-   rng)`` of ``referee/games/<game>/determinize.py``: it reads the observation dict only, so the
-   bot never sees the true hidden state; a sample whose decision is not the one the bot was asked
-   is dropped);
+1. samples a full state consistent with the observation and the legal actions it was sent
+   (``sample_state(observation, seat, rng, legal_actions)`` of
+   ``referee/games/<game>/determinize.py``: it reads those only, so the bot never sees the true
+   hidden state; a sample whose decision is not the one the bot was asked is dropped);
 2. tries every root action on that same sample (a copy each): the rollouts of one sample share
    its deal and its random streams, so the actions' scores differ by what the actions do, not by
    the luck of the draw (common random numbers);
@@ -32,7 +32,6 @@ answered at once. ISMCTS.md has the choices and the measurements.
 
 from __future__ import annotations
 
-import importlib
 import math
 import random
 import time
@@ -40,8 +39,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from referee.core.game import Action, Game
+from referee.games.determinize import Sampler
+from referee.games.determinize import sampler as sampler_of
 
-__all__ = ["DEFAULT_TIME_MS", "IsmctsBot", "Sampler", "game_sampler", "rewards"]
+__all__ = ["DEFAULT_TIME_MS", "IsmctsBot", "rewards"]
 
 #: wall-clock search time per decision: the ladder allows 1,000 ms (DEFAULT_DECISION_MS), and
 #: the referee's round trip and a loaded worker need the rest
@@ -57,20 +58,6 @@ CONFIDENCE = 2.0
 MARGIN_SCALE = 20.0
 #: a rollout that has not ended after this many actions scores 0 for every seat
 MAX_ROLLOUT_STEPS = 3000
-
-Sampler = Callable[[Mapping[str, Any], int, random.Random], Game]
-
-
-def game_sampler(game: str) -> Sampler:
-    """The determinizer of `game` (``referee.games.<game>.determinize:sample_state``); KeyError
-    if the game has none."""
-    try:
-        module = importlib.import_module(f"referee.games.{game}.determinize")
-    except ModuleNotFoundError:
-        raise KeyError(f"game {game!r} has no determinizer (referee/games/{game}/determinize.py)") from None
-    sampler: Sampler = module.sample_state
-    return sampler
-
 
 def _rollout_factory(game: str) -> Callable[[int], Any]:
     """The game's heuristic bot (its own built-in bots but this one, first by name), else random."""
@@ -142,7 +129,7 @@ class IsmctsBot:
         self.game = game
         self.time_ms = time_ms
         self.iterations = iterations
-        self.sampler = sampler if sampler is not None else game_sampler(game)
+        self.sampler = sampler if sampler is not None else sampler_of(game)
         self.rollout_bot = rollout if rollout is not None else _rollout_factory(game)
         self.rollout_steps = rollout_steps
         self._rng = random.Random(seed)
@@ -169,7 +156,7 @@ class IsmctsBot:
                     break
             elif done and deadline is not None and time.perf_counter() >= deadline:
                 break
-            state = self.sampler(observation, seat, self._rng)
+            state = self.sampler(observation, seat, self._rng, legal_actions)
             d = state.decision()
             if d is None or d.seat != seat or set(d.actions) != wanted:
                 dropped += 1  # not the decision asked: the sample says nothing about it

@@ -49,7 +49,7 @@ SPEC = GameSpec(
     passive_kinds=("end_turn", "pass"),
     observation_codec="referee.games.alien.codec:encode_observation",
     action_codec="referee.games.alien.codec:encode_action",
-    bots={"coop": "referee.games.alien.bots:AlienCoopBot"},
+    bots={"coop": "referee.games.alien.bots:AlienCoopBot", "ismcts": "referee.bots.ismcts:IsmctsBot"},
     # a cooperative game: a candidate shows it can keep a team of good players alive
     board="referee.games.alien.board:draw",
     reference_bots=("coop",),
