@@ -65,7 +65,7 @@ def test_a_full_game_ends_with_the_results_rewards(game: str) -> None:
 def test_the_readme_example_runs_as_printed() -> None:
     text = (Path(__file__).parents[2] / "referee/lab/README.md").read_text()
     examples = [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
-    assert len(examples) == 3
+    assert len(examples) == 4
     for example in examples:
         exec(compile(example, "referee/lab/README.md", "exec"), {})
 
