@@ -6,8 +6,8 @@ seed k (`new_game(config, k)`, the deal of the PettingZoo ``reset(seed=k)``), an
 shuffle comes from the engine's random streams, which the seed fixes. Actions are the pending
 decision's legal-action indices (the PettingZoo `Discrete(MAX_ACTIONS)` indexing); observations
 are the seat's `observe(seat)`, encoded by `referee.lab.encoding`. `resample_from_infostate`
-asks the game's determinizer (`referee.games.determinize`) for a state from the seat's
-observation alone.
+asks the game's determinizer (`referee.games.determinize`) for a state from what the seat is
+sent alone (its observation, and its legal actions when it is to act).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import pyspiel  # type: ignore[import-not-found]  # a compiled module without st
 from referee.core.conformance import MAX_STEPS
 from referee.core.game import Game, canonical_json
 from referee.games import game_class, game_names, game_spec
-from referee.games.determinize import sampler
+from referee.games.determinize import Sampler, sampler
 from referee.lab.encoding import OBS_SIZE, encode_observation
 from referee.lab.pz import MAX_ACTIONS, seat_rewards
 
@@ -200,14 +200,19 @@ class ArenaSpielState(pyspiel.State):  # type: ignore[misc]
         self, player_id: int, probability_sampler: Callable[[], float]
     ) -> ArenaSpielState:
         """A state drawn from `player_id`'s information state: the game's determinizer deals the
-        hidden parts from this seat's observation alone (`referee.games.determinize`);
-        `probability_sampler` (floats in [0, 1)) seeds the draw."""
+        hidden parts from what this seat is sent alone, its observation and, if it is to act, its
+        legal actions (`referee.games.determinize`); `probability_sampler` (floats in [0, 1))
+        seeds the draw."""
         g: ArenaSpielGame = self.get_game()
         state: ArenaSpielState = g.new_initial_state()
         if self._box is None:
             return state  # before the deal nothing is known, nothing to sample but the deal
         seed = int(probability_sampler() * 2**53) << 53 | int(probability_sampler() * 2**53)
-        sampled = g.sampler(self.engine.observe(player_id), player_id, random.Random(seed))
+        decision = self.engine.decision()
+        # the seat to act is sent its legal actions beside its observation: they pin down what
+        # one observation cannot (alien's may-ask, clank's cards acquired and redrawn this turn)
+        legal = decision.actions if decision is not None and decision.seat == player_id else None
+        sampled = g.sampler(self.engine.observe(player_id), player_id, random.Random(seed), legal)
         state._box = _Engine(sampled)
         state._steps = self._steps
         # the seat keeps its own past; the others' pasts are unknown to it, so they start empty
@@ -296,7 +301,7 @@ class ArenaSpielGame(pyspiel.Game):  # type: ignore[misc]
         self.config = self.engine_class.default_config(self.players)
 
     @property
-    def sampler(self) -> Callable[..., Game]:
+    def sampler(self) -> Sampler:
         """The game's determinizer `sample_state(observation, seat, rng)` (KeyError: none)."""
         return sampler(self.game_name)
 

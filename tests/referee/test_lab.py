@@ -123,5 +123,5 @@ def test_callable_opponents_and_an_illegal_action() -> None:
     assert (reward, done, info) == (-1.0, True, {"illegal_action": illegal})
     with pytest.raises(ValueError, match=r"no opponent policy for seats \[2\]"):
         gymnasium_env("clank", 3, opponents={1: "random"})
-    with pytest.raises(ValueError, match="no built-in bot 'nobody' for clank; available: greedy, random"):
+    with pytest.raises(ValueError, match="no built-in bot 'nobody' for clank; available: greedy, ismcts, random"):
         gymnasium_env("clank", 2, opponents="nobody").reset(seed=1)

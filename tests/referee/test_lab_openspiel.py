@@ -141,7 +141,7 @@ def test_resample_from_infostate_deals_from_the_seats_view_alone(game: str) -> N
 
     sample = resample(state, 1)
     assert sample.information_state_string(seat) == state.information_state_string(seat)
-    assert sample.legal_actions() == state.legal_actions()
+    assert sample.engine.decision().actions == state.engine.decision().actions
     assert sample.history() == []  # the true actions (others' included) stay with the true state
     assert sample.information_state(1 - seat)[1] == () != state.information_state(1 - seat)[1]
     assert resample(state, 1).engine.digest() == sample.engine.digest()  # a seeded sampler replays
@@ -178,10 +178,11 @@ def test_openspiels_ismcts_plays_alien_to_the_end(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(ArenaSpielState, "resample_from_infostate", counted)
     rng = np.random.RandomState(3)
-    # a sample may offer the seat an `ask` the true state does not (alien's DETERMINIZE.md: the
-    # observation does not show whether it may ask), so the bot must allow that
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=4,
-                           random_state=rng, allow_inconsistent_action_sets=True)
+    # OpenSpiel's defaults: every sample must offer the seat exactly its true legal actions (an
+    # alien sample guessing its `ask` wrong made the bot pick an index out of range, before
+    # resample_from_infostate gave the determinizer the seat's legal actions)
+    evaluator = mcts.RandomRolloutEvaluator(1, rng)
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=4, random_state=rng)
     state = game.new_initial_state()
     state.apply_action(3)
     searched = 0
@@ -198,6 +199,6 @@ def test_ismcts_searches_a_clank_decision() -> None:
         state.apply_action(0)
     rng = np.random.RandomState(0)
     game = state.get_game()
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=3,
-                           random_state=rng, allow_inconsistent_action_sets=True)
+    evaluator = mcts.RandomRolloutEvaluator(1, rng)
+    bot = ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=3, random_state=rng)
     assert bot.step(state) in state.legal_actions()
