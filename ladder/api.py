@@ -72,7 +72,6 @@ from ladder.bots import (
     read_bot_log,
     read_qualification_replay,
 )
-from ladder.elo import INITIAL_RATING
 from ladder.errors import (
     Busy,
     Conflict,
@@ -84,6 +83,7 @@ from ladder.errors import (
     TooLarge,
     Unauthorized,
 )
+from ladder.ladders import ladder_policy
 from ladder.metrics import API_UPLOADS_CHECKING, RequestMetrics, exposed_registry
 from ladder.remote_bots import PublicReferee, RefereeInfo, public_referee
 from ladder.web import install as install_web
@@ -469,7 +469,9 @@ def create_app(
     def join(ladder_id: int, body: JoinLadder, who: Key) -> LadderEntry:
         """Put your bot on a ladder (it must play the ladder's game; 409 if it is on it)."""
         enter_ladder(engine, who, ladder_id, body.bot_id)
-        return LadderEntry(ladder_id=ladder_id, bot_id=body.bot_id, rating=INITIAL_RATING)
+        with engine.connect() as conn:
+            rating = ladder_policy(conn, ladder_id).initial_rating  # where the ladder starts a bot
+        return LadderEntry(ladder_id=ladder_id, bot_id=body.bot_id, rating=rating)
 
     def may_create_account(
         request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]

@@ -31,9 +31,9 @@ import sqlalchemy as sa
 from sqlalchemy import Connection, Engine
 
 from ladder.db import write_transaction
-from ladder.elo import k_factor, rating_deltas
+from ladder.elo import rating_deltas
 from ladder.errors import InvalidInput, NotFound
-from ladder.ladders import ensure_entries
+from ladder.ladders import ensure_entries, ladder_policy
 from ladder.schema import (
     bot_versions,
     bots,
@@ -402,10 +402,10 @@ def rate_campaign(engine: Engine, campaign_id: int, *, now: datetime | None = No
     """Rate a finished campaign on its campaign ladder, once (``ladder/RATINGS.md``).
 
     Each seat's campaign total is the sum of its scores over the campaign's games; the places
-    by total are rated as one free-for-all match with the ladder's pairwise Elo, one game per
-    bot. Idempotent: the campaign's `rated_at` and ``campaign_ratings`` (one row per campaign
-    and bot) are written in the same transaction as the ratings. A campaign with no campaign
-    ladder, or not finished, is left alone.
+    by total are rated as one free-for-all match with the ladder's pairwise Elo (its rating
+    policy's K), one game per bot. Idempotent: the campaign's `rated_at` and
+    ``campaign_ratings`` (one row per campaign and bot) are written in the same transaction as
+    the ratings. A campaign with no campaign ladder, or not finished, is left alone.
     """
     now = now or datetime.now(UTC)
     with write_transaction(engine) as conn:
@@ -428,7 +428,8 @@ def rate_campaign(engine: Engine, campaign_id: int, *, now: datetime | None = No
         }
         seat_bots = [int(bot_of[v]) for v in version_ids]
         ladder_id = int(row.rating_ladder_id)
-        ensure_entries(conn, ladder_id, seat_bots, now)
+        policy = ladder_policy(conn, ladder_id)
+        ensure_entries(conn, ladder_id, seat_bots, now, initial_rating=policy.initial_rating)
         entries = {
             e.bot_id: e
             for e in conn.execute(
@@ -439,7 +440,9 @@ def rate_campaign(engine: Engine, campaign_id: int, *, now: datetime | None = No
             )
         }
         deltas = rating_deltas(
-            [entries[b].rating for b in seat_bots], places, [k_factor(entries[b].games) for b in seat_bots]
+            [entries[b].rating for b in seat_bots],
+            places,
+            [policy.k_factor(entries[b].games) for b in seat_bots],
         )
         changes: dict[int, float] = {}
         best: dict[int, int] = {}

@@ -10,7 +10,7 @@ For a team of bots with ratings r_1..r_n playing scenario s rated R_s::
     T       = (r_1 + ... + r_n) / n                    team strength: the mean (see below)
     E       = 1 / (1 + 10 ** ((R_s - T) / SCALE))      the team's expected score
     S       = 1 if the team won else 0
-    delta_i = K_i * (S - E)                            each bot, its own K (ladder.elo.k_factor)
+    delta_i = K_i * (S - E)                            each bot, its own K (RatingPolicy.k_factor)
     delta_s = -K_s * (S - E)                           the scenario (scenario_k_factor)
 
 Why the mean: it keeps the team on the same scale as a single bot (a sum would grow with the
@@ -21,8 +21,9 @@ different opponents and the mean never has to compare teams of different sizes. 
 link, ``min``, was considered: it ignores every member but one, and the rating of the strongest
 bot would never move with its team's wins.)
 
-Constants (also in ``ladder/RATINGS.md``): bots use ``ladder.elo``'s K (40 for their first 20
-games on a ladder, then 20). Scenarios start at :data:`INITIAL_SCENARIO_RATING` = 1500, with
+Constants (also in ``ladder/RATINGS.md``): bots use their ladder's K (``ladder.rating_policy``;
+by default 40 for their first 20 games on a ladder, then 20). Scenarios start at
+:data:`INITIAL_SCENARIO_RATING` = 1500, with
 :data:`K_SCENARIO_PROVISIONAL` = 32 for their first :data:`SCENARIO_PROVISIONAL_GAMES` = 30
 games and :data:`K_SCENARIO_ESTABLISHED` = 16 afterwards. A scenario is played by every team on
 its ladder, so it collects games fast; a smaller K keeps its rating from swinging with each one.

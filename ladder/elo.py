@@ -10,12 +10,10 @@ and j with ratings Ri and Rj::
 Dividing by N - 1 keeps one match worth one game's swing whatever the number of players, so
 a 4-player ladder moves ratings about as fast as a 2-player one.
 
-Constants (also in ``ladder/RATINGS.md``):
-
-* :data:`INITIAL_RATING` = 1500, the rating a bot joins a ladder with;
-* :data:`SCALE` = 400, the rating gap at which the stronger side is expected to score 10:1;
-* :data:`K_PROVISIONAL` = 40 for a bot's first :data:`PROVISIONAL_GAMES` = 20 games on a ladder,
-  so a new bot finds its level fast; :data:`K_ESTABLISHED` = 20 afterwards.
+:data:`SCALE` = 400 is the rating gap at which the stronger side is expected to score 10:1.
+Each bot's K and the rating it starts from are its ladder's, not this module's: they are the
+ladder's rating policy (``ladder.rating_policy.RatingPolicy``: K 40 for a bot's first 20 games,
+then 20, from 1500, unless the ladder was created with others; ``ladder/RATINGS.md``).
 
 When every player has the same K the changes sum to zero (each pair's terms cancel). Pure
 functions: no I/O, no clock, no randomness.
@@ -27,24 +25,9 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = [
-    "INITIAL_RATING",
-    "K_ESTABLISHED",
-    "K_PROVISIONAL",
-    "PROVISIONAL_GAMES",
-    "SCALE",
-    "expected_score",
-    "is_provisional",
-    "k_factor",
-    "pair_score",
-    "rating_deltas",
-]
+__all__ = ["SCALE", "expected_score", "pair_score", "rating_deltas"]
 
-INITIAL_RATING: Final = 1500.0
 SCALE: Final = 400.0
-K_PROVISIONAL: Final = 40.0
-K_ESTABLISHED: Final = 20.0
-PROVISIONAL_GAMES: Final = 20
 
 
 def expected_score(rating: float, opponent: float) -> float:
@@ -61,23 +44,13 @@ def pair_score(place: int, opponent_place: int) -> float:
     return 0.0
 
 
-def is_provisional(games_played: int) -> bool:
-    """True while a bot has played fewer than PROVISIONAL_GAMES rated games on a ladder."""
-    return games_played < PROVISIONAL_GAMES
-
-
-def k_factor(games_played: int) -> float:
-    """The K of a bot that has played `games_played` rated games before this one."""
-    return K_PROVISIONAL if is_provisional(games_played) else K_ESTABLISHED
-
-
 def rating_deltas(
     ratings: Sequence[float], places: Sequence[int], k_factors: Sequence[float]
 ) -> tuple[float, ...]:
     """The rating change of each player of one match, in the order given.
 
     `places` are 1-based final placings (equal values are shared places); `k_factors` is each
-    player's K (see :func:`k_factor`). Raises ValueError for fewer than two players or
+    player's K (``RatingPolicy.k_factor`` of the ladder). Raises ValueError for fewer than two players or
     sequences of different lengths.
     """
     n = len(ratings)

@@ -1,7 +1,8 @@
 """Ladders and who is on them.
 
 A ladder is one game at one table size with one time control; each bot on it has a row in
-``ladder_entries`` holding its rating there (starting at :data:`ladder.elo.INITIAL_RATING`).
+``ladder_entries`` holding its rating there (starting at its rating policy's initial rating,
+:mod:`ladder.rating_policy`).
 A ladder's ``kind`` says how results are rated: ``"ffa"`` (free-for-all, pairwise Elo),
 ``"coop"`` (a cooperative game: the team plays a rated scenario, see :mod:`ladder.coop_rating`)
 or ``"campaign"`` (Clank! Legacy: each finished campaign is rated once by its campaign totals,
@@ -19,13 +20,13 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from ladder.elo import INITIAL_RATING
 from ladder.errors import Conflict, InvalidInput, NotFound
+from ladder.rating_policy import DEFAULT_POLICY, POLICY_COLUMNS, RatingPolicy, policy_of
 from ladder.scenarios import check_coop_game, coop_games
 from ladder.schema import LADDER_KINDS, bots, ladder_entries, ladders
 from referee.games import all_specs
 
-__all__ = ["Upgrade", "create_ladder", "ensure_entries", "join_ladder", "upgrade_ladder"]
+__all__ = ["Upgrade", "create_ladder", "ensure_entries", "join_ladder", "ladder_policy", "upgrade_ladder"]
 
 
 def create_ladder(
@@ -40,6 +41,7 @@ def create_ladder(
     kind: str = "ffa",
     cpu_decision_ms: int = 0,
     cpu_bank_ms: int = 0,
+    policy: RatingPolicy = DEFAULT_POLICY,
     now: datetime | None = None,
 ) -> int:
     """Create a ladder and return its id.
@@ -50,7 +52,8 @@ def create_ladder(
     (a campaign game, one whose spec says ``campaign``: clank_legacy; it rates whole campaigns,
     ``ladder.campaigns.rate_campaign``, and is the only kind such a game's ladders may have).
     `cpu_decision_ms` / `cpu_bank_ms` turn on the CPU clock for hosted (sandboxed) bots: each
-    decision's CPU time against that allowance, then the CPU bank (0: off).
+    decision's CPU time against that allowance, then the CPU bank (0: off). `policy` is how it
+    rates (K-factors, starting rating, interval: :class:`ladder.rating_policy.RatingPolicy`).
     Raises InvalidInput for impossible values, Conflict if the name is taken.
     """
     if kind not in LADDER_KINDS:
@@ -91,6 +94,7 @@ def create_ladder(
         "cpu_bank_ms": cpu_bank_ms,
         "kind": kind,
         "created_at": now or datetime.now(UTC),
+        **policy.as_row(),
     }
     try:
         with engine.begin() as conn:
@@ -113,26 +117,47 @@ _ENSURE_ENTRIES: dict[str, sa.Insert] = {
 }
 
 
-def ensure_entries(conn: Connection, ladder_id: int, bot_ids: Iterable[int], now: datetime) -> None:
-    """Put the bots on the ladder at the initial rating unless they are on it already.
+def ladder_policy(conn: Connection, ladder_id: int) -> RatingPolicy:
+    """Ladder `ladder_id`'s rating policy. Raises NotFound for an unknown ladder."""
+    row = conn.execute(
+        sa.select(*(ladders.c[name] for name in POLICY_COLUMNS)).where(ladders.c.id == ladder_id)
+    ).one_or_none()
+    if row is None:
+        raise NotFound(f"no ladder {ladder_id}")
+    return policy_of(row)
 
+
+def ensure_entries(
+    conn: Connection,
+    ladder_id: int,
+    bot_ids: Iterable[int],
+    now: datetime,
+    *,
+    initial_rating: float | None = None,
+) -> None:
+    """Put the bots on the ladder at its initial rating unless they are on it already.
+
+    `initial_rating` is the ladder's (its policy's), read here when the caller does not hold it.
     Rows are inserted in bot id order, the same order recording locks them in, so concurrent
     callers cannot deadlock on each other.
     """
+    wanted = sorted(set(bot_ids))
+    if not wanted:
+        return
+    if initial_rating is None:
+        initial_rating = ladder_policy(conn, ladder_id).initial_rating
     rows = [
         {
             "ladder_id": ladder_id,
             "bot_id": bot_id,
-            "rating": INITIAL_RATING,
+            "rating": initial_rating,
             "games": 0,
             "wins": 0,
             "joined_at": now,
             "updated_at": now,
         }
-        for bot_id in sorted(set(bot_ids))
+        for bot_id in wanted
     ]
-    if not rows:
-        return
     # The statement is built once and given the rows as parameters (SQLAlchemy sends them as
     # one multi-row INSERT): a .values(rows) statement is compiled again on every call, and
     # every recorded match calls this (issue 14's recording bench).

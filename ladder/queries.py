@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import sqlalchemy as sa
 from sqlalchemy import Connection
@@ -19,8 +19,9 @@ from sqlalchemy import Connection
 # pydantic (behind FastAPI) needs this TypedDict on Python < 3.12 to build response schemas
 from typing_extensions import TypedDict
 
-from ladder import coop_rating, elo, skill
+from ladder import coop_rating, skill
 from ladder.bots import REMOTE, version_kind
+from ladder.rating_policy import POLICY_COLUMNS, RatingPolicy, policy_of
 from ladder.schema import (
     bot_versions,
     bots,
@@ -80,6 +81,17 @@ class TimeControlInfo(TypedDict):
     max_strikes: int
 
 
+class RatingPolicyInfo(TypedDict):
+    """A ladder's rating policy (``ladder.rating_policy.RatingPolicy``)."""
+
+    k_established: float
+    k_provisional: float
+    provisional_games: int
+    initial_rating: float
+    prior_games: float
+    confidence: float
+
+
 class LadderInfo(TypedDict):
     """A ladder."""
 
@@ -92,6 +104,8 @@ class LadderInfo(TypedDict):
     time_control: TimeControlInfo
     #: the rules its matches play ("clank-2"; RATINGS.md, "Engine versions")
     engine_version: str
+    #: how it rates (``ladder.rating_policy.RatingPolicy``; RATINGS.md, "Rating policy")
+    rating_policy: RatingPolicyInfo
 
 
 class Standing(TypedDict):
@@ -310,6 +324,7 @@ def _ladder(row: Any) -> LadderInfo:
             "max_strikes": row.max_strikes,
         },
         "engine_version": row.engine_version,
+        "rating_policy": cast(RatingPolicyInfo, policy_of(row).as_json()),
     }
 
 
@@ -363,15 +378,18 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
         if row.bot_id in why
     ]
     rows = [row for row in rows if row.bot_id not in why]
-    deviation = _deviations(conn, ladder_id, ladder["kind"], {row.bot_id: row.rating for row in rows})
-    # ranked by how sure we are: the low end of the 95% interval (ladder/RATINGS.md, "Rank
-    # order"), so a bot with few games ranks below an equally rated one with many
-    rows = sorted(
-        rows, key=lambda r: (-(r.rating - skill.Z95 * deviation[r.bot_id]), -r.rating, r.name)
+    policy = RatingPolicy(**ladder["rating_policy"])
+    deviation = _deviations(
+        conn, ladder_id, ladder["kind"], {row.bot_id: row.rating for row in rows}, policy.prior_games
     )
+    # ranked by how sure we are: the low end of the interval (95% unless the ladder's policy
+    # says otherwise; ladder/RATINGS.md, "Rank order"), so a bot with few games ranks below an
+    # equally rated one with many
+    z = policy.z
+    rows = sorted(rows, key=lambda r: (-(r.rating - z * deviation[r.bot_id]), -r.rating, r.name))
     table: list[Standing] = []
     for rank, row in enumerate(rows, start=1):
-        half = skill.Z95 * deviation[row.bot_id]
+        half = z * deviation[row.bot_id]
         nxt = rows[rank] if rank < len(rows) else None
         table.append(
             {
@@ -383,7 +401,7 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
                 "games": row.games,
                 "wins": row.wins,
                 "draws": row.draws,
-                "provisional": elo.is_provisional(row.games),
+                "provisional": policy.is_provisional(row.games),
                 "rating_low": round(row.rating - half, 1),
                 "rating_high": round(row.rating + half, 1),
                 "los_next": None
@@ -476,7 +494,9 @@ class _PairWeights:
 _PAIR_WEIGHTS: dict[tuple[str, int], _PairWeights] = {}
 
 
-def _deviations(conn: Connection, ladder_id: int, kind: str, ratings: dict[int, float]) -> dict[int, float]:
+def _deviations(
+    conn: Connection, ladder_id: int, kind: str, ratings: dict[int, float], prior_games: float
+) -> dict[int, float]:
     """Each bot's rating deviation from the games it played on the ladder (``skill.elo_deviation``):
     every head-to-head pair of its recorded matches, at today's ratings; on a cooperative ladder
     each game is one game against its scenario's rating; on a campaign ladder each rated campaign
@@ -530,7 +550,7 @@ def _deviations(conn: Connection, ladder_id: int, kind: str, ratings: dict[int, 
         for (a, b), weight in pairs.weights.items():
             if a in opponents and b in ratings:
                 opponents[a].append((ratings[b], weight))
-    return {b: skill.elo_deviation(r, opponents[b]) for b, r in ratings.items()}
+    return {b: skill.elo_deviation(r, opponents[b], prior_games=prior_games) for b, r in ratings.items()}
 
 
 def scenario_ratings(conn: Connection, ladder_id: int) -> ScenariosPage | None:
@@ -609,7 +629,7 @@ def bot_info(conn: Connection, bot_id: int, *, with_output: bool = False) -> Bot
             "rating": round(row.rating, 1),
             "games": row.games,
             "wins": row.wins,
-            "provisional": elo.is_provisional(row.games),
+            "provisional": policy_of(row).is_provisional(row.games),
             "waiting": why_no_match(conn, row.ladder_id),
         }
         for row in conn.execute(
@@ -620,6 +640,7 @@ def bot_info(conn: Connection, bot_id: int, *, with_output: bool = False) -> Bot
                 ladder_entries.c.rating,
                 ladder_entries.c.games,
                 ladder_entries.c.wins,
+                *(ladders.c[name] for name in POLICY_COLUMNS),
             )
             .join(ladders, ladders.c.id == ladder_entries.c.ladder_id)
             .where(ladder_entries.c.bot_id == bot_id)

@@ -34,6 +34,7 @@ from ladder import coop_rating, elo
 from ladder.db import write_transaction
 from ladder.errors import InvalidInput, NotFound
 from ladder.ladders import ensure_entries
+from ladder.rating_policy import POLICY_COLUMNS, RatingPolicy, policy_of
 from ladder.scenarios import ScenarioInfo, match_scenario
 from ladder.schema import (
     bot_logs,
@@ -142,6 +143,8 @@ _LOCK_MATCH = (
         ladders.c.kind,
         ladders.c.game,
         ladders.c.players,
+        # the ladder's rating policy, read with the match (no extra statement per recording)
+        *(ladders.c[name] for name in POLICY_COLUMNS),
     )
     .join(ladders, ladders.c.id == matches.c.ladder_id)
     .where(matches.c.id == sa.bindparam("match_id"))
@@ -252,17 +255,18 @@ def record_result(
         version = conn.execute(_LADDER_VERSION, {"ladder_id": match.ladder_id}).scalar_one()
         rated = match.engine_version in (None, version)
         writes: list[_EntryWrite] = []
+        policy = policy_of(match)
         if match.kind == "coop" and team_won is None:
             raise InvalidInput("result: a cooperative match needs team_won (True or False)")
         if rated and match.kind == "coop":
             assert team_won is not None
             info = match_scenario(match.game, match.players, match.config)
             writes, scenario_change = _apply_coop_ratings(
-                conn, match_id, match.ladder_id, info, seat_bots, team_won, now
+                conn, match_id, match.ladder_id, info, seat_bots, team_won, policy, now
             )
         elif rated:
-            entries = _lock_entries(conn, match.ladder_id, seat_bots, now)
-            writes = _apply_ratings(seat_bots, places, entries)
+            entries = _lock_entries(conn, match.ladder_id, seat_bots, policy, now)
+            writes = _apply_ratings(seat_bots, places, entries, policy)
         result_row = {
             "match_id": match_id,
             "places": places,
@@ -334,11 +338,11 @@ class _EntryWrite:
 
 
 def _lock_entries(
-    conn: Connection, ladder_id: int, seat_bots: Sequence[int], now: datetime
+    conn: Connection, ladder_id: int, seat_bots: Sequence[int], policy: RatingPolicy, now: datetime
 ) -> dict[int, Any]:
     """Put the seated bots on the ladder if new, lock their rows in bot id order, read them."""
     bot_ids = sorted(set(seat_bots))
-    ensure_entries(conn, ladder_id, bot_ids, now)
+    ensure_entries(conn, ladder_id, bot_ids, now, initial_rating=policy.initial_rating)
     return {
         row.bot_id: row
         for row in conn.execute(_LOCK_ENTRIES, {"ladder_id": ladder_id, "bot_ids": bot_ids})
@@ -346,14 +350,15 @@ def _lock_entries(
 
 
 def _apply_ratings(
-    seat_bots: Sequence[int], places: Sequence[int], entries: Mapping[int, Any]
+    seat_bots: Sequence[int], places: Sequence[int], entries: Mapping[int, Any], policy: RatingPolicy
 ) -> list[_EntryWrite]:
-    """Free-for-all: each bot's Elo change from the places, with its win or shared first."""
+    """Free-for-all: each bot's Elo change from the places (K from the ladder's `policy`), with
+    its win or shared first."""
     bot_ids = sorted(set(seat_bots))
     seat_deltas = elo.rating_deltas(
         [entries[b].rating for b in seat_bots],
         places,
-        [elo.k_factor(entries[b].games) for b in seat_bots],
+        [policy.k_factor(entries[b].games) for b in seat_bots],
     )
     delta_of: defaultdict[int, float] = defaultdict(float)
     best_place: dict[int, int] = {}
@@ -522,6 +527,7 @@ def _apply_coop_ratings(
     info: ScenarioInfo,
     seat_bots: Sequence[int],
     team_won: bool,
+    policy: RatingPolicy,
     now: datetime,
 ) -> tuple[list[_EntryWrite], ScenarioChange]:
     # lock order: (match, already held) scenario, then the bots' rows in bot id order
@@ -536,13 +542,13 @@ def _apply_coop_ratings(
         _ensure_scenario(conn, ladder_id, info, now)
         scenario = conn.execute(lock_scenario).one()
     bot_ids = sorted(set(seat_bots))
-    entries = _lock_entries(conn, ladder_id, seat_bots, now)
+    entries = _lock_entries(conn, ladder_id, seat_bots, policy, now)
     # The team is its seats (a bot in two seats weighs twice in the mean). All seats share one
     # surprise S - E, so a bot's seats have equal deltas: it changes once, by its own K, and
     # the match counts as one game for it.
     deltas = coop_rating.coop_deltas(
         [float(entries[b].rating) for b in seat_bots],
-        [elo.k_factor(entries[b].games) for b in seat_bots],
+        [policy.k_factor(entries[b].games) for b in seat_bots],
         float(scenario.rating),
         coop_rating.scenario_k_factor(scenario.games),
         team_won,

@@ -232,6 +232,14 @@ ladders = Table(
     # the engine version (rules) every match of the ladder plays (migration 0008; ''
     # only for a game the build did not know at the migration); `arena ladder upgrade` moves it
     Column("engine_version", String(32), nullable=False, server_default="", default=current_engine_version),
+    # its rating policy (migration 0011; ladder.rating_policy.RatingPolicy, whose defaults these
+    # server defaults are, so a ladder made before the policy rates as it always did)
+    Column("k_established", Float, nullable=False, server_default="20"),
+    Column("k_provisional", Float, nullable=False, server_default="40"),
+    Column("provisional_games", Integer, nullable=False, server_default="20"),
+    Column("initial_rating", Float, nullable=False, server_default="1500"),
+    Column("prior_games", Float, nullable=False, server_default="1"),
+    Column("confidence", Float, nullable=False, server_default="0.95"),
     CheckConstraint("players >= 2", name="players"),
 )
 

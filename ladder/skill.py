@@ -299,17 +299,20 @@ def bootstrap(
     return Fit(elo, low, high, los, samples)
 
 
-def elo_deviation(rating: float, opponents: Iterable[tuple[float, float]]) -> float:
+def elo_deviation(
+    rating: float, opponents: Iterable[tuple[float, float]], *, prior_games: float = PRIOR_GAMES
+) -> float:
     """The standard error (Elo points) of a rating, from the games behind it.
 
     `opponents` holds (opponent rating, weight) per head-to-head pair played (weight 1/(N-1) for
     a game of N players). The Fisher information of the Elo model at these ratings is
     I = Σ w·c²·E·(1 - E) with c = ln 10 / 400 and E the expected score; the deviation is
-    1/√(I + I₀), where I₀ is the information of :data:`PRIOR_GAMES` draw against an equal
-    opponent, so a bot with no games has a finite deviation (≈ 347 points).
+    1/√(I + I₀), where I₀ is the information of `prior_games` (:data:`PRIOR_GAMES` unless the
+    ladder's rating policy says otherwise) draws against an equal opponent, so a bot with no
+    games has a finite deviation (≈ 347 points for one).
     """
     c = math.log(10.0) / SCALE
-    information = PRIOR_GAMES * c * c * 0.25
+    information = prior_games * c * c * 0.25
     for opponent, weight in opponents:
         e = score_from_elo(rating - opponent)
         information += weight * c * c * e * (1.0 - e)

@@ -1,7 +1,10 @@
 """Checking a ladder's books (every result counted once, ratings equal a replay over them),
 and the platform's reserved names (:func:`reserved_name_problems`, what ``arena audit`` prints).
 
-Free-for-all ladders replay pairwise Elo; cooperative ladders replay team-vs-scenario ratings.
+Free-for-all ladders replay pairwise Elo; cooperative ladders replay team-vs-scenario ratings;
+both with the ladder's own rating policy (``ladder.rating_policy``: its K-factors and starting
+rating), never a module constant, so a ladder created with another K audits clean and a
+recording that used the wrong K is caught.
 
 Used by the integration tests and the benchmark; cheap enough to run on a live ladder.
 Results are replayed in recording order (the order of their ``rating_history`` rows, which
@@ -18,6 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 
 from ladder import coop_rating, elo
+from ladder.rating_policy import RatingPolicy, policy_of
 from ladder.schema import (
     bot_versions,
     ladder_entries,
@@ -110,7 +114,9 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
             .order_by(rating_history.c.id)
         ).all()
         entries = conn.execute(sa.select(ladder_entries).where(ladder_entries.c.ladder_id == ladder_id)).all()
-        kind = conn.execute(sa.select(ladders.c.kind).where(ladders.c.id == ladder_id)).scalar_one()
+        ladder_row = conn.execute(sa.select(ladders).where(ladders.c.id == ladder_id)).one()
+        kind = ladder_row.kind
+        policy = policy_of(ladder_row)
         coop: dict[int, tuple[bool, int, float]] | None = None
         if kind == "coop":
             coop = {
@@ -147,7 +153,7 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
             order.append(h.match_id)
             first_row[h.match_id] = h.id
         per_match[h.match_id].append(h.bot_id)
-        if abs(last.get(h.bot_id, elo.INITIAL_RATING) - h.before) > tolerance:
+        if abs(last.get(h.bot_id, policy.initial_rating) - h.before) > tolerance:
             problems.append(
                 f"rating_history {h.id}: bot {h.bot_id} starts at {h.before}, "
                 f"its previous change ended at {last.get(h.bot_id)}"
@@ -163,7 +169,7 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
     stray = sorted(set(per_match) - set(done))
     if stray:
         problems.append(f"rating rows for matches that are not done: {stray}")
-    rating: defaultdict[int, float] = defaultdict(lambda: elo.INITIAL_RATING)
+    rating: defaultdict[int, float] = defaultdict(lambda: policy.initial_rating)
     games: defaultdict[int, int] = defaultdict(int)
     wins: defaultdict[int, int] = defaultdict(int)
     draws: defaultdict[int, int] = defaultdict(int)
@@ -180,7 +186,7 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
         return False
 
     if coop is not None:
-        _replay_coop(order, done, bot_of, coop, rating, games, wins, problems, tolerance, new_period)
+        _replay_coop(order, done, bot_of, coop, rating, games, wins, problems, tolerance, new_period, policy)
         order = []  # the free-for-all replay below does not apply
     for match_id in order:
         new_period(match_id)
@@ -190,7 +196,7 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
         places = [int(p) for p in places_of[match_id]]
         bots = sorted(set(seat_bots))
         deltas = elo.rating_deltas(
-            [rating[b] for b in seat_bots], places, [elo.k_factor(games[b]) for b in seat_bots]
+            [rating[b] for b in seat_bots], places, [policy.k_factor(games[b]) for b in seat_bots]
         )
         delta_of: defaultdict[int, float] = defaultdict(float)
         best: dict[int, int] = {}
@@ -226,9 +232,11 @@ def _replay_coop(
     problems: list[str],
     tolerance: float,
     new_period: Callable[[int], bool],
+    policy: RatingPolicy,
 ) -> None:
     """Replay cooperative ratings (team vs scenario) over the recorded results, in order;
-    `new_period(match_id)` restarts the games counts (the scenarios' too) at a period's start."""
+    `new_period(match_id)` restarts the games counts (the scenarios' too) at a period's start;
+    the bots' K comes from the ladder's `policy`."""
     scenario_rating: defaultdict[int, float] = defaultdict(lambda: coop_rating.INITIAL_SCENARIO_RATING)
     scenario_games: defaultdict[int, int] = defaultdict(int)
     for match_id in order:
@@ -246,7 +254,7 @@ def _replay_coop(
         seat_bots = [bot_of[int(v)] for v in done[match_id]]
         deltas = coop_rating.coop_deltas(
             [rating[b] for b in seat_bots],
-            [elo.k_factor(games[b]) for b in seat_bots],
+            [policy.k_factor(games[b]) for b in seat_bots],
             scenario_rating[scenario_id],
             coop_rating.scenario_k_factor(scenario_games[scenario_id]),
             team_won,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
+    from ladder.rating_policy import RatingPolicy
     from referee.cli_checks import Commands
 
 __all__ = [
@@ -689,6 +690,31 @@ def _cmd_ladder_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rating_policy(args: argparse.Namespace) -> RatingPolicy:
+    """The rating policy `arena ladder create`'s options ask for: each option left out keeps the
+    platform's value, except that `--k-factor` alone sets both Ks (one K for every game); a
+    value the policy refuses is one line naming the option."""
+    import dataclasses
+
+    from ladder.rating_policy import DEFAULT_POLICY
+    from workers.client import ClientError
+
+    given: dict[str, Any] = {
+        "k_established": args.k_factor,
+        "k_provisional": args.k_provisional if args.k_provisional is not None else args.k_factor,
+        "provisional_games": args.provisional_games,
+        "initial_rating": args.initial_rating,
+        "prior_games": args.prior_games,
+        "confidence": args.confidence,
+    }
+    try:
+        return dataclasses.replace(DEFAULT_POLICY, **{k: v for k, v in given.items() if v is not None})
+    except ValueError as exc:
+        field, _, why = str(exc).partition(": ")
+        option = {"k_established": "k-factor"}.get(field, field.replace("_", "-"))
+        raise ClientError(f"--{option}: {why}") from None
+
+
 def _cmd_ladder_create(args: argparse.Namespace) -> int:
     """On the server host: a ladder in the database itself (there is no API for it), with the
     game's reference bots on it so a newcomer has opponents from its first match. Its kind is
@@ -697,6 +723,7 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
     from ladder.api_server import schema_problem
     from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
+    from ladder.rating_policy import DEFAULT_POLICY
     from workers.client import ClientError
     from workers.qualification import reference_bots
 
@@ -709,6 +736,7 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
             f"--kind {args.kind}: {args.game}'s ladders are kind {kind!r} "
             f"(give --kind {kind}, or leave --kind out)"
         )
+    policy = _rating_policy(args)
     engine = create_engine(database_url(args.db))
     try:
         problem = schema_problem(engine, UPGRADE_FIRST)
@@ -718,13 +746,19 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
             ladder_id = create_ladder_with_reference_bots(
                 engine, args.name, args.game, args.players, decision_ms=args.decision_ms,
                 bank_ms=args.bank_ms, max_strikes=args.max_strikes,
-                reference=reference_bots(args.game) if args.reference_bots else (),
+                reference=reference_bots(args.game) if args.reference_bots else (), policy=policy,
             )
         except LadderError as exc:
             raise ClientError(str(exc)) from exc
     finally:
         engine.dispose()
     print(f"created ladder {args.name} (id {ladder_id}): {args.game}, {args.players} players, kind {kind}")
+    if policy != DEFAULT_POLICY:
+        print(
+            f"rating policy: K {policy.k_provisional:g} for a bot's first {policy.provisional_games} "
+            f"games, then {policy.k_established:g}; bots start at {policy.initial_rating:g}; "
+            f"{policy.confidence:.0%} intervals, {policy.prior_games:g} prior games"
+        )
     if kind == "campaign":
         # no single games on it: `arena beat` starts its campaigns, each rated once when it
         # finishes (workers/campaign_ladders.py, ladder/RATINGS.md "Campaign ladders")
@@ -846,18 +880,20 @@ def _reference_bot_ids(
 
 def create_ladder_with_reference_bots(
     engine: Any, name: str, game: str, players: int, *, decision_ms: int, bank_ms: int,
-    max_strikes: int, reference: Sequence[str],
+    max_strikes: int, reference: Sequence[str], policy: RatingPolicy | None = None,
 ) -> int:
-    """Create ladder `name` of the game's kind (`ladder_kind`) and put the reference bots of
+    """Create ladder `name` of the game's kind (`ladder_kind`), rated by `policy` (default: the
+    platform's, ``ladder.rating_policy.DEFAULT_POLICY``), and put the reference bots of
     `reference` strategies on it (:func:`add_reference_bots`: one for every seat but one, at
     least one per strategy). On a campaign ladder those bots are seats a campaign may name
     (``bot:reference-<game>-<strategy>``)."""
     from ladder.ladders import create_ladder
+    from ladder.rating_policy import DEFAULT_POLICY
 
     _reference_bot_ids(engine, game, players, reference)  # a taken name: refused before the ladder
     ladder_id: int = create_ladder(
         engine, name, game, players, decision_ms=decision_ms, bank_ms=bank_ms,
-        max_strikes=max_strikes, kind=ladder_kind(game),
+        max_strikes=max_strikes, kind=ladder_kind(game), policy=policy or DEFAULT_POLICY,
     )
     add_reference_bots(engine, ladder_id, game, players, reference)
     return ladder_id
@@ -1031,6 +1067,21 @@ def register(sub: Commands) -> None:
         help="how it rates (default: the game's kind: coop for a cooperative game, campaign for "
              "a campaign game such as clank_legacy, else ffa); only the game's kind is accepted",
     )
+    rating = create_ladder.add_argument_group(
+        "rating policy", "how the ladder rates (ladder/RATINGS.md, \"Rating policy\"); fixed once "
+        "it is created, since its history was rated with it")
+    rating.add_argument("--k-factor", type=float, metavar="K",
+                        help="K of an established bot (default 20); alone, the K of every game")
+    rating.add_argument("--k-provisional", type=float, metavar="K",
+                        help="K of a bot in its provisional games (default 40, or --k-factor's)")
+    rating.add_argument("--provisional-games", type=int, metavar="N",
+                        help="rated games a new bot is provisional for (default 20; 0: none)")
+    rating.add_argument("--initial-rating", type=float, metavar="R",
+                        help="the rating a bot joins with (default 1500)")
+    rating.add_argument("--prior-games", type=float, metavar="G",
+                        help="virtual draws behind a rating's deviation (default 1)")
+    rating.add_argument("--confidence", type=float, metavar="P",
+                        help="level of the standings' intervals, ranked by their low end (default 0.95)")
     create_ladder.add_argument(
         "--reference-bots", action="store_true",
         help="put the game's built-in reference bots on it, one for every seat but one (opponents "

@@ -19,6 +19,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy import Engine
 
 from ladder import queries
+from ladder.rating_policy import RatingPolicy
 from ladder.schema import matches
 from ladder.waiting import why_no_match
 from ladder.web import data
@@ -436,9 +437,12 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
         chart = line_chart(
             [(names[b], SEAT_COLOURS[i % len(SEAT_COLOURS)], series.get(b, [])) for i, b in enumerate(top)]
         )
+        policy = RatingPolicy(**page["ladder"]["rating_policy"])
         return render(
             "ladder.html",
             ladder=page["ladder"],
+            level=round(100 * policy.confidence, 1),  # the interval the standings show and rank by
+            z=policy.z,
             standings=page["standings"],
             unranked=page["unranked"],
             last=last,

@@ -63,6 +63,15 @@ def test_ladders_and_standings(client: TestClient, played: tuple[Roster, int, in
             "kind": "ffa",
             "time_control": {"decision_ms": 1000, "bank_ms": 30000, "max_strikes": 3},
             "engine_version": "clank-2",
+            # the default rating policy (ladder/RATINGS.md, "Rating policy")
+            "rating_policy": {
+                "k_established": 20.0,
+                "k_provisional": 40.0,
+                "provisional_games": 20,
+                "initial_rating": 1500.0,
+                "prior_games": 1.0,
+                "confidence": 0.95,
+            },
         }
     ]
     page = client.get(f"/api/ladders/{roster.ladder_id}/standings").json()

@@ -17,13 +17,14 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
-from ladder import coop_rating, elo
+from ladder import coop_rating
 from ladder.bots import add_bot_version
 from ladder.coop_rating import Scenario, coop_deltas, scenario_from_config, scenario_k_factor
 from ladder.db import alembic_config, create_engine, downgrade, upgrade
 from ladder.errors import InvalidInput
 from ladder.ladders import create_ladder
 from ladder.match_queue import enqueue_match
+from ladder.rating_policy import DEFAULT_POLICY
 from ladder.recording import record_result
 from ladder.scenarios import match_scenario
 from ladder.schema import (
@@ -93,7 +94,7 @@ def test_k_factors() -> None:
     assert [scenario_k_factor(g) for g in (0, 29, 30, 500)] == [32.0, 32.0, 16.0, 16.0]
     assert coop_rating.INITIAL_SCENARIO_RATING == 1500.0
     # bots use the free-for-all K
-    assert (elo.k_factor(19), elo.k_factor(20)) == (40.0, 20.0)
+    assert (DEFAULT_POLICY.k_factor(19), DEFAULT_POLICY.k_factor(20)) == (40.0, 20.0)
 
 
 # --- scenario keys --------------------------------------------------------------------------
@@ -347,7 +348,7 @@ def test_concurrent_coop_results_lose_no_update(engine: Engine) -> None:
             entry = _entry(engine, roster.ladder_id, bot_id)
             assert entry.games == len(chain)
             if chain:
-                assert chain[0].before == elo.INITIAL_RATING
+                assert chain[0].before == DEFAULT_POLICY.initial_rating
                 assert all(n.before == p.after for p, n in itertools.pairwise(chain))
                 assert entry.rating == chain[-1].after
         assert set(conn.execute(sa.select(matches.c.status)).scalars()) == {"done"}

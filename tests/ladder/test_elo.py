@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ladder import elo
+from ladder.rating_policy import DEFAULT_POLICY
 
 
 def test_two_players_upset_worked_example() -> None:
@@ -47,10 +48,10 @@ def test_three_players_with_shared_place_worked_example() -> None:
 
 
 def test_k_factor_is_provisional_for_first_twenty_games() -> None:
-    assert elo.k_factor(0) == 40
-    assert elo.k_factor(19) == 40
-    assert elo.k_factor(20) == 20
-    assert elo.is_provisional(19) and not elo.is_provisional(20)
+    assert DEFAULT_POLICY.k_factor(0) == 40
+    assert DEFAULT_POLICY.k_factor(19) == 40
+    assert DEFAULT_POLICY.k_factor(20) == 20
+    assert DEFAULT_POLICY.is_provisional(19) and not DEFAULT_POLICY.is_provisional(20)
 
 
 def test_expected_scores_are_complementary() -> None:
@@ -72,7 +73,7 @@ def matches(draw: st.DrawFn) -> tuple[list[float], list[int], float]:
     n = draw(st.integers(min_value=2, max_value=6))
     ratings = draw(st.lists(st.floats(800, 2800), min_size=n, max_size=n))
     places = draw(st.lists(st.integers(1, n), min_size=n, max_size=n))
-    k = draw(st.sampled_from([elo.K_PROVISIONAL, elo.K_ESTABLISHED]))
+    k = draw(st.sampled_from([DEFAULT_POLICY.k_provisional, DEFAULT_POLICY.k_established]))
     return ratings, places, k
 
 

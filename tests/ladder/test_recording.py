@@ -13,10 +13,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
-from ladder import elo
 from ladder.bots import add_bot_version, register_bot
 from ladder.errors import InvalidInput, NotFound
 from ladder.match_queue import claim_match, enqueue_match
+from ladder.rating_policy import DEFAULT_POLICY
 from ladder.recording import record_result
 from ladder.schema import ladder_entries, matches, rating_history, replays, results
 from referee.core.game import Result
@@ -183,7 +183,7 @@ def test_concurrent_writers_lose_no_rating_update(engine: Engine, roster: Roster
             ).all()
         # every change starts from the rating the previous one left: no update was lost
         assert len(chain) == games[bot_id]
-        assert chain[0].before == elo.INITIAL_RATING
+        assert chain[0].before == DEFAULT_POLICY.initial_rating
         for prev, nxt in itertools.pairwise(chain):
             assert nxt.before == pytest.approx(prev.after, abs=1e-9)
         assert entry.rating == pytest.approx(chain[-1].after, abs=1e-9)
@@ -191,5 +191,5 @@ def test_concurrent_writers_lose_no_rating_update(engine: Engine, roster: Roster
         assert conn.execute(sa.select(sa.func.sum(ladder_entries.c.games))).scalar() == 48
         # everyone is provisional (12 games each), so equal K: ratings are conserved
         total = conn.execute(sa.select(sa.func.sum(ladder_entries.c.rating))).scalar()
-        assert total == pytest.approx(4 * elo.INITIAL_RATING, abs=1e-6)
+        assert total == pytest.approx(4 * DEFAULT_POLICY.initial_rating, abs=1e-6)
         assert set(conn.execute(sa.select(matches.c.status)).scalars()) == {"done"}
