@@ -27,7 +27,7 @@ __all__ = ["PIPE_EXIT", "build_parser", "main", "register", "run"]
 # --- arena play ----------------------------------------------------------------------------
 
 
-def _stats_table(games: Sequence[Any], game: str = "clank") -> dict[str, Any]:
+def _stats_table(games: Sequence[Any], game: str) -> dict[str, Any]:
     """Wins, mean score and the game's outcomes (Clank!: escapes and knockouts) by seat and bot.
 
     A seat wins when it is placed first; in a cooperative game (a result with `team_won`) when

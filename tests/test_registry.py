@@ -227,10 +227,33 @@ ALLOWED = {
 }
 
 
+def _imported(node: ast.AST) -> list[str]:
+    """The modules an import statement, or an ``importlib.import_module("...")`` call with a
+    literal name, loads (``from referee.games import clank`` loads ``referee.games.clank``)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+        return [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "import_module"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return [node.args[0].value]
+    return []
+
+
 def _names_in_code(names: set[str], base: Path = REPO) -> Iterator[tuple[str, int, str, str]]:
-    """(file, line, the line, what) for each literal list/tuple/set/dict holding two or more game
-    names, and each ==/!=/in comparison with a game name, outside the games' own folders."""
+    """(file, line, the line, what) outside the games' own folders for each literal
+    list/tuple/set/dict holding two or more game names, each ==/!=/in comparison with a game
+    name, each constant (a name assigned a game's name: ``CAMPAIGN_GAME = "clank_legacy"``) and
+    each import of a game folder's modules (``referee.games.<folder>...``, also folders of code
+    games share): a game is reached through the registry and its spec only."""
     games_dir = base / "referee" / "games"
+    folders = {p.name for p in games_dir.glob("*/") if p.name != "__pycache__"}
     for root in SCANNED:
         for path in sorted((base / root).rglob("*.py")):
             if "_proto" in path.parts or (path.parent != games_dir and games_dir in path.parents):
@@ -253,6 +276,16 @@ def _names_in_code(names: set[str], base: Path = REPO) -> Iterator[tuple[str, in
                     for side in (node.left, *node.comparators):
                         if isinstance(side, ast.Constant) and side.value in names:
                             yield *where, lines[where[1] - 1].strip(), f"a comparison with {side.value!r}"
+                values = [node.value] if isinstance(node, (ast.Assign, ast.AnnAssign)) else []
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    values = [*node.args.defaults, *node.args.kw_defaults]  # a parameter's default
+                for value in values:
+                    if isinstance(value, ast.Constant) and value.value in names:
+                        yield *where, lines[where[1] - 1].strip(), f"a constant naming {value.value!r}"
+                for module in _imported(node):
+                    parts = module.split(".")
+                    if parts[:2] == ["referee", "games"] and len(parts) > 2 and parts[2] in folders:
+                        yield *where, lines[where[1] - 1].strip(), f"an import of {module}"
 
 
 def test_no_module_outside_the_registry_names_the_games() -> None:
@@ -263,18 +296,39 @@ def test_no_module_outside_the_registry_names_the_games() -> None:
     assert {(file, text) for file, _, text, _ in hits} >= ALLOWED
 
 
-def test_the_scan_finds_a_list_and_an_if_chain(tmp_path: Path) -> None:
-    """The checker itself, on a copy-sized tree: a stray table and an if-chain on a game name
-    are reported; a game's own folder and a single name in a list are not."""
+def test_the_scan_finds_a_list_an_if_chain_a_constant_and_an_import(tmp_path: Path) -> None:
+    """The checker itself, on a copy-sized tree: a stray table, an if-chain on a game name, a
+    constant or a parameter default naming a game, and an import of a game folder's module
+    (also by importlib) are reported; a game's own folder, a single name in a list and the
+    registry's own modules are not."""
     for root in SCANNED:
         (tmp_path / root).mkdir(parents=True, exist_ok=True)
     (tmp_path / "ladder" / "stray.py").write_text(
         'TABLE = {"clank": 1, "alien": 2}\nONE = ["clank"]\n\n\ndef f(game):\n    return game == "alien"\n'
     )
+    (tmp_path / "workers" / "named.py").write_text(
+        "import importlib\n"
+        "from referee.games import game_spec\n"
+        "from referee.games.spec import load\n"
+        "from referee.games.clank.campaign import RULES\n"
+        'CAMPAIGN_GAME: str = "clank"\n'
+        'def g(game: str = "alien") -> None:\n'
+        '    importlib.import_module("referee.games.alien.codec")\n'
+        "from referee.games import clank\n"
+    )
     (tmp_path / "referee" / "games" / "clank").mkdir(parents=True)
-    (tmp_path / "referee" / "games" / "clank" / "content.py").write_text('OPS = ("clank", "alien")\n')
+    (tmp_path / "referee" / "games" / "alien").mkdir(parents=True)
+    (tmp_path / "referee" / "games" / "clank" / "content.py").write_text(
+        'OPS = ("clank", "alien")\nfrom referee.games.alien.codec import x\n'
+    )
     found = [(file, line, what) for file, line, _, what in _names_in_code({"clank", "alien"}, tmp_path)]
-    assert found == [
+    assert sorted(found) == [
         ("ladder/stray.py", 1, "a list of games ['alien', 'clank']"),
         ("ladder/stray.py", 6, "a comparison with 'alien'"),
+        ("workers/named.py", 4, "an import of referee.games.clank.campaign"),
+        ("workers/named.py", 4, "an import of referee.games.clank.campaign.RULES"),
+        ("workers/named.py", 5, "a constant naming 'clank'"),
+        ("workers/named.py", 6, "a constant naming 'alien'"),
+        ("workers/named.py", 7, "an import of referee.games.alien.codec"),
+        ("workers/named.py", 8, "an import of referee.games.clank"),
     ]

@@ -151,7 +151,7 @@ class CheckReport:
 async def check_bot(
     command: str,
     *,
-    game: str = "clank",
+    game: str,
     games: int = 2,
     seed: int = 1,
     time_control: TimeControl | None = None,

@@ -16,7 +16,7 @@ from .conftest import CLOCK, RANDOM_BOT, buggy
 
 
 def _check(command: str, clock: TimeControl = CLOCK) -> CheckReport:
-    return asyncio.run(check_bot(command, games=1, seed=5, time_control=clock))
+    return asyncio.run(check_bot(command, game="clank", games=1, seed=5, time_control=clock))
 
 
 def test_a_crash_is_reported_with_its_exit_code() -> None:
