@@ -123,5 +123,6 @@ def test_callable_opponents_and_an_illegal_action() -> None:
     assert (reward, done, info) == (-1.0, True, {"illegal_action": illegal})
     with pytest.raises(ValueError, match=r"no opponent policy for seats \[2\]"):
         gymnasium_env("clank", 3, opponents={1: "random"})
-    with pytest.raises(ValueError, match="no built-in bot 'nobody' for clank; available: greedy, ismcts, random"):
+    no_bot = "no built-in bot 'nobody' for clank; available: greedy, ismcts, random"
+    with pytest.raises(ValueError, match=no_bot):
         gymnasium_env("clank", 2, opponents="nobody").reset(seed=1)
