@@ -23,6 +23,15 @@ again under a new name on the next worker start, and a folder never changes once
 is built in a sibling and renamed into place, under a lock, so workers starting together stage
 it once. Files are 0644 (0755 if executable), folders 0755.
 
+A changed source leaves the old copy behind (about 40 MB for a set of them), so each process
+that uses a staged folder holds a shared lock on ``runtime/.<name>.lock`` for as long as it
+lives (its forked children with it), and :func:`prune` (run whenever a runtime is staged)
+removes the folders nobody holds: it takes each one's lock exclusively, without waiting, and
+skips any folder it cannot lock or that a running sandbox has mounted. Staging and pruning both
+happen under the staging lock, so a folder is never handed out while it is being removed. A
+folder with no lock file was staged by a version before the locks: it is removed only once it
+is :data:`UNLOCKED_GRACE_S` old and mounted nowhere (stop such workers before upgrading).
+
 The JavaScript kit's packages come from ``bots/javascript/node_modules`` when it holds exactly
 what ``package-lock.json`` locks, and otherwise from ``npm ci`` into the staging folder (once per
 lock file, offline from npm's cache when it can), so a worker does not depend on anyone having
@@ -38,9 +47,11 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Final
@@ -49,7 +60,9 @@ from referee import settings
 
 __all__ = [
     "ENV_STAGE_DIR",
+    "UNLOCKED_GRACE_S",
     "StagingError",
+    "prune",
     "skeleton",
     "stage_javascript",
     "stage_root",
@@ -63,6 +76,12 @@ ENV_STAGE_DIR: Final = "ARENA_SANDBOX_STAGE_DIR"
 ROOT_STAGE_DIR: Final = Path("/var/lib/arena-sandbox")
 #: how long `npm ci` of the JavaScript kit may take (a cold cache downloads 34 packages)
 NPM_TIMEOUT_S: Final = 600
+#: how old a staged folder without a lock file (staged before the locks) must be to be pruned
+UNLOCKED_GRACE_S: Final = 24 * 3600
+#: a staged folder's name (`runtime/<kind>-<digest>`); anything else in runtime/ is left alone
+_STAGED: Final = re.compile(r"(?:python|proto|javascript|root)-[0-9a-f]{24}")
+#: this process's shared locks on the staged folders it uses, by folder (open for its life)
+_HELD: dict[Path, int] = {}
 
 
 class StagingError(RuntimeError):
@@ -104,6 +123,77 @@ def staging_lock(root: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def _lock_path(folder: Path) -> Path:
+    return folder.parent / f".{folder.name}.lock"
+
+
+def _hold(folder: Path) -> Path:
+    """Hold a shared lock on the staged `folder` for this process's life (call under the staging
+    lock, so :func:`prune` cannot be removing it); `folder`."""
+    if folder not in _HELD:
+        fd = os.open(_lock_path(folder), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        _HELD[folder] = fd
+    return folder
+
+
+def _mounted_names() -> str:
+    """Every mount's root in every process's mount table (a running sandbox mounts its staged
+    folders), one string to search; "" where /proc says nothing."""
+    found = []
+    for table in Path("/proc").glob("[0-9]*/mountinfo"):
+        with contextlib.suppress(OSError):
+            found.append(table.read_text(errors="replace"))
+    return "\n".join(found)
+
+
+def prune(root: Path, now: float | None = None) -> list[tuple[str, int]]:
+    """Remove the staged folders of `root` that no process uses, and half-built ones a dead
+    stager left (``runtime/.<kind>-*``); (name, bytes) of each removed. See the module docstring."""
+    runtime = root / "runtime"
+    removed: list[tuple[str, int]] = []
+    if not runtime.is_dir():
+        return removed
+    now = time.time() if now is None else now
+    with staging_lock(root):  # no folder is being staged or handed out meanwhile
+        mounted: str | None = None
+        for folder in sorted(runtime.iterdir()):
+            if not folder.is_dir() or folder.is_symlink() or folder in _HELD:
+                continue
+            leftover = folder.name.startswith(".")  # built under the staging lock: never in use now
+            if not leftover and not _STAGED.fullmatch(folder.name):
+                continue
+            lock = _lock_path(folder)
+            fd = -1
+            try:
+                if not leftover:
+                    if lock.exists():
+                        fd = os.open(lock, os.O_RDWR | os.O_CLOEXEC)
+                        try:
+                            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        except BlockingIOError:
+                            continue  # a process holds it: in use
+                    elif now - folder.stat().st_mtime < UNLOCKED_GRACE_S:
+                        continue  # staged before the locks, recently: maybe in use
+                    if mounted is None:
+                        mounted = _mounted_names()
+                    if f"/{folder.name}" in mounted:
+                        continue  # a sandbox (of a worker holding no lock) has it mounted
+                size = sum(p.lstat().st_size for p in _files(folder))
+                shutil.rmtree(folder)
+                lock.unlink(missing_ok=True)
+                removed.append((folder.name, size))
+            except OSError as exc:
+                log.warning("cannot prune the staged folder %s: %s", folder, exc)
+            finally:
+                if fd >= 0:
+                    os.close(fd)
+    if removed:
+        log.info("pruned %d staged folders (%d bytes) no process uses: %s", len(removed),
+                 sum(size for _, size in removed), ", ".join(name for name, _ in removed))
+    return removed
 
 
 def _files(source: Path) -> Iterator[Path]:
@@ -160,11 +250,9 @@ def stage_tree(root: Path, kind: str, sources: Sequence[tuple[Path, str]]) -> Pa
     """Copy each (source, name) to ``runtime/<kind>-<digest>/<name>`` (name "": the folder's
     own content) unless that copy is there already; the staged folder."""
     target = root / "runtime" / f"{kind}-{_fingerprint(sources)}"
-    if target.is_dir():
-        return target
-    with staging_lock(root):
+    with staging_lock(root):  # held from under it: prune cannot take it meanwhile
         if target.is_dir():
-            return target
+            return _hold(target)
         building = Path(tempfile.mkdtemp(prefix=f".{kind}-", dir=root / "runtime"))
         try:
             for source, name in sources:
@@ -174,7 +262,7 @@ def stage_tree(root: Path, kind: str, sources: Sequence[tuple[Path, str]]) -> Pa
                 else:
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy2(source, dest)
-            return _publish(building, target)
+            return _hold(_publish(building, target))
         finally:
             shutil.rmtree(building, ignore_errors=True)
 
@@ -204,11 +292,9 @@ def stage_javascript(root: Path, kit: Path) -> tuple[Path | None, str]:
         return None, f"the JavaScript kit {kit} lacks {', '.join(missing)}"
     digest = hashlib.sha256(b"".join(p.read_bytes() + b"\0" for p in package_files)).hexdigest()[:24]
     target = root / "runtime" / f"javascript-{digest}"
-    if target.is_dir():
-        return target, ""
     with staging_lock(root):
         if target.is_dir():
-            return target, ""
+            return _hold(target), ""
         building = Path(tempfile.mkdtemp(prefix=".javascript-", dir=root / "runtime"))
         try:
             for path in package_files:
@@ -216,7 +302,7 @@ def stage_javascript(root: Path, kit: Path) -> tuple[Path | None, str]:
             why = _install_modules(kit, building)
             if why:
                 return None, why
-            return _publish(building, target), ""
+            return _hold(_publish(building, target)), ""
         finally:
             shutil.rmtree(building, ignore_errors=True)
 
@@ -272,11 +358,9 @@ def skeleton(
     target, absolute link path) and /etc's files (`etc`: name -> text)."""
     spec = json.dumps([sorted(mount_points), sorted(links), sorted(etc.items())]).encode()
     target = root / "runtime" / f"root-{hashlib.sha256(spec).hexdigest()[:24]}"
-    if target.is_dir():
-        return target
     with staging_lock(root):
         if target.is_dir():
-            return target
+            return _hold(target)
         building = Path(tempfile.mkdtemp(prefix=".root-", dir=root / "runtime"))
         try:
             dirs = [*_SKELETON_DIRS, *(p.lstrip("/") for p, is_dir in mount_points if is_dir)]
@@ -291,6 +375,6 @@ def skeleton(
             for name, link_target in [*_SKELETON_LINKS, *((link.lstrip("/"), t) for t, link in links)]:
                 (building / name).parent.mkdir(parents=True, exist_ok=True)
                 (building / name).symlink_to(link_target)
-            return _publish(building, target)
+            return _hold(_publish(building, target))
         finally:
             shutil.rmtree(building, ignore_errors=True)
