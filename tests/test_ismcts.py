@@ -149,3 +149,26 @@ def test_ismcts_is_a_builtin_bot_of_clank_seeded_by_make_bot() -> None:
     same = make_bot("clank", "ismcts", 9)
     bot.iterations = same.iterations = 2
     assert _search(bot, state) == _search(same, state)
+
+
+def test_the_time_budget_stops_the_search_and_leaves_a_cut_sample_out() -> None:
+    """A clock that advances 10 ms per reading, and a budget that runs out at the second root
+    action of the second sample: the search stops there, one sample counts, and the one rollout
+    of the cut sample is left out of the paired scores (it stays in the tree's visits)."""
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.010
+        return now[0]
+
+    state = _decisions("clank", 5, 3)[2]
+    d = state.decision()
+    assert d is not None and len(d.actions) > 2
+    n = len(d.actions)
+    # readings: the deadline; sample 1's n root actions; the loop's check; sample 2's actions
+    bot = IsmctsBot("clank", 1, time_ms=10 * (n + 3), clock=clock)
+    index = bot.act(state.observe(0), d.actions)
+    assert 0 <= index < n
+    assert bot.last_search["iterations"] == 1
+    assert set(bot.last_search["scored"].values()) == {1}
+    assert sorted(bot.last_search["visits"].values()) == [1] * (n - 1) + [2]

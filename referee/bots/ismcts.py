@@ -25,7 +25,8 @@ PREFER_MARGIN and above CONFIDENCE standard errors of that gain. Otherwise the h
 handful of samples cannot tell two card plays apart, and a coin flip between them is worse than
 the heuristic's order). The
 search stops at a wall-clock budget (`time_ms`, default DEFAULT_TIME_MS, well inside the
-ladder's 1,000 ms a decision) or, for tests and reproducible runs, after `iterations` samples;
+ladder's 1,000 ms a decision; checked before every rollout from the root, a sample cut short
+is left out) or, for tests and reproducible runs, after `iterations` samples;
 with an iteration budget and a seed it is deterministic. A decision with one legal action is
 answered at once. ISMCTS.md has the choices and the measurements.
 """
@@ -119,11 +120,12 @@ class IsmctsBot:
         sampler: Sampler | None = None,
         rollout: Callable[[int], Any] | None = None,
         rollout_steps: int = MAX_ROLLOUT_STEPS,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         """`iterations` (when given) replaces the time budget: that many samples, a seeded,
         reproducible search. `sampler` defaults to the game's determinizer, `rollout` (a factory
         seed -> bot) to its heuristic bot; a rollout not over after `rollout_steps` actions
-        scores 0 for every seat."""
+        scores 0 for every seat. `clock` (seconds) measures the time budget."""
         if iterations is None and time_ms is None:
             raise ValueError("ismcts needs a time budget or an iteration budget")
         self.game = game
@@ -132,6 +134,7 @@ class IsmctsBot:
         self.sampler = sampler if sampler is not None else sampler_of(game)
         self.rollout_bot = rollout if rollout is not None else _rollout_factory(game)
         self.rollout_steps = rollout_steps
+        self.clock = clock
         self._rng = random.Random(seed)
         #: what the last search did: iterations, samples dropped, root visits per action
         self.last_search: dict[str, Any] = {}
@@ -143,18 +146,19 @@ class IsmctsBot:
             return 0
         seat = int(observation["seat"])
         wanted = set(legal_actions)
-        deadline = None if self.iterations is not None else time.perf_counter() + (self.time_ms or 0) / 1000
+        deadline = None if self.iterations is not None else self.clock() + (self.time_ms or 0) / 1000
         bots = [self.rollout_bot(self._rng.randrange(1 << 30)) for _ in range(self._seats(observation))]
         prefer = int(bots[seat].act(observation, legal_actions))
         root = _Node(seat)
         #: per root action, its score on each sample (paired: the same samples for every action)
         paired: dict[Action, list[float]] = {a: [] for a in legal_actions}
         done = dropped = 0
-        while True:
+        late = False
+        while not late:
             if self.iterations is not None:
                 if done + dropped >= self.iterations:
                     break
-            elif done and deadline is not None and time.perf_counter() >= deadline:
+            elif done and deadline is not None and self.clock() >= deadline:
                 break
             state = self.sampler(observation, seat, self._rng, legal_actions)
             d = state.decision()
@@ -166,6 +170,11 @@ class IsmctsBot:
             # every root action on the same sample: its rollouts share the sample's deal and
             # random streams, so the actions' scores differ by what the actions do
             for i, action in enumerate(d.actions):
+                if deadline is not None and self.clock() >= deadline:
+                    # out of time within a sample (one sample of a long game can take a good
+                    # part of the budget): its rollouts so far are not paired, leave them out
+                    late = True
+                    break
                 child = root.children.get(action)
                 if child is None:
                     child = root.children[action] = _Node(seat)
@@ -173,14 +182,18 @@ class IsmctsBot:
                 branch = state.copy()
                 branch.apply_index(i)
                 paired[action].append(self._iterate(child, branch, bots))
-            root.visits += 1
-            done += 1
+            else:
+                root.visits += 1
+                done += 1
+        for scores in paired.values():
+            del scores[done:]
         self.last_search = {
             "iterations": done,
             "dropped": dropped,
             "prefer": legal_actions[prefer],
             "visits": {a: child.visits for a, child in root.children.items()},
-            "means": {a: child.total / child.visits for a, child in root.children.items() if child.visits},
+            "means": {a: sum(scores) / done for a, scores in paired.items() if done},
+            "scored": {a: len(scores) for a, scores in paired.items()},
         }
         if done < MIN_SAMPLES:
             return prefer
