@@ -1,8 +1,9 @@
 """Superseded staged sandbox folders are removed, never one in use (workers/sandbox/staging.py).
 
 Each process that uses a staged folder holds a shared lock on it for its life; `prune` removes
-what nobody holds, what a dead stager left half-built, and folders staged before the locks once
-they are a day old, unless a running sandbox has them mounted. The users here are real
+what nobody holds and nobody was handed for a day (the grace for workers of an earlier version,
+which take no lock), unless a running sandbox has it mounted, and what a dead stager left
+half-built. `now` a day later stands for the day passing. The users here are real
 processes: one holding its staged folder, one that staged and ended, and a private mount
 namespace with a folder bound in it (as a sandbox of a worker of an earlier version has).
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from workers.sandbox.staging import UNLOCKED_GRACE_S, prune, stage_tree
+from workers.sandbox.staging import UNUSED_GRACE_S, prune, stage_tree
 
 #: stage argv[2] (a folder) as kind "python" in the staging folder argv[1], print the staged
 #: folder, then hold it until stdin closes
@@ -64,15 +65,16 @@ def stage(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_prune_removes_superseded_folders_and_never_one_in_use(tmp_path: Path, stage: Path) -> None:
+    later = time.time() + UNUSED_GRACE_S + 60  # a day on
     held, holder = _stage_in_a_process(stage, _source(tmp_path, "held"), hold=True)
     superseded, _ = _stage_in_a_process(stage, _source(tmp_path, "superseded"), hold=False)
     mine = stage_tree(stage, "python", [(_source(tmp_path, "mine"), "pkg")])  # this process's
-    # staged before the locks (no lock file): one two days old, one staged an hour ago
+    # staged before the locks (no lock file): two two days old (one of them mounted), one an hour
     old_unlocked = stage / "runtime" / ("proto-" + "a" * 24)
     young_unlocked = stage / "runtime" / ("proto-" + "b" * 24)
     mounted_unlocked = stage / "runtime" / ("proto-" + "c" * 24)
-    for folder, age in ((old_unlocked, 2 * UNLOCKED_GRACE_S), (young_unlocked, 3600),
-                        (mounted_unlocked, 2 * UNLOCKED_GRACE_S)):  # fmt: skip
+    for folder, age in ((old_unlocked, 2 * UNUSED_GRACE_S), (young_unlocked, 3600),
+                        (mounted_unlocked, 2 * UNUSED_GRACE_S)):  # fmt: skip
         (folder / "sub").mkdir(parents=True)
         (folder / "sub" / "f.proto").write_text("syntax = 'proto3';\n")
         os.utime(folder, (time.time() - age, time.time() - age))
@@ -92,11 +94,14 @@ def test_prune_removes_superseded_folders_and_never_one_in_use(tmp_path: Path, s
     try:
         assert sandbox.stdout is not None and sandbox.stdout.readline().strip() == "up"
         assert all(p.is_dir() for p in (held, superseded, mine))
-        removed = dict(prune(stage))
-        assert sorted(removed) == sorted([superseded.name, old_unlocked.name, leftover.name]), removed
+        # now: the superseded folder was handed out a moment ago, so it stays for the day
+        assert sorted(dict(prune(stage))) == sorted([old_unlocked.name, leftover.name])
+        assert superseded.is_dir() and young_unlocked.is_dir()
+        removed = dict(prune(stage, now=later))
+        assert sorted(removed) == sorted([superseded.name, young_unlocked.name]), removed
         assert removed[superseded.name] > 10_000  # its size, as logged
         assert not superseded.exists() and not (stage / "runtime" / f".{superseded.name}.lock").exists()
-        for kept in (held, mine, young_unlocked, mounted_unlocked, unknown):
+        for kept in (held, mine, mounted_unlocked, unknown):
             assert kept.is_dir(), kept
         assert (held / "pkg" / "__init__.py").read_text().startswith("NAME = 'held'")
     finally:
@@ -104,22 +109,30 @@ def test_prune_removes_superseded_folders_and_never_one_in_use(tmp_path: Path, s
         _end(sandbox)
         _end(holder)
     # its holder gone, the held folder goes; the unmounted one too; this process's stays
-    removed = dict(prune(stage))
+    removed = dict(prune(stage, now=later))
     assert sorted(removed) == sorted([held.name, mounted_unlocked.name]), removed
-    assert mine.is_dir() and young_unlocked.is_dir()
+    assert mine.is_dir()
 
 
 def test_a_folder_pruned_is_staged_again_when_asked_for(tmp_path: Path, stage: Path) -> None:
     """Staging hands out a folder only under the staging lock, holding it from there: a folder
     pruned by another process is staged again, never returned half-removed."""
+    later = time.time() + UNUSED_GRACE_S + 60
     source = _source(tmp_path, "again")
     staged, _ = _stage_in_a_process(stage, source, hold=False)
-    assert [name for name, _ in prune(stage)] == [staged.name]
+    assert [name for name, _ in prune(stage, now=later)] == [staged.name]
     again = stage_tree(stage, "python", [(source, "pkg")])
     assert again == staged and (again / "pkg" / "__init__.py").is_file()
-    assert prune(stage) == []  # this process holds it now
+    assert prune(stage, now=later) == []  # this process holds it now
     # a folder another process staged, taken as it is: held from then on too
     other = _source(tmp_path, "other")
     theirs, _ = _stage_in_a_process(stage, other, hold=False)
     assert stage_tree(stage, "python", [(other, "pkg")]) == theirs
-    assert prune(stage) == [] and theirs.is_dir()
+    assert prune(stage, now=later) == [] and theirs.is_dir()
+    # handed out again (found, by a process that has since ended): its day starts again
+    stale_source = _source(tmp_path, "stale")
+    stale, _ = _stage_in_a_process(stage, stale_source, hold=False)
+    two_days_ago = time.time() - 2 * UNUSED_GRACE_S
+    os.utime(stage / "runtime" / f".{stale.name}.lock", (two_days_ago, two_days_ago))
+    assert _stage_in_a_process(stage, stale_source, hold=False)[0] == stale
+    assert prune(stage) == [] and stale.is_dir()

@@ -27,10 +27,12 @@ A changed source leaves the old copy behind (about 40 MB for a set of them), so 
 that uses a staged folder holds a shared lock on ``runtime/.<name>.lock`` for as long as it
 lives (its forked children with it), and :func:`prune` (run whenever a runtime is staged)
 removes the folders nobody holds: it takes each one's lock exclusively, without waiting, and
-skips any folder it cannot lock or that a running sandbox has mounted. Staging and pruning both
-happen under the staging lock, so a folder is never handed out while it is being removed. A
-folder with no lock file was staged by a version before the locks: it is removed only once it
-is :data:`UNLOCKED_GRACE_S` old and mounted nowhere (stop such workers before upgrading).
+skips any folder it cannot lock, that was handed out less than :data:`UNUSED_GRACE_S` ago (the
+lock file's mtime, set at each hand-out; a folder with no lock file, staged by a version before
+the locks, by its own mtime), or that a running sandbox has mounted. The grace keeps a folder
+for a process of an earlier version, which takes no lock, while it may still use it (stop such
+workers within a day of upgrading). Staging and pruning both happen under the staging lock, so
+a folder is never handed out while it is being removed.
 
 The JavaScript kit's packages come from ``bots/javascript/node_modules`` when it holds exactly
 what ``package-lock.json`` locks, and otherwise from ``npm ci`` into the staging folder (once per
@@ -60,7 +62,7 @@ from referee import settings
 
 __all__ = [
     "ENV_STAGE_DIR",
-    "UNLOCKED_GRACE_S",
+    "UNUSED_GRACE_S",
     "StagingError",
     "prune",
     "skeleton",
@@ -76,8 +78,8 @@ ENV_STAGE_DIR: Final = "ARENA_SANDBOX_STAGE_DIR"
 ROOT_STAGE_DIR: Final = Path("/var/lib/arena-sandbox")
 #: how long `npm ci` of the JavaScript kit may take (a cold cache downloads 34 packages)
 NPM_TIMEOUT_S: Final = 600
-#: how old a staged folder without a lock file (staged before the locks) must be to be pruned
-UNLOCKED_GRACE_S: Final = 24 * 3600
+#: how long after it was last handed out a staged folder nobody holds may be pruned
+UNUSED_GRACE_S: Final = 24 * 3600
 #: a staged folder's name (`runtime/<kind>-<digest>`); anything else in runtime/ is left alone
 _STAGED: Final = re.compile(r"(?:python|proto|javascript|root)-[0-9a-f]{24}")
 #: this process's shared locks on the staged folders it uses, by folder (open for its life)
@@ -136,6 +138,7 @@ def _hold(folder: Path) -> Path:
         fd = os.open(_lock_path(folder), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         fcntl.flock(fd, fcntl.LOCK_SH)
         _HELD[folder] = fd
+    os.utime(_HELD[folder])  # handed out now: the grace starts again
     return folder
 
 
@@ -175,8 +178,9 @@ def prune(root: Path, now: float | None = None) -> list[tuple[str, int]]:
                             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                         except BlockingIOError:
                             continue  # a process holds it: in use
-                    elif now - folder.stat().st_mtime < UNLOCKED_GRACE_S:
-                        continue  # staged before the locks, recently: maybe in use
+                    handed_out = (lock if lock.exists() else folder).stat().st_mtime
+                    if now - handed_out < UNUSED_GRACE_S:
+                        continue  # recently handed out: a process of an earlier version may use it
                     if mounted is None:
                         mounted = _mounted_names()
                     if f"/{folder.name}" in mounted:
