@@ -13,19 +13,22 @@ from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-not
 from open_spiel.python.observation import make_observation  # type: ignore[import-not-found]
 
 from referee.core.game import canonical_json
+from referee.games import all_specs
 from referee.lab import pettingzoo_env, register_openspiel
 from referee.lab.encoding import OBS_SIZE, encode_observation
 from referee.lab.spiel import DEALS, INFO_STATE_SIZE, ArenaSpielState
 
 NAMES = register_openspiel()
 
-# a full random game each: clank and alien at their fewest and most seats, clank_legacy at 2;
-# every check at every step of a 700-step game (4 seats' views, clones) takes clank at 4 seats
-# and clank_legacy ~11 s each on the shared machine: marked slow
+# every game and player count: a full random game at 2 seats and alien's 1, the first 60
+# decisions at every count; the full games of clank_legacy at 2 and clank at 4 (~700 steps
+# through every check, 11-15 s each on the shared machine) are marked slow
 _SLOW = pytest.mark.slow
 SIM_GAMES = [
-    ("clank", 2), pytest.param("clank", 4, marks=_SLOW), pytest.param("clank_legacy", 2, marks=_SLOW),
-    ("alien", 1), ("alien", 2), ("alien", 5),
+    ("clank", 2, None), ("clank", 3, 60), ("clank", 4, 60), pytest.param("clank", 4, None, marks=_SLOW),
+    pytest.param("clank_legacy", 2, None, marks=_SLOW), ("clank_legacy", 2, 60), ("clank_legacy", 3, 60),
+    ("clank_legacy", 4, 60), ("alien", 1, None), ("alien", 2, None), ("alien", 3, 60), ("alien", 4, 60),
+    ("alien", 5, 60),
 ]
 
 
@@ -54,12 +57,18 @@ def test_every_game_is_registered_once() -> None:
         _load("clank", 5)
 
 
-@pytest.mark.parametrize(("game", "players"), SIM_GAMES)
-def test_random_sim_test(game: str, players: int) -> None:
-    # OpenSpiel's own checks over a whole random game: legal actions sorted and their strings
-    # unique, clones equal and independent, serialise/deserialise, returns in range, every
-    # seat's information-state and observation strings and tensors at every step and the end
-    pyspiel.random_sim_test(_load(game, players), num_sims=1, serialize=True, verbose=False)
+@pytest.mark.parametrize(("game", "players", "max_steps"), SIM_GAMES)
+def test_random_sim_test(game: str, players: int, max_steps: int | None) -> None:
+    # OpenSpiel's own checks over a random game: legal actions sorted and their strings unique,
+    # clones equal and independent, serialise/deserialise, returns in range, every seat's
+    # information-state and observation strings and tensors at every step and the end
+    params = {} if max_steps is None else {"max_steps": max_steps}
+    pyspiel.random_sim_test(_load(game, players, **params), num_sims=1, serialize=True, verbose=False)
+
+
+def test_the_random_sim_tests_cover_every_game_and_player_count() -> None:
+    covered = {tuple(p.values[:2]) if hasattr(p, "values") else p[:2] for p in SIM_GAMES}
+    assert covered == {(s.name, n) for s in all_specs() for n in range(s.min_players, s.max_players + 1)}
 
 
 @pytest.mark.parametrize("perfect_recall", [False, True])
