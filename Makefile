@@ -40,7 +40,7 @@ test-fast: $(STAMP)  ## engine + unit tiers only, no PostgreSQL/Redis/Celery/san
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider -m "not idle" $(FAST_TESTS)
 
 lint: $(STAMP)  ## ruff
-	$(VENV)/bin/ruff check referee bots workers ladder bench tests
+	$(VENV)/bin/ruff check referee bots workers ladder bench cli tests
 
 typecheck: $(STAMP)  ## mypy --strict on the packages
 	$(VENV)/bin/mypy

@@ -4,7 +4,7 @@ The operator's way to make the first (operator) account, or any account, on the 
 it talks to the database (``--db``, else ``$DATABASE_URL``, else the embedded default), not to
 the API, and prints the account's first key once, on stdout (or writes it to ``--key-file``,
 mode 0600). Without ``--db`` and ``--operator``, ``arena account create`` is the API client's
-(``workers/client_cli.py``), which needs an operator key.
+(``cli/client.py``), which needs an operator key.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ retried or resumed game is never counted twice. A finished campaign on a campaig
 rated once (:func:`rate_campaign`; the formula is in ``ladder/RATINGS.md``, "Campaign ladders").
 
 Pure bookkeeping: playing a game and deriving the state after it (re-simulating the replay
-through the engine) is the caller's (``workers/campaign_cli.py``, whose ``advance_campaign``
+through the engine) is the caller's (``workers/campaign_play.py``, whose ``advance_campaign``
 step both ``arena campaign run`` and ``arena beat``'s campaign ladders take,
 ``workers/campaign_ladders.py``).
 """

@@ -3,7 +3,7 @@ referee's public address the API gives bot authors.
 
 The referee knows nothing of the ladder's database (it is the lower layer): a referee started
 with ``--db`` gets :func:`ladder_authenticator`'s function from the composition root
-(``workers/main.py``) and calls it with each bot token that opens a lobby stream.
+(``cli/main.py``) and calls it with each bot token that opens a lobby stream.
 
 Where a remote bot connects is the operator's to say: ``$ARENA_PUBLIC_REFEREE`` (HOST:PORT, as
 the bots' machines reach it) and ``$ARENA_PUBLIC_REFEREE_TLS`` (default 1). :func:`public_referee`

@@ -22,7 +22,7 @@ from ladder.schema import bot_versions, bots, ladder_entries, ladders
 
 __all__ = ["REFERENCE_BOTS_COMMAND", "why_no_match"]
 
-#: how an operator puts the game's reference bots on an existing ladder (``workers.client_cli``)
+#: how an operator puts the game's reference bots on an existing ladder (``cli.client``)
 REFERENCE_BOTS_COMMAND: Final = "arena ladder reference-bots {ladder}"
 
 

@@ -1,7 +1,7 @@
 """The referee's `arena` subcommands (`play`, `replay verify|show|rerun`) and the way every
 `arena` command ends (one ``error:`` line, never a traceback).
 
-The `arena` command itself is put together by the composition root, ``workers/main.py`` (the
+The `arena` command itself is put together by the composition root, ``cli/main.py`` (the
 ``arena`` script of pyproject.toml): it calls :func:`register` here and each other
 component's ``register``. The referee is the lowest layer and imports none of them;
 :func:`main` and :func:`build_parser` stay for ``python -m referee.cli`` and hand over to the

@@ -54,7 +54,7 @@ class Commands:
     referee` the referee's; `arena bot check` the referee's, `arena bot create` the client's.
     `group(name)` makes that parent command the first time any component asks for it and gives
     the same subcommands to every later caller, so no component has to know who registered
-    first. The composition root (``workers/main.py``) names the groups and their help.
+    first. The composition root (``cli/main.py``) names the groups and their help.
     """
 
     def __init__(

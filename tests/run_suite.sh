@@ -15,7 +15,7 @@
 set -u
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
-"$VENV/bin/ruff" check referee bots workers ladder bench tests || exit 1
+"$VENV/bin/ruff" check referee bots workers ladder bench cli tests || exit 1
 # The engine suites: pure Python over the engines, no services, no fixed ports.
 ENGINE_SUITES=(tests/clank tests/alien tests/clank_legacy tests/test_conformance.py tests/lab
                tests/test_ismcts.py tests/test_fastcopy.py)

@@ -561,7 +561,7 @@ def test_a_javascript_rerun_without_the_kits_packages_prints_the_command_that_in
     # the clean checkout's arena (its referee, its kit), on this virtualenv's interpreter
     env = {k: v for k, v in os.environ.items() if k != "NODE_PATH"}
     env["PYTHONPATH"] = str(root)
-    rerun = [sys.executable, "-c", "import sys; from workers.main import main; sys.exit(main())",
+    rerun = [sys.executable, "-c", "import sys; from cli.main import main; sys.exit(main())",
              "replay", "rerun", str(path), "--seat", "0", "--step", str(step), "--bot", "node main.js"]
     failed = subprocess.run(rerun, cwd=folder, env=env, capture_output=True, text=True, timeout=150)
     errors = [line for line in failed.stderr.splitlines() if line.startswith("error:")]

@@ -1,4 +1,4 @@
-"""The submission commands (``workers/client_cli.py``) against a real ``arena serve api`` process.
+"""The submission commands (``cli/client.py``) against a real ``arena serve api`` process.
 
 Most commands run in-process through ``referee.cli.main`` (the same code the ``arena`` script
 runs) so the file stays fast; the promises about the process itself — the exit status, one line
@@ -29,8 +29,10 @@ import httpx
 import pytest
 import sqlalchemy as sa
 
+from cli.client import create_ladder_with_reference_bots
 from ladder import accounts
 from ladder.bots import authenticate_bot
+from ladder.client import ArchiveError, pack_directory
 from ladder.db import create_engine, upgrade
 from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
@@ -39,8 +41,6 @@ from referee.cli import main
 from referee.core.game import Result
 from tests.referee.certs import make_certs
 from workers import client
-from workers.client import ArchiveError, pack_directory
-from workers.client_cli import create_ladder_with_reference_bots
 
 REPO = Path(__file__).resolve().parents[1]
 BOT_SOURCE = REPO / "bots" / "python" / "examples" / "random_bot.py"
@@ -919,7 +919,7 @@ def test_status_and_logs_refuse_a_hostile_servers_huge_answer_in_bounded_memory(
     log) with 1 GiB: the client reads at most its cap for an API answer (16 MiB), ends with one
     line naming the call and the cap, and its memory stays far below the body (it read the whole
     answer: past 1 GB). Measured as the replay download's test measures it (its spawner)."""
-    from workers.client import MAX_ANSWER_BYTES
+    from ladder.client import MAX_ANSWER_BYTES
 
     sent = [0]
     handler = type("Hoarding", (_Hoarder,), {"body_mib": 1024, "announce": announce, "sent": sent,

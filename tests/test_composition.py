@@ -1,4 +1,4 @@
-"""The `arena` command's composition root (workers/main.py) and the referee on its own.
+"""The `arena` command's composition root (cli/main.py) and the referee on its own.
 
 The referee's commands register without the ladder or the workers: what they need from above
 (the bot-token check of `serve referee --db`, the sandbox of `match --sandbox`) is handed to
@@ -61,12 +61,12 @@ def test_without_the_root_db_and_sandbox_are_refused_in_one_line(tmp_path: Path)
 
 
 def test_python_m_referee_cli_is_the_installed_root() -> None:
-    """`python -m referee.cli` (used by scripts and tests) hands over to workers/main.py: the
-    same commands as `python -m workers.main`, the ladder's and the workers' included."""
+    """`python -m referee.cli` (used by scripts and tests) hands over to cli/main.py: the
+    same commands as `python -m cli.main`, the ladder's and the workers' included."""
     helps = [
         subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True,
                        timeout=60, cwd=REPO, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
-        for module in ("referee.cli", "workers.main")
+        for module in ("referee.cli", "cli.main")
     ]
     assert [h.returncode for h in helps] == [0, 0], [h.stderr for h in helps]
     assert helps[0].stdout == helps[1].stdout

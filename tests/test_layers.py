@@ -5,8 +5,9 @@ The benchmarks under ``bench/`` sit beside the workers on top: no component impo
 The referee is the lowest layer (engines, wire contract, match sessions): it imports nothing
 of the ladder, the workers or the bot SDKs. The ladder (storage, ratings, API) builds on the
 referee and imports nothing of the workers or the SDKs. The SDKs under ``bots/`` know only the
-wire contract, so they import none of the platform. The workers sit on top. The ``arena``
-command is put together in one place, the composition root ``workers/main.py``: it alone
+wire contract, so they import none of the platform. The workers sit above the ladder, and the
+``arena`` command's package ``cli/`` on top of all (nothing imports it). The ``arena``
+command is put together in one place, the composition root ``cli/main.py``: it alone
 imports the components' command modules and hands them what they need from each other (the
 lobby's bot-token check from the ladder, the sandbox from the workers).
 
@@ -33,26 +34,28 @@ from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-COMPONENTS = ("referee", "ladder", "workers", "bots", "bench")
-ROOT = "workers/main.py"
+COMPONENTS = ("referee", "ladder", "workers", "bots", "bench", "cli")
+ROOT = "cli/main.py"
 
 BENCH_RULE = "the benchmarks (bench/) sit on top: they import the components, none imports them"
+CLI_RULE = "the `arena` command (cli/) sits on top: it imports the components, none imports it"
 
 #: component -> {forbidden component: the rule, as the failure message states it}
 RULES: dict[str, dict[str, str]] = {
     "referee": {
         other: "the referee is the lowest layer; it imports nothing of ladder/, workers/ or bots/ "
-        "(take what it needs as a callable, wired in workers/main.py)"
+        "(take what it needs as a callable, wired in cli/main.py)"
         for other in ("ladder", "workers", "bots")
-    } | {"bench": BENCH_RULE},
+    } | {"bench": BENCH_RULE, "cli": CLI_RULE},
     "ladder": {
         other: "the ladder imports only the referee; never workers/ or bots/"
         for other in ("workers", "bots")
-    } | {"bench": BENCH_RULE},
-    "workers": {"bench": BENCH_RULE},
+    } | {"bench": BENCH_RULE, "cli": CLI_RULE},
+    "workers": {"bench": BENCH_RULE, "cli": CLI_RULE},
+    "bench": {"cli": CLI_RULE},
     "bots": {
         other: "the SDKs under bots/ know only the wire contract; they import no platform code"
-        for other in ("referee", "ladder", "workers", "bench")
+        for other in ("referee", "ladder", "workers", "bench", "cli")
     },
 }
 
@@ -92,7 +95,9 @@ SDK_NAME = "arena_bot"
 SDK_OTHER_NAME = "bots.python.arena_bot"
 
 #: the components' command modules: only the composition root wires them into `arena`
-COMMAND_MODULES = ("referee.cli", "referee.server.commands", "workers.cli", "workers.client_cli")
+COMMAND_MODULES = (
+    "referee.cli", "referee.server.commands", "cli.ladder", "cli.client", "cli.tournament", "cli.campaign",
+)
 
 
 def _module_name(path: Path) -> str:
@@ -125,7 +130,7 @@ def imports_of(path: Path) -> Iterator[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom):
             target = _resolve(module, node, path.name == "__init__.py")
             yield node.lineno, target
-            for alias in node.names:  # `from workers import cli` imports workers.cli
+            for alias in node.names:  # `from workers import cli` imports cli.ladder
                 yield node.lineno, f"{target}.{alias.name}" if target else alias.name
         elif (
             isinstance(node, ast.Call)

@@ -149,7 +149,7 @@ def test_every_table_sees_a_new_game_folder(fake_game: GameSpec) -> None:
 
 def test_the_cli_plays_a_new_game_folder(fake_game: GameSpec, capsys: pytest.CaptureFixture[str]) -> None:
     """`arena play fakegame` with the game's own bot, its outcome columns; `--help` names it."""
-    from workers.main import main
+    from cli.main import main
 
     assert main(["play", FAKE, "--players", "2", "--bots", "lazy,random", "--games", "2", "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)

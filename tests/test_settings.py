@@ -21,7 +21,7 @@ from referee import settings
 
 REPO = Path(__file__).resolve().parents[1]
 #: the platform's code; the SDKs under bots/ read their own variables (they know only the wire)
-PLATFORM = ("referee", "ladder", "workers", "bench")
+PLATFORM = ("referee", "ladder", "workers", "bench", "cli")
 NAME = re.compile(r"\bARENA_[A-Z0-9_]*")
 ARENA = str(Path(sys.executable).parent / "arena")
 

@@ -12,4 +12,8 @@ Modules (see ``workers/README.md``)::
     season           play N matches on a ladder with either dispatcher (the demo, tests)
     demo             ``arena demo``
     metrics          Prometheus metrics (``arena_*``), multiprocess-aware
+    campaign_play    a stored campaign played game after game (``arena campaign``, campaign ladders)
+
+The ``arena`` command's modules are in ``cli/``, the HTTP API's client in ``ladder/client.py``,
+the benchmarks in ``bench/``.
 """

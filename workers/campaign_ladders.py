@@ -5,7 +5,7 @@ matchmaker plays no single games on it. Instead each beat pass (and each wake on
 match) runs :func:`tick_campaign_ladders`:
 
 1. **advance** every campaign rated on a campaign ladder that is running, or finished and not
-   yet rated: :func:`workers.campaign_cli.advance_campaign` step after step, the one step
+   yet rated: :func:`workers.campaign_play.advance_campaign` step after step, the one step
    ``arena campaign run`` takes too. A finished game is recorded (the state after it derived
    from its replay) and the next one queued as a match for the workers; after the last game the
    campaign is rated once. A failed game is played again once (a new match, same seed and
@@ -46,7 +46,7 @@ from sqlalchemy import Engine
 from ladder.db import is_outage, write_transaction
 from ladder.schema import bots, campaigns, ladders
 from referee import settings
-from workers.campaign_cli import advance_campaign
+from workers.campaign_play import advance_campaign
 from workers.matchmaker import HISTORY_WINDOW, load_entrants, plan_matches
 
 __all__ = [

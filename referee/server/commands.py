@@ -2,7 +2,7 @@
 
 Imports stay inside the handlers so `arena --help` does not load gRPC. What the referee needs
 from higher layers comes in as functions through :func:`register`, passed by the composition
-root (``workers/main.py``): the ladder's bot-token check for ``serve referee --db``, the
+root (``cli/main.py``): the ladder's bot-token check for ``serve referee --db``, the
 workers' sandbox for ``match --sandbox`` and their in-process client of a built-in bot for
 ``match --bot builtin:NAME``. The referee imports none of them.
 """

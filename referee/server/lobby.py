@@ -2,7 +2,7 @@
 
 A remote bot opens one `Play` stream with its *bot token* (checked by the `Authenticator` the
 server was started with: a plain function, token -> bot or None; the ladder's, which reads its
-database, is `ladder.remote_bots.ladder_authenticator`, handed over by `workers/main.py`, so the
+database, is `ladder.remote_bots.ladder_authenticator`, handed over by `cli/main.py`, so the
 referee never imports the ladder) and keeps it open. A match created with a
 seat bound to the bot's id (`SeatSpec.bot_id`) is queued on that bot; the bot plays its queued
 seats one at a time, in the order the matches were created: GameStart ... GameEnd, then the

@@ -11,6 +11,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
+from cli.main import main
 from ladder.bots import add_bot_version, register_bot
 from ladder.campaigns import create_campaign, rate_campaign, record_game, schedule_game
 from ladder.db import create_engine, upgrade
@@ -26,7 +27,6 @@ from referee.core.game import Result
 from referee.games.clank_legacy.campaign import new_campaign
 from tests.ladder.test_campaign_storage import _after, _seats, _versions
 from workers.audit import audit_ladder
-from workers.main import main
 
 
 def _create(capsys: pytest.CaptureFixture[str], db_url: str, name: str, *options: str) -> int:

@@ -27,6 +27,7 @@ import pytest
 from arena_bot._proto.arena.v1 import admin_pb2, common_pb2
 from prometheus_client import REGISTRY
 
+from cli.main import _sandbox as _load_sandbox  # the sandbox `arena match --sandbox` gets
 from referee.replay import loads
 from referee.replay_view import render
 from referee.server.commands import _time_args, _time_control
@@ -34,7 +35,6 @@ from referee.server.config import DEFAULT_BANK_MS, TimeControl
 from referee.server.cpu_clock import cgroup_cpu_meter, cgroup_cpu_seconds
 from referee.server.launcher import run_match
 from referee.server.session import CPU_TIME
-from workers.main import _sandbox as _load_sandbox  # the sandbox `arena match --sandbox` gets
 
 from .conftest import BOTS, RANDOM_BOT, PlayedOn, ThreadedReferee, python_bot, start_bot
 

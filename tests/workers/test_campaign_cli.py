@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
 
+from cli.main import main
 from ladder.bots import add_bot_version, register_bot
 from ladder.campaigns import campaign_row
 from ladder.db import create_engine, upgrade
@@ -26,7 +27,6 @@ from ladder.ladders import create_ladder, join_ladder
 from ladder.schema import campaign_ratings, ladder_entries, matches, replays
 from referee.games.clank_legacy.campaign import CampaignState
 from referee.replay import loads, verify, verify_file
-from workers.main import main
 
 from .conftest import Broker, WorkerFarm
 
@@ -257,10 +257,10 @@ def test_resume_replays_a_game_whose_player_died_mid_match(
 ) -> None:
     """A game left running under a dead worker's lease is requeued once the lease runs out and
     played again from scratch (same seed): the campaign ends as an uninterrupted one."""
+    from cli.campaign import _seats_for
     from ladder.campaigns import create_campaign, schedule_game
     from ladder.match_queue import claim_match
     from referee.games.clank_legacy.campaign import new_campaign
-    from workers.campaign_cli import _seats_for
 
     reference = _json_run(capsys, f"sqlite:///{tmp_path}/ref.db", games=2, bots="random,random,random,random")
     db = f"sqlite:///{tmp_path}/dead.db"

@@ -16,12 +16,12 @@ import pytest
 import sqlalchemy as sa
 
 import workers.executor
+from cli.main import main
 from ladder.campaigns import campaign_row
 from ladder.db import create_engine
 from ladder.schema import campaign_games, matches
 from referee.bots import LocalBot
 from referee.core.game import Action, json_digest
-from workers.main import main
 
 RUN = ("campaign", "run", "--players", "2", "--bots", "random,random", "--games", "2", "--seed", "4")
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from cli.main import main
 from ladder.db import upgrade
-from workers.main import main
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
+from cli.main import main
 from ladder.db import create_engine, upgrade
 from ladder.errors import InvalidInput
 from ladder.ladders import create_ladder
 from ladder.schema import bots, ladder_entries, ladders
 from referee.games import all_specs
-from workers.main import main
 
 
 def _arena(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

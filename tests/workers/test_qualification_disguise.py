@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from cli.client import create_ladder_with_reference_bots
 from ladder.accounts import create_account
 from ladder.bots import add_bot_version, register_bot
 from ladder.db import create_engine
 from ladder.ladders import join_ladder
 from ladder.schema import bot_versions, ladders
 from tests.databases import qualification_of
-from workers.client_cli import create_ladder_with_reference_bots
 from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
 from workers.match_execution import run_match
 from workers.matchmaker import fill_queues

@@ -27,17 +27,17 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
+from cli.ladder import sandbox_warnings
 from ladder.accounts import create_account
 from ladder.api import create_app
 from ladder.bots import add_bot_version, register_bot
+from ladder.client import pack_directory
 from ladder.db import create_engine
 from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
 from ladder.schema import bot_versions, rating_history, results
 from tests.databases import qualification_of
 from workers.bot_commands import builtin_command
-from workers.cli import sandbox_warnings
-from workers.client import pack_directory
 from workers.executor import reset_referee_executor
 from workers.qualification import qualify_version
 
@@ -121,7 +121,7 @@ def test_arena_match_sandbox_from_a_clone_in_a_private_folder(clone: Clone) -> N
     (folder / "main.js").write_text(readme_js_bot())
     shutil.copy(PY_BOT, folder / "main.py")
     out = clone.python(
-        "from workers.main import main; raise SystemExit(main())",
+        "from cli.main import main; raise SystemExit(main())",
         "match", "clank", "--sandbox", "--seed", "2", "--bot", "python main.py", "--bot", "node main.js",
         cwd=folder,
     )  # fmt: skip

@@ -12,6 +12,7 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
+from cli.client import _status_lines
 from ladder import queries
 from ladder.bots import add_bot_version, register_bot
 from ladder.ladders import create_ladder, join_ladder
@@ -20,7 +21,6 @@ from ladder.recording import record_result
 from ladder.schema import bot_versions, matches, results
 from ladder.suspension import forfeited_seats, suspend_forfeiting_versions, verdicts
 from referee.core.game import Result
-from workers.client_cli import _status_lines
 from workers.executor import REFEREE_EXECUTOR_ENV, reset_referee_executor
 from workers.match_execution import run_match
 from workers.matchmaker import fill_queues

@@ -10,14 +10,14 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
+from cli.client import add_reference_bots, create_ladder_with_reference_bots
+from cli.main import main
 from ladder.accounts import create_account
 from ladder.api import create_app
 from ladder.bots import add_bot_version, register_bot
 from ladder.ladders import join_ladder
 from ladder.schema import bot_versions, bots, ladder_entries, matches
 from ladder.waiting import why_no_match
-from workers.client_cli import add_reference_bots, create_ladder_with_reference_bots
-from workers.main import main
 from workers.match_execution import run_match
 from workers.matchmaker import fill_queues
 from workers.qualification import reference_bots

@@ -23,11 +23,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cli import campaign as campaign_cli
+from cli import client as client_cli
+from cli import ladder as ladder_cli
+from cli import tournament as tournament_cli
 from referee import cli as referee_cli
 from referee.cli_checks import REPLAY_FILE, Commands, OneLineParser, port_number
 from referee.server import commands as referee_commands
-from workers import campaign_cli, client_cli
-from workers import cli as ladder_cli
 
 if TYPE_CHECKING:
     # Only the type: importing the lobby loads prometheus_client, which picks its value class
@@ -113,7 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog="arena", description="Arena: bot ladders for deck-building games")
     sub = Commands(parser.add_subparsers(dest="command", required=True), SHARED_GROUPS)
     referee_cli.register(sub, replay_viewer=_replay_viewer)  # play, replay
-    ladder_cli.register(sub)  # demo, db, serve api, worker, beat, sprt, tournament
+    ladder_cli.register(sub)  # demo, db, serve api, worker, beat, audit, bot rename
+    tournament_cli.register(sub)  # sprt, tournament
     referee_commands.register(  # serve referee, match, bot check
         sub, authenticator_for=_ladder_authenticator, sandbox=_sandbox, builtin_seat=_builtin_seat
     )

@@ -25,12 +25,13 @@ import contextlib
 import csv
 import dataclasses
 import json
-import logging
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from cli.dispatch import dispatcher as play_on
 
 __all__ = ["register"]
 
@@ -59,8 +60,8 @@ def _archive_of_cwd(texts: Sequence[str], game: str) -> Any:
     if not commands:
         return None
     from ladder.archives import validate_archive
+    from ladder.client import pack_directory
     from ladder.run_command import archive_file_names, describe, missing_file
-    from workers.client import pack_directory
 
     cwd = Path.cwd()
     archive = validate_archive(pack_directory(cwd).data)
@@ -111,29 +112,6 @@ def _database(url: str | None, *, temporary: bool) -> Iterator[str]:
         resolved = f"sqlite:///{folder}/competition.db"
         upgrade(resolved)
         yield resolved
-
-
-@contextlib.contextmanager
-def _dispatcher(db_url: str, workers: int | None) -> Iterator[Any]:
-    """In this process (0), Celery ($BROKER_URL), or the local pool (default)."""
-    from workers.tournament import Inline
-
-    if workers == 0:
-        yield Inline(db_url)
-        return
-    from referee.settings import current
-
-    if current().distributed:
-        from workers.demo import _celery_dispatcher  # the demo's: reuse workers on the queue
-
-        with _celery_dispatcher(workers or 1, db_url) as celery:
-            yield celery
-        return
-    from workers.local_pool import DEFAULT_POOL_SIZE, LocalPool
-
-    # the bots' crashes are reported once, with the entrant (_print_results), not per game
-    with LocalPool(db_url, workers or DEFAULT_POOL_SIZE, log_level=logging.ERROR) as pool:
-        yield pool  # an exception (an interrupt) terminates the pool instead of waiting for it
 
 
 @contextlib.contextmanager
@@ -342,7 +320,7 @@ def _run_stored(args: argparse.Namespace, db_url: str, competition_id: int, *, r
 
     replay_dir = _replay_dir(args)
     try:
-        with _dispatcher(db_url, args.workers) as dispatcher, _progress(not args.json, "games") as progress:
+        with play_on(db_url, args.workers) as dispatcher, _progress(not args.json, "games") as progress:
             run_competition(engine_for(db_url), competition_id, dispatcher, on_progress=progress,
                             timeout=args.timeout)
     except KeyboardInterrupt:
@@ -385,8 +363,8 @@ def _guard(func: Any) -> Any:
     """One `error:` line for the user's mistakes (a bad field, an unknown competition)."""
 
     def run(args: argparse.Namespace) -> int:
+        from ladder.client import ArchiveError
         from ladder.errors import LadderError
-        from workers.client import ArchiveError
         from workers.tournament import CompetitionStalled
 
         try:
@@ -474,7 +452,7 @@ def _cmd_sprt(args: argparse.Namespace) -> int:
     with _database(args.db, temporary=True) as db_url:
         files = _archive_of_cwd(texts, args.game)
         candidate, baseline = entrant_specs(args.game, texts, files)
-        with _dispatcher(db_url, args.workers) as dispatcher:
+        with play_on(db_url, args.workers) as dispatcher:
 
             def report(state: Any) -> None:
                 if not args.json and sys.stderr.isatty():

@@ -1,6 +1,6 @@
 """The client side of the ladder's HTTP API: credentials, bot archives, requests.
 
-What ``arena login``, ``arena bot ...`` and ``arena ladder ...`` (``workers/client_cli.py``)
+What ``arena login``, ``arena bot ...`` and ``arena ladder ...`` (``cli/client.py``)
 are made of. The CLI is a client of the HTTP API only: nothing here touches the database.
 
 Errors, drawn once::

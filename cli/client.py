@@ -1,13 +1,13 @@
 """``arena login``, ``arena account``, ``arena bot create|upload|remote|status|logs|replay``,
 ``arena ladder list|join``: the submission path, as a client of the HTTP API.
 
-Every command talks to the API only (``workers/client.py``), with the key stored by
+Every command talks to the API only (``ladder/client.py``), with the key stored by
 ``arena login`` (or ``$ARENA_API_KEY``). ``--server URL`` and ``--ca FILE`` override the
 stored ones on any command; ``--json`` prints the API's answer as it is. An error is one line
 on stderr (``error: ...``) and exit status 1 — never a traceback; a usage error is status 2.
 
 :func:`register` adds the commands to the ``arena`` commands (called by the composition root,
-``workers/main.py``). ``arena bot`` is shared with ``arena bot check``
+``cli/main.py``). ``arena bot`` is shared with ``arena bot check``
 (``referee/server/commands.py``) through ``Commands.group("bot")``.
 """
 
@@ -45,7 +45,7 @@ def _guarded(command: Command) -> Command:
     """Run `command`; a ClientError (or anything unexpected) becomes one line on stderr."""
 
     def run(args: argparse.Namespace) -> int:
-        from workers.client import ClientError
+        from ladder.client import ClientError
 
         try:
             return command(args)
@@ -65,7 +65,7 @@ def _guarded(command: Command) -> Command:
 
 
 def _client(args: argparse.Namespace) -> Any:
-    from workers.client import ApiClient, load_credentials
+    from ladder.client import ApiClient, load_credentials
 
     creds = load_credentials(args.server, args.ca)
     allow = creds.plain_http or bool(getattr(args, "allow_plain_http", False))
@@ -120,8 +120,8 @@ def _detail(version: dict[str, Any]) -> dict[str, Any]:
 
 
 def _read_key(args: argparse.Namespace) -> str:
+    from ladder.client import ClientError, read_secret
     from referee import settings
-    from workers.client import ClientError, read_secret
 
     if args.key_file:
         try:
@@ -139,7 +139,7 @@ def _read_key(args: argparse.Namespace) -> str:
 
 
 def _cmd_login(args: argparse.Namespace) -> int:
-    from workers.client import ApiClient, Credentials, normalise_server, save_credentials
+    from ladder.client import ApiClient, Credentials, normalise_server, save_credentials
 
     server = normalise_server(args.server)
     key = _read_key(args)
@@ -153,7 +153,7 @@ def _cmd_login(args: argparse.Namespace) -> int:
 
 
 def _cmd_logout(_args: argparse.Namespace) -> int:
-    from workers.client import credentials_path
+    from ladder.client import credentials_path
 
     path = credentials_path()
     if path.exists():
@@ -165,7 +165,7 @@ def _cmd_logout(_args: argparse.Namespace) -> int:
 
 
 def _cmd_account_create(args: argparse.Namespace) -> int:
-    from workers.client import write_secret_file
+    from ladder.client import write_secret_file
 
     if args.db is not None or args.operator:  # straight into the database (ladder/account_commands.py)
         from ladder.account_commands import create_account_locally
@@ -220,7 +220,7 @@ def _upload_next(name: str, kit: str | None, folder: Path) -> str:
 
 
 def _cmd_bot_upload(args: argparse.Namespace) -> int:
-    from workers.client import ClientError, pack_directory, read_archive
+    from ladder.client import ClientError, pack_directory, read_archive
 
     source = Path(args.path)
     if not source.exists():
@@ -262,8 +262,8 @@ def _check_run_file(archive: Any, run: str) -> None:
     archive this one cannot read."""
     from ladder.archives import validate_archive
     from ladder.bots import run_file_missing
+    from ladder.client import ClientError
     from ladder.errors import LadderError
-    from workers.client import ClientError
 
     try:
         normal = validate_archive(archive.data)
@@ -298,7 +298,7 @@ def referee_lines(referee: Any) -> list[str]:
 
 
 def _cmd_bot_remote(args: argparse.Namespace) -> int:
-    from workers.client import write_secret_file
+    from ladder.client import write_secret_file
 
     with _client(args) as api:
         bot = api.bot_by_name(args.name)
@@ -454,7 +454,7 @@ def _wait_done(what: str, bot: dict[str, Any], matches: Sequence[dict[str, Any]]
 
 
 def _cmd_bot_status(args: argparse.Namespace) -> int:
-    from workers.client import ClientError
+    from ladder.client import ClientError
 
     code = 0
     with _client(args) as api:
@@ -492,7 +492,7 @@ def _latest_match(api: Any, bot: dict[str, Any]) -> int:
     matches, the finished one that finished last (then the higher id). A bot on a ladder goes on
     playing, so two commands may resolve it to two matches: each prints the id it used, and the
     command for the same match again."""
-    from workers.client import ClientError
+    from ladder.client import ClientError
 
     finished = api.get_json(f"/api/bots/{int(bot['id'])}/matches", params={"limit": "50"})
     done = [m for m in finished if m.get("status") == "done"]
@@ -523,7 +523,7 @@ def _cmd_bot_logs(args: argparse.Namespace) -> int:
 def _match_and_seats(api: Any, args: argparse.Namespace) -> tuple[int, list[int]]:
     """The match `--match` names (an id, or 'latest': :func:`_latest_match`, resolved once) and
     the seats the bot `args.name` played in it (only `--seat`, when given)."""
-    from workers.client import ClientError
+    from ladder.client import ClientError
 
     bot = api.bot_by_name(args.name)
     if args.match == "latest":
@@ -546,7 +546,7 @@ def _match_and_seats(api: Any, args: argparse.Namespace) -> tuple[int, list[int]
 def _qualification_target(api: Any, args: argparse.Namespace) -> tuple[str, str, int, str]:
     """The kept replay of the failed qualification game of version `--qualification` (its label
     or id): its API path, its default file name, the version's seat and how to name it."""
-    from workers.client import ClientError
+    from ladder.client import ClientError
 
     bot = api.bot_by_name(args.name)
     versions = bot.get("versions") or []
@@ -573,9 +573,9 @@ def _cmd_bot_replay(args: argparse.Namespace) -> int:
     import contextlib
     import os
 
+    from ladder.client import ClientError
     from referee.replay import MAX_INFLATED_BYTES, ReplayError, load
     from referee.replay_view import example_bot_command
-    from workers.client import ClientError
 
     with _client(args) as api:
         if args.qualification is not None:
@@ -659,11 +659,11 @@ def _cmd_ladder_upgrade(args: argparse.Namespace) -> int:
 
     from ladder.account_commands import UPGRADE_FIRST
     from ladder.api_server import schema_problem
+    from ladder.client import ClientError
     from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
     from ladder.ladders import upgrade_ladder
     from ladder.schema import ladders
-    from workers.client import ClientError
 
     engine = create_engine(database_url(args.db))
     try:
@@ -696,8 +696,8 @@ def _rating_policy(args: argparse.Namespace) -> RatingPolicy:
     value the policy refuses is one line naming the option."""
     import dataclasses
 
+    from ladder.client import ClientError
     from ladder.rating_policy import DEFAULT_POLICY
-    from workers.client import ClientError
 
     given: dict[str, Any] = {
         "k_established": args.k_factor,
@@ -721,10 +721,10 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
     the game's (`ladder_kind`): `--kind` may only say the same."""
     from ladder.account_commands import UPGRADE_FIRST
     from ladder.api_server import schema_problem
+    from ladder.client import ClientError
     from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
     from ladder.rating_policy import DEFAULT_POLICY
-    from workers.client import ClientError
     from workers.qualification import reference_bots
 
     try:
@@ -778,10 +778,10 @@ def _cmd_ladder_reference_bots(args: argparse.Namespace) -> int:
 
     from ladder.account_commands import UPGRADE_FIRST
     from ladder.api_server import schema_problem
+    from ladder.client import ClientError
     from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
     from ladder.schema import ladders
-    from workers.client import ClientError
     from workers.qualification import reference_bots
 
     engine = create_engine(database_url(args.db))
@@ -900,7 +900,7 @@ def create_ladder_with_reference_bots(
 
 
 def _find_ladder(ladders: Sequence[dict[str, Any]], wanted: str) -> dict[str, Any]:
-    from workers.client import ClientError
+    from ladder.client import ClientError
 
     for ladder in ladders:
         if ladder.get("name") == wanted or str(ladder.get("id")) == wanted:

@@ -1,7 +1,7 @@
 """The ``arena`` subcommands of the ladder side: demo, db, serve api, worker, beat.
 
 :func:`register` adds them to the ``arena`` commands (called by the composition root,
-``workers/main.py``). Imports stay inside the command functions so ``arena --help`` is fast.
+``cli/main.py``). Imports stay inside the command functions so ``arena --help`` is fast.
 """
 
 from __future__ import annotations
@@ -341,7 +341,7 @@ def _cmd_bot_rename(args: argparse.Namespace) -> int:
 
 
 def register(sub: Commands) -> None:
-    """Add demo, db, serve api, worker, beat, sprt and tournament to the `arena` commands `sub`."""
+    """Add demo, db, serve api, worker, beat, audit and bot rename to the `arena` commands `sub`."""
     from referee.cli_checks import database_url_arg, port_number, positive_int
 
     demo = sub.add_parser(
@@ -456,10 +456,6 @@ def register(sub: Commands) -> None:
     rename.add_argument("--db", type=database_url_arg,
                         help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     rename.set_defaults(func=_cmd_bot_rename)
-
-    from workers.tournament_cli import register as register_tournament  # arena sprt, arena tournament
-
-    register_tournament(sub)
 
 
 def _cmd_demo_with_defaults(args: argparse.Namespace) -> int:
