@@ -30,7 +30,7 @@ import pytest
 import sqlalchemy as sa
 
 from cli.client import create_ladder_with_reference_bots
-from ladder import accounts
+from ladder import accounts, client
 from ladder.bots import authenticate_bot
 from ladder.client import ArchiveError, pack_directory
 from ladder.db import create_engine, upgrade
@@ -40,7 +40,6 @@ from ladder.schema import bot_versions, bots
 from referee.cli import main
 from referee.core.game import Result
 from tests.referee.certs import make_certs
-from workers import client
 
 REPO = Path(__file__).resolve().parents[1]
 BOT_SOURCE = REPO / "bots" / "python" / "examples" / "random_bot.py"

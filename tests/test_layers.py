@@ -130,7 +130,7 @@ def imports_of(path: Path) -> Iterator[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom):
             target = _resolve(module, node, path.name == "__init__.py")
             yield node.lineno, target
-            for alias in node.names:  # `from workers import cli` imports cli.ladder
+            for alias in node.names:  # `from workers import cli` imports workers.cli
                 yield node.lineno, f"{target}.{alias.name}" if target else alias.name
         elif (
             isinstance(node, ast.Call)
