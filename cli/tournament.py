@@ -139,6 +139,7 @@ def _print_results(res: dict[str, Any]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from ladder import formats
     from ladder.competitions import default_name
     from referee.cli_checks import output_console
 
@@ -156,9 +157,11 @@ def _print_results(res: dict[str, Any]) -> None:
         soft_wrap=True,  # one line, as a script reading it expects; the terminal wraps it
     )
     table = Table(title="standings")
-    coop = comp["format"] == "scenarios"
+    # the format says how strength is shown and which columns its scoring adds (ladder.formats)
+    format_ = formats.get(comp["format"])
+    coop = format_.strength == "win_rate"
     for col in ("rank", "bot", "score", "win rate (95%)" if coop else "Elo (95%)",
-                "" if coop else "P(> next)", "W/D/L", "games"):
+                "" if coop else "P(> next)", "W/D/L", "games", *(c.title for c in format_.columns)):
         if col:
             table.add_column(col, justify="left" if col == "bot" else "right")
     for row in res["standings"]:
@@ -169,6 +172,9 @@ def _print_results(res: dict[str, Any]) -> None:
             cells.append(f"{row['elo']:.0f} [{row['elo_low']:.0f}, {row['elo_high']:.0f}]")
             cells.append("" if row["los_next"] is None else f"{row['los_next']:.2f}")
         cells += [f"{row['wins']}/{row['draws']}/{row['losses']}", str(row["games"])]
+        for column in format_.columns:
+            marked = column.mark_key is not None and row.get(column.mark_key)
+            cells.append(f"{row.get(column.key, '')}" + (f" ({column.mark})" if marked else ""))
         table.add_row(*cells)
     console.print(table)
     withdrawn = res.get("withdrawn") or []
@@ -507,16 +513,18 @@ def _time_control(p: argparse.ArgumentParser) -> None:
 
 
 def _definition(p: argparse.ArgumentParser) -> None:
-    from ladder.formats import FORMATS
+    from ladder.formats import REGISTRY
 
     p.add_argument("--game", required=True, help="game name, e.g. clank")
     p.add_argument("--players", type=int, default=2, help="seats per game (default 2)")
-    p.add_argument("--format", required=True, choices=FORMATS, help="how entrants are paired")
+    p.add_argument("--format", required=True, choices=tuple(REGISTRY),
+                   help="how entrants are paired: " + "; ".join(f.summary for f in REGISTRY.values()))
     p.add_argument("--bots", action="append", required=True,
                    help='the field, comma-separated: built-in names, bot:NAME, version:ID, "python bot.py"')
     p.add_argument("--sets", type=int, default=1, help="duplicate sets per table (default 1)")
     p.add_argument("--rounds", type=int, default=None, help="Swiss rounds (default ceil(log2 n))")
-    p.add_argument("--scenario", action="append", help="scenarios format: a game config as JSON (repeatable)")
+    p.add_argument("--scenario", action="append",
+                   help="a cooperative game's format: a game config as JSON (repeatable)")
     p.add_argument("--seed", type=int, default=1, help="seed of the pairings and games (default 1)")
     p.add_argument("--name", action="append", metavar="NAME",
                    help="the name of a command entrant, in the order of the field's commands (repeatable; "
@@ -546,7 +554,7 @@ def register(sub: Any) -> None:
     sprt.set_defaults(func=_guard(_cmd_sprt))
 
     tour = sub.add_parser("tournament",
-                          help="competitions: round robin, Swiss, knockout, gauntlet, scenarios")
+                          help="competitions in any format of ladder.formats (round robin, Swiss, ...)")
     tsub = tour.add_subparsers(dest="tournament_command", required=True)
     run = tsub.add_parser("run", help="create a competition, play it, print the standings")
     _definition(run)

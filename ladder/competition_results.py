@@ -18,12 +18,9 @@ never started) or failed -- is not ranked: it is listed in ``withdrawn`` with it
 caller adds why, ``ladder.competitions.competition_results``). Its games still count for its
 opponents, who won them.
 
-Scores: round robin and gauntlet, the pairwise points (1 per opponent beaten in a game, ½ per
-shared place, divided by N - 1); Swiss, the Swiss points (a table's mean pairwise score per
-round, 1 per bye), ties broken by Buchholz (the sum of the opponents' Swiss points) and then
-Elo; knockout, the round reached (the winner one more than the final), ties broken by the
-points in the round a bot went out; scenarios (co-op), the team win rate, ranked by the lower
-end of its Wilson interval (a team that won 2 of 2 does not outrank one that won 45 of 50).
+Scores, their order and the columns they add are the format's (``ladder.formats``: each
+format module's docstring and its ``rank``): pairwise points by default, Swiss points and
+Buchholz, the knockout round reached, the co-op team win rate by its Wilson interval.
 
 The seat table counts, for each seat, the games and the first places (a first place shared by
 k seats counts 1/k to each), with a Wilson interval on the rate: with every entrant in every
@@ -40,7 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ladder import formats, skill
-from ladder.formats import GameRecord
+from ladder.formats import GameRecord, RankInput
 
 __all__ = ["results_table", "standings_csv"]
 
@@ -108,33 +105,6 @@ def _crosstable(names: Sequence[str], games: Sequence[GameRecord]) -> dict[str, 
     return {"bots": list(names), "rows": rows}
 
 
-def _scenario_rows(
-    names: Sequence[str], scenario_labels: Sequence[str], games: Sequence[GameRecord]
-) -> list[dict[str, Any]]:
-    tally: defaultdict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
-    for g in games:
-        if g.places is None or g.team_won is None:
-            continue
-        cell = tally[(g.seats[0], g.scenario or 0)]
-        cell[0] += 1 if g.team_won else 0
-        cell[1] += 1
-    rows = []
-    for (entrant, scenario), (won, played) in sorted(tally.items()):
-        low, high = skill.wilson_interval(won, played)
-        rows.append(
-            {
-                "bot": names[entrant],
-                "scenario": scenario_labels[scenario] if scenario < len(scenario_labels) else str(scenario),
-                "wins": won,
-                "games": played,
-                "win_rate": round(won / played, 4),
-                "low": round(low, 4),
-                "high": round(high, 4),
-            }
-        )
-    return rows
-
-
 def _withdrawn(n: int, games: Sequence[GameRecord]) -> dict[int, dict[str, int]]:
     """The entrants that never played: every game of theirs is over and each was either
     forfeited by all their seats (a bot that never started, or crashed every time) or failed
@@ -167,8 +137,9 @@ def results_table(
 ) -> dict[str, Any]:
     """The results of a competition: ``standings``, ``withdrawn`` (the entrants that never
     played, left out of the standings: see :func:`_withdrawn`), ``crosstable``, ``seats`` (the
-    seat-order effect), ``scenarios`` (co-op only) and ``games`` counts (played, failed,
-    pending)."""
+    seat-order effect), the format's own blocks (``scenarios`` for co-op) and ``games`` counts
+    (played, failed, pending). Raises ValueError for an unknown format."""
+    format_ = formats.get(fmt)
     n = len(names)
     played = [g for g in games if g.places is not None]
     wdl: dict[int, dict[str, int]] = {e: {"W": 0, "D": 0, "L": 0} for e in range(n)}
@@ -183,72 +154,31 @@ def results_table(
             assert g.places is not None
             blocks[(g.round, g.table, g.set_no)].append(list(zip(g.seats, g.places, strict=True)))
     fit = skill.bootstrap(list(range(n)), list(blocks.values()), samples=bootstrap_samples, seed=seed)
-    points = formats.table_points(played)
-    score = {e: points.get(e, (0.0, 0.0))[0] for e in range(n)}
-    extra: dict[int, dict[str, Any]] = {e: {} for e in range(n)}
-    key: dict[int, tuple[float, ...]]
-    if fmt == "swiss":
-        rounds = formats.by_round(played)
-        byes = formats.swiss_byes(formats.by_round(games), n)
-        swiss = formats.swiss_points(rounds, byes, n)
-        opponents: defaultdict[int, set[int]] = defaultdict(set)
-        for g in played:
-            for a, b in itertools.permutations(set(g.seats), 2):
-                opponents[a].add(b)
-        for e in range(n):
-            score[e] = swiss[e]
-            extra[e]["buchholz"] = round(sum(swiss[o] for o in opponents[e]), 3)
-            extra[e]["byes"] = sum(1 for r in byes.values() if e in r)
-        key = {e: (-score[e], -extra[e]["buchholz"], -fit.elo[e], e) for e in range(n)}
-    elif fmt == "knockout":
-        alive, out = formats.knockout_survivors(n, players, played)
-        last_round = max((g.round for g in played), default=0)
-        round_points: dict[tuple[int, int], float] = {}
-        for g_round, round_games in formats.by_round(played).items():
-            for e, (p, _) in formats.table_points(round_games).items():
-                round_points[(e, g_round)] = p
-        for e in range(n):
-            reached = out.get(e, last_round + 1)
-            extra[e]["round_reached"] = reached
-            score[e] = float(reached)
-        key = {
-            e: (-score[e], -round_points.get((e, out.get(e, last_round)), 0.0), e)
-            for e in range(n)
-        }
-        extra_alive = set(alive)
-        for e in range(n):
-            extra[e]["eliminated"] = e not in extra_alive
-    elif fmt == "scenarios":
-        for e in range(n):
-            games_e = wdl[e]["W"] + wdl[e]["L"]
-            low, high = skill.wilson_interval(wdl[e]["W"], games_e)
-            score[e] = wdl[e]["W"] / games_e if games_e else 0.0
-            extra[e].update(win_rate_low=round(low, 4), win_rate_high=round(high, 4))
-        key = {e: (-extra[e]["win_rate_low"], -score[e], e) for e in range(n)}
-    else:
-        key = {e: (-round(score[e], 9), -fit.elo[e], e) for e in range(n)}
+    ranking = format_.rank(
+        RankInput(n, players, games, played, formats.table_points(played), wdl, fit.elo)
+    )
     apart = _withdrawn(n, games)
-    order = sorted((e for e in range(n) if e not in apart), key=lambda e: key[e])
+    order = sorted((e for e in range(n) if e not in apart), key=lambda e: ranking.key[e])
     standings = []
     for rank, e in enumerate(order, start=1):
         nxt = order[rank] if rank < len(order) else None
         row: dict[str, Any] = {
             "rank": rank,
             "bot": names[e],
-            "score": round(score[e], 4),
+            "score": round(ranking.score[e], 4),
             "games": wdl[e]["W"] + wdl[e]["D"] + wdl[e]["L"],
             "wins": wdl[e]["W"],
             "draws": wdl[e]["D"],
             "losses": wdl[e]["L"],
         }
-        if fmt != "scenarios":
+        if format_.strength == "elo":
             row.update(
                 elo=round(fit.elo[e], 1),
                 elo_low=round(fit.low[e], 1),
                 elo_high=round(fit.high[e], 1),
                 los_next=None if nxt is None or not fit.los else round(fit.los[(e, nxt)], 3),
             )
-        row.update(extra[e])
+        row.update(ranking.extra.get(e, {}))
         standings.append(row)
     table: dict[str, Any] = {
         "standings": standings,
@@ -263,8 +193,7 @@ def results_table(
             "pending": sum(1 for g in games if g.places is None and not g.failed),
         },
     }
-    if fmt == "scenarios":
-        table["scenarios"] = _scenario_rows(names, scenario_labels, played)
+    table.update(format_.extra_results(names, scenario_labels, played))
     return table
 
 

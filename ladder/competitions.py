@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import math
 import secrets
 import zlib
 from collections.abc import Mapping, Sequence
@@ -249,14 +248,16 @@ def create_competition(
     now = now or datetime.now(UTC)
     if game not in GAMES:
         raise InvalidInput(f"game: one of {', '.join(sorted(GAMES))}")
-    if fmt not in formats.FORMATS:
+    if fmt not in formats.REGISTRY:
         raise InvalidInput(f"format: one of {', '.join(formats.FORMATS)}")
+    format_ = formats.REGISTRY[fmt]
     coop = game in coop_games()
-    if coop != (fmt == "scenarios"):
+    if coop != format_.coop:
+        wanted = ", ".join(repr(f.name) for f in formats.REGISTRY.values() if f.coop == coop)
         raise InvalidInput(
-            "format: a cooperative game plays 'scenarios'"
+            f"format: a cooperative game plays {wanted}"
             if coop
-            else "format: 'scenarios' is for cooperative games"
+            else f"format: {fmt!r} is for cooperative games (others play {wanted})"
         )
     if not 2 <= players <= 4 and not coop:
         raise InvalidInput("players: 2 to 4")
@@ -277,16 +278,12 @@ def create_competition(
         for config in scenario_list:
             match_scenario(game, players, config or None)  # InvalidInput if it names no scenario
     elif scenario_list:
-        raise InvalidInput("scenarios: only for the 'scenarios' format")
+        raise InvalidInput("scenarios: only for a cooperative game's format")
     # the size of the first round, counted before anything is planned (an attacker's field of 64
     # at tables of 4 with 1000 sets would be 2.5 billion games)
     n = len(field)
-    tables = {
-        "round-robin": math.comb(n, players),
-        "gauntlet": math.comb(max(0, n - 1), players - 1),
-        "scenarios": n * max(1, len(scenario_list)),
-    }.get(fmt, max(1, n // max(1, players)))
-    first_round = tables * sets * (1 if fmt == "scenarios" else players)
+    tables = format_.first_round_tables(n, players, max(1, len(scenario_list)))
+    first_round = tables * sets * (players if format_.rotates() else 1)
     if first_round > MAX_GAMES:
         raise InvalidInput(f"the first round alone has {first_round} games (at most {MAX_GAMES})")
     try:
@@ -559,7 +556,7 @@ def competition_results(
             match_scenario(row.game, row.players, cfg or None).scenario.key
             for cfg in (row.options.get("scenarios") or [])
         ]
-        if row.format == "scenarios"
+        if formats.get(row.format).coop
         else []
     )
     kwargs: dict[str, Any] = {}

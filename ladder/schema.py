@@ -410,7 +410,7 @@ competitions = Table(
     Column("name", String(128), nullable=False),
     Column("game", String(32), nullable=False),
     Column("players", Integer, nullable=False),
-    # ladder.formats.FORMATS
+    # a name of ladder.formats.REGISTRY (a format's name is at most 16 characters)
     Column("format", String(16), nullable=False),
     # the format's options: {"sets": n, "rounds": n | null, "scenarios": [config, ...]}
     Column("options", JSON, nullable=False),

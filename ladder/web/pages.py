@@ -393,7 +393,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
 
     @router.get("/competitions/{competition_id}", response_class=HTMLResponse)
     def competition_page(competition_id: str) -> HTMLResponse:
-        from ladder import competitions
+        from ladder import competitions, formats
 
         found = _id(competition_id)
         with engine.connect() as conn:
@@ -404,6 +404,8 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
         return render(
             "competition.html",
             c=res["competition"],
+            # its strength column and extra columns are the format's (ladder.formats)
+            format=formats.get(res["competition"]["format"]),
             standings=res["standings"],
             crosstable=res["crosstable"],
             seats=res["seats"],

@@ -102,3 +102,40 @@ def _bot_of(engine: Engine, version_id: int) -> int:
         return int(
             conn.execute(sa.select(bot_versions.c.bot_id).where(bot_versions.c.id == version_id)).scalar_one()
         )
+
+
+def test_the_standings_show_the_formats_own_columns(engine: Engine, db_url: str) -> None:
+    """A Swiss and a knockout, played in-process: the page's standings have each format's
+    columns (``Format.columns``: Buchholz and byes, the round reached with "(out)"), valued as
+    the results say."""
+    from ladder import formats
+    from workers.match_execution import engine_for
+    from workers.tournament import Inline, run_competition
+
+    field = [parse_entry("clank", name) for name in ("greedy", "random", "random")]
+    made = {
+        fmt: create_competition(engine, game="clank", players=2, fmt=fmt, field=field, seed=2, rounds=1)
+        for fmt in ("swiss", "knockout")
+    }
+    for cid in made.values():
+        run_competition(engine, cid, Inline(db_url), timeout=120)
+    engine_for(db_url).dispose()
+    with TestClient(create_app(engine)) as client:
+        for fmt, cid in made.items():
+            results = client.get(f"/api/competitions/{cid}/results").json()
+            html = client.get(f"/competitions/{cid}").text
+            standings = html.split("<table id=standings>", 1)[1].split("</table>", 1)[0]
+            head, body = standings.split("</thead>", 1)
+            columns = formats.get(fmt).columns
+            assert columns and all(f"<th class=num>{c.title}</th>" in head for c in columns)
+            rows = re.findall(r"<tr>(.*?)</tr>", body, re.S)
+            assert len(rows) == len(results["standings"]) == 3
+            for row, data in zip(rows, results["standings"], strict=True):
+                cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+                shown = cells[-len(columns):]
+                for cell, column in zip(shown, columns, strict=True):
+                    marked = column.mark_key is not None and data[column.mark_key]
+                    mark = f" <span class=meta>({column.mark})</span>" if marked else ""
+                    assert cell == f"{data[column.key]}{mark}", (fmt, cell, data)
+        knocked = client.get(f"/api/competitions/{made['knockout']}/results").json()["standings"]
+        assert any(r["eliminated"] for r in knocked)  # the "(out)" mark was shown
