@@ -168,3 +168,22 @@ def test_a_bad_policy_option_is_one_line_and_creates_nothing(
             assert conn.execute(sa.select(sa.func.count()).select_from(ladders)).scalar_one() == 0
     finally:
         engine.dispose()
+
+
+def test_a_cooperative_ladder_rates_its_bots_with_its_k(engine: Engine) -> None:
+    """A team ladder with K 10: a fresh team beating a fresh scenario (E = 0.5) gains 5 per bot,
+    the scenario keeps its own K (32: -16), and the audit's co-op replay agrees."""
+    ladder_id = create_ladder(
+        engine, "alien-k10", "alien", 2, decision_ms=1000, bank_ms=1000, max_strikes=3, kind="coop",
+        policy=RatingPolicy(k_established=10, k_provisional=10),
+    )  # fmt: skip
+    versions = []
+    for name in ("crew-a", "crew-b"):
+        reg = register_bot(engine, name, "tests")
+        versions.append(add_bot_version(engine, reg.bot_id, "1", f"python {name}.py"))
+    match_id = enqueue_match(engine, ladder_id, versions, seed=1)
+    won = Result((2, 2), (1, 1), ("survived", "survived"), team_won=True)
+    rec = record_result(engine, match_id, won, b"{}", "finished")
+    assert [c.delta for c in rec.changes] == pytest.approx([5.0, 5.0])
+    assert rec.scenario is not None and rec.scenario.after - rec.scenario.before == pytest.approx(-16.0)
+    assert audit_ladder(engine, ladder_id) == []
