@@ -329,12 +329,22 @@ class _Field:
     fields: _FieldsEncoder | None = None
 
 
+def _plain(fd: Any) -> bool:
+    """A field whose observation value goes into the message as it is: a scalar, a list of
+    scalars or a map from scalars to scalars."""
+    entry = fd.message_type
+    if entry is None:
+        return True
+    return bool(entry.GetOptions().map_entry) and entry.fields_by_name["value"].message_type is None
+
+
 class ObservationTable:
     """How a game's observation dict becomes its typed message (`message`, carried in the
-    `Observation` oneof field `oneof`): `fields` gives, for every field of the message, the
+    `Observation` oneof field `oneof`): `fields` gives, for the fields of the message, the
     converter of the observation value with the same key (None: the value as it is; `Each`;
-    `Fields`; `Volatile`). `strict`: an observation key the message lacks is a KeyError (the
-    referee then sends JSON) instead of being left out."""
+    `Fields`; `Volatile`); a plain field it leaves out is sent as it is. `strict`: an
+    observation key the message lacks is a KeyError (the referee then sends JSON) instead of
+    being left out."""
 
     def __init__(
         self,
@@ -346,10 +356,16 @@ class ObservationTable:
     ) -> None:
         descriptor = message.DESCRIPTOR
         names = set(descriptor.fields_by_name)
-        if set(fields) != names:  # a codec's bug: caught on import, by every test
-            raise ValueError(
-                f"{descriptor.full_name}: table fields {sorted(set(fields) ^ names)} do not match"
-            )
+        # a plain field (scalars, a list or map of them) left out of the table is sent as it is,
+        # so a field added to the .proto and the observation needs no line here; a field of
+        # message type must be listed (how its dict becomes the message), and a listed field
+        # the message lacks is a codec's bug: both caught on import, by every test
+        unlisted = sorted(names - set(fields))
+        wrong = sorted(set(fields) - names)
+        wrong += [n for n in unlisted if not _plain(descriptor.fields_by_name[n])]
+        if wrong:
+            raise ValueError(f"{descriptor.full_name}: table fields {wrong} do not match")
+        fields = {**fields, **dict.fromkeys(unlisted)}
         self.message = message
         self.oneof = oneof
         self.oneof_number: int = bot_pb2.Observation.DESCRIPTOR.fields_by_name[oneof].number

@@ -135,3 +135,24 @@ def test_direct_encoders_leave_other_values_to_protobuf() -> None:
         assert seat(odd) is None
     for odd_list in (("a",), ["a", 1], None, ["\ud800"]):
         assert items(odd_list) is None
+
+
+def test_a_plain_field_left_out_of_the_table_is_sent_as_it_is() -> None:
+    """A field added to the .proto and the observation needs no codec line when it is plain
+    (scalars, lists or maps of them): a table without Clank!'s plain fields encodes the same
+    bytes; a message-typed field left out, or a field the message lacks, is refused on import."""
+    from referee.wire.codec import ObservationTable
+
+    _, obs = _midgame()
+    message = clank_pb2.ClankObservation
+    listed = dict(clank_codec.OBSERVATION_FIELDS)
+    plain = set(message.DESCRIPTOR.fields_by_name) - set(listed)
+    assert len(plain) > 15 and {"round", "clank_area", "market"} <= plain
+    full = ObservationTable(message, "clank", {**dict.fromkeys(plain), **listed})
+    assert TABLE.cache().encode(obs) == full.cache().encode(obs)
+    assert TABLE.observation(obs) == full.observation(obs)
+    assert TABLE.observation(obs).clank.clank_area == obs["clank_area"]
+    with pytest.raises(ValueError, match=r"\['you'\] do not match"):
+        ObservationTable(message, "clank", {k: v for k, v in listed.items() if k != "you"})
+    with pytest.raises(ValueError, match=r"\['nosuch'\] do not match"):
+        ObservationTable(message, "clank", {**listed, "nosuch": None})

@@ -18,7 +18,14 @@ from referee.games.clank.content import default_content
 from referee.wire._proto.arena.v1 import bot_pb2, clank_pb2
 from referee.wire.codec import Each, Fields, ObservationTable, Volatile
 
-__all__ = ["OBSERVATION", "action_context", "encode_action", "encode_effects", "encode_observation"]
+__all__ = [
+    "OBSERVATION",
+    "OBSERVATION_FIELDS",
+    "action_context",
+    "encode_action",
+    "encode_effects",
+    "encode_observation",
+]
 
 
 def encode_effects(effects: Sequence[Mapping[str, Any]]) -> list[clank_pb2.ClankEffect]:
@@ -54,45 +61,23 @@ def _pending(pending: Mapping[str, Any] | None) -> clank_pb2.ClankPending | None
     )
 
 
+#: how ClankObservation's fields that are not plain are made from the observation (a plain
+#: field, a scalar or a list or map of them, is sent as it is: `wire.ObservationTable`)
+OBSERVATION_FIELDS: Mapping[str, Any] = {
+    # given as dicts of their messages' fields: encoded, and reused, field by field
+    "you": Fields(clank_pb2.ClankYou, _you),
+    "players": Each(Fields(clank_pb2.ClankPlayer)),
+    "pool": Fields(clank_pb2.ClankPool),
+    # its options are the engine's own effect lists: encoded every time
+    "pending": Volatile(_pending),
+    "row": lambda row: [card or "" for card in row],
+    "bag": lambda bag: clank_pb2.ClankBag(black=bag["black"], cubes=bag["cubes"]),
+    "last_attack": lambda attack: clank_pb2.ClankAttack(**attack) if attack else None,
+}
+
 #: ClankObservation field by field (`wire.ObservationTable`): the referee encodes a seat's
 #: observation once per field and reuses the fields that did not change
-OBSERVATION = ObservationTable(
-    clank_pb2.ClankObservation,
-    "clank",
-    {
-        "game": None,
-        "seat": None,
-        "step": None,
-        "round": None,
-        "current": None,
-        "over": None,
-        "board": None,
-        # given as dicts of their messages' fields: encoded, and reused, field by field
-        "you": Fields(clank_pb2.ClankYou, _you),
-        "players": Each(Fields(clank_pb2.ClankPlayer)),
-        "pool": Fields(clank_pb2.ClankPool),
-        # its options are the engine's own effect lists: encoded every time
-        "pending": Volatile(_pending),
-        "row": lambda row: [card or "" for card in row],
-        "dungeon_deck_size": None,
-        "dungeon_discard": None,
-        "reserve": None,
-        "market": None,
-        "crowns_sold": None,
-        "mastery_left": None,
-        "rage": None,
-        "rage_draws": None,
-        "bag": lambda bag: clank_pb2.ClankBag(black=bag["black"], cubes=bag["cubes"]),
-        "clank_area": None,
-        "artifacts": None,
-        "minor_secrets": None,
-        "major_secrets": None,
-        "idols": None,
-        "countdown": None,
-        "countdown_seat": None,
-        "last_attack": lambda attack: clank_pb2.ClankAttack(**attack) if attack else None,
-    },
-)
+OBSERVATION = ObservationTable(clank_pb2.ClankObservation, "clank", OBSERVATION_FIELDS)
 
 
 def encode_observation(obs: Mapping[str, Any]) -> bot_pb2.Observation:
