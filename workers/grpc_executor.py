@@ -47,6 +47,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -396,9 +397,31 @@ class GrpcMatchExecutor:
         return asyncio.run(self._execute(spec, stop))
 
     async def _execute(self, spec: LadderMatchSpec, stop: StopSignal) -> Execution:
+        """Set up where the match is played, then play it; the venue is torn down whatever
+        happens (its phases: :meth:`_open_venue`, :func:`_play_match`, :func:`_close_venue`)."""
         remote = any(s.command.kind == "remote" for s in spec.seats)
         hosted = any(s.command.kind == "hosted" for s in spec.seats)
         sandbox = self._sandbox() if hosted else None
+        venue = await self._open_venue(spec, remote, sandbox)
+        try:
+            execution = await _play_match(spec, stop, venue)
+        except grpc.aio.AioRpcError as exc:
+            # the long-lived referee went away (its host was lost): not the match's fault, and
+            # its remote bots reconnect elsewhere; the sweeper requeues it (workers.lease)
+            if remote and exc.code() in _REFEREE_LOST:
+                raise HandBack(f"referee {venue.address} lost: {exc.code().name}: {exc.details()}") from exc
+            raise
+        finally:
+            await _close_venue(venue)
+        if remote:  # the placement, kept with the match: which referee played its remote seats
+            for record in execution.replay["seats"]:
+                if record.get("kind") == "remote":
+                    record["referee"] = venue.address
+        return execution
+
+    async def _open_venue(self, spec: LadderMatchSpec, remote: bool, sandbox: Any) -> _Venue:
+        """Set-up: the referee the match is played on (the long-lived one for a remote seat,
+        else one started here), the socket sandboxed bots reach it by, the log folder."""
         # sandboxed bots have no network: they reach the referee through a Unix socket in a
         # folder of this match (the local referee listens on it; for the long-lived referee a
         # proxy forwards it)
@@ -427,146 +450,191 @@ class GrpcMatchExecutor:
             if log_root
             else Path(tempfile.mkdtemp(prefix=f"arena-match-{spec.match_id}-"))
         )
-        procs: list[BotProcess] = []
-        runs: list[BotRun] = []
-        watchers: list[asyncio.Task[None]] = []
-        threads: list[threading.Thread] = []
-        try:
-            tls = referee_tls() if remote else None
-            async with aio_channel(address, tls, options=_REFEREE_KEEPALIVE if remote else None) as opened:
-                admin = admin_calls(opened)
-                auth = bearer(admin_token) if admin_token else ()
-                tc = spec.time_control
-                request = admin_pb2.CreateMatchRequest(
-                    game=spec.game,
-                    engine_version=spec.engine_version,
-                    seats=[
-                        admin_pb2.SeatSpec(
-                            name=s.bot_name[:64], bot_id=s.bot_id if s.command.kind == "remote" else 0
-                        )
-                        for s in spec.seats
-                    ],
-                    seed=spec.seed,
-                    config_json=canonical_json(dict(spec.config)),
-                    time_control=TimeControl(
-                        decision_ms=tc.decision_ms,
-                        bank_ms=tc.bank_ms,
-                        max_strikes=tc.max_strikes,
-                        cpu_decision_ms=tc.cpu_decision_ms,
-                        cpu_bank_ms=tc.cpu_bank_ms,
-                    ).to_proto(),
-                    # unique per attempt: a requeued match is created afresh
-                    match_id=f"ladder-{spec.match_id}-{secrets.token_hex(4)}",
-                )
-                created = await admin["CreateMatch"](request, metadata=auth, timeout=RPC_TIMEOUT_S)
-                match_id = created.match_id
-                session = local.referee.get(match_id) if local is not None else None
-                if session is not None:
-                    session.processes_watched = True
-                if hosted:
-                    logs.mkdir(parents=True, exist_ok=True)
-                for seat, token in zip(spec.seats, created.seat_tokens, strict=True):
-                    if seat.command.kind == "hosted":
-                        if sandbox is None:
-                            log.warning(
-                                "UNSANDBOXED: match %s seat %d runs %r without the sandbox "
-                                "(--unsafe-no-sandbox)", spec.match_id, seat.seat, seat.command.raw,
-                            )
-                        proc, run, watcher = await launch_bot(
-                            seat.seat,
-                            seat.command.raw,
-                            address,
-                            token,
-                            logs / f"seat{seat.seat}.log",
-                            # unsandboxed bots reach the long-lived referee directly, so they
-                            # need its TLS; sandboxed ones go through the proxy, which adds it
-                            base_env={**bot_environment(), **_sdk_tls_env(tls if sandbox is None else None)},
-                            on_exit=(
-                                (lambda run: session.process_exited(run.seat, run.exit_code or 0))
-                                if session is not None
-                                else None
-                            ),
-                            sandbox=sandbox,
-                            files_dir=Path(seat.files_dir) if seat.files_dir else None,
-                            referee_socket=socket_path,
-                        )
-                        if session is not None and sandbox is not None:
-                            session.set_cpu_meter(seat.seat, proc.cpu_seconds)
-                        procs.append(proc)
-                        runs.append(run)
-                        watchers.append(watcher)
-                    elif seat.command.kind == "builtin":
-                        local_bot = make_bot(spec.game, seat.command.builtin, spec.seed * 31 + seat.seat)
-                        client = _BuiltinClient(local_bot, seat.command.think_ms / 1000)
-                        thread = threading.Thread(
-                            target=_play_builtin,
-                            args=(client, address, token, tls),
-                            name=f"builtin-{spec.match_id}-{seat.seat}",
-                            daemon=True,
-                        )
-                        thread.start()
-                        threads.append(thread)
-                events: list[admin_pb2.MatchEvent] = []
-                follow = asyncio.create_task(follow_match(admin, auth, match_id, events.append))
-                try:
-                    while not follow.done():
-                        await asyncio.wait({follow}, timeout=POLL_S)
-                        reason = stop.stop_reason()
-                        if reason is not None and not follow.done():
-                            with contextlib.suppress(grpc.aio.AioRpcError):
-                                await admin["CancelMatch"](
-                                    admin_pb2.CancelMatchRequest(match_id=match_id, reason=reason),
-                                    metadata=auth,
-                                    timeout=5,
-                                )
-                            raise MatchAborted(reason)
-                    status, replay_bytes, _ = follow.result()
-                finally:
-                    if not follow.done():
-                        follow.cancel()
-                        with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
-                            await follow
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*watchers), EXIT_WAIT_S)
-            seat_logs = {run.seat: read_log(run.log_path) for run in runs}
-            for run in runs:
-                if run.exit_code not in (0, None):
-                    log.warning(
-                        "match %s seat %d (%s) exited with %s:\n%s",
-                        spec.match_id,
-                        run.seat,
-                        run.command,
-                        run.exit_code,
-                        run.log_tail(),
-                    )
-            sandbox_figures = {run.seat: _sandbox_figures(run) for run in runs}
-        except grpc.aio.AioRpcError as exc:
-            # the long-lived referee went away (its host was lost): not the match's fault, and
-            # its remote bots reconnect elsewhere; the sweeper requeues it (workers.lease)
-            if remote and exc.code() in _REFEREE_LOST:
-                raise HandBack(f"referee {address} lost: {exc.code().name}: {exc.details()}") from exc
-            raise
-        finally:
-            await stop_bots(procs, watchers)
-            if local is not None:
-                await local.stop(grace=0.2)
-            if proxy is not None:
-                proxy.close()
-                await proxy.wait_closed()
-            if socket_dir is not None:
-                shutil.rmtree(socket_dir, ignore_errors=True)
-            deadline = time.monotonic() + EXIT_WAIT_S
-            for thread in threads:
-                await asyncio.to_thread(thread.join, max(0.0, deadline - time.monotonic()))
-            if not log_root:
-                shutil.rmtree(logs, ignore_errors=True)
-        execution = _execution(spec, status, replay_bytes, events, seat_logs, sandbox_figures)
-        if remote:  # the placement, kept with the match: which referee played its remote seats
-            for record in execution.replay["seats"]:
-                if record.get("kind") == "remote":
-                    record["referee"] = address
-        return execution
+        return _Venue(
+            address=address, admin_token=admin_token, remote=remote, sandbox=sandbox,
+            socket_dir=socket_dir, socket_path=socket_path, local=local, proxy=proxy,
+            logs=logs, keep_logs=bool(log_root),
+        )
 
+
+@dataclass
+class _Venue:
+    """Where one match is played, and everything :func:`_close_venue` tears down."""
+
+    address: str
+    admin_token: str | None
+    remote: bool
+    sandbox: Any
+    socket_dir: Path | None
+    socket_path: Path | None
+    local: RunningReferee | None
+    proxy: asyncio.Server | None
+    #: the hosted seats' logs (kept only under $ARENA_BOT_LOG_DIR)
+    logs: Path
+    keep_logs: bool
+    #: what :func:`_launch_seats` started
+    procs: list[BotProcess] = field(default_factory=list)
+    runs: list[BotRun] = field(default_factory=list)
+    watchers: list[asyncio.Task[None]] = field(default_factory=list)
+    threads: list[threading.Thread] = field(default_factory=list)
+
+    @property
+    def tls(self) -> Tls | None:
+        return referee_tls() if self.remote else None
+
+
+def _create_request(spec: LadderMatchSpec) -> Any:
+    """The CreateMatch request of `spec` (unique per attempt: a requeued match is created afresh)."""
+    tc = spec.time_control
+    return admin_pb2.CreateMatchRequest(
+        game=spec.game,
+        engine_version=spec.engine_version,
+        seats=[
+            admin_pb2.SeatSpec(
+                name=s.bot_name[:64], bot_id=s.bot_id if s.command.kind == "remote" else 0
+            )
+            for s in spec.seats
+        ],
+        seed=spec.seed,
+        config_json=canonical_json(dict(spec.config)),
+        time_control=TimeControl(
+            decision_ms=tc.decision_ms,
+            bank_ms=tc.bank_ms,
+            max_strikes=tc.max_strikes,
+            cpu_decision_ms=tc.cpu_decision_ms,
+            cpu_bank_ms=tc.cpu_bank_ms,
+        ).to_proto(),
+        match_id=f"ladder-{spec.match_id}-{secrets.token_hex(4)}",
+    )
+
+
+async def _play_match(spec: LadderMatchSpec, stop: StopSignal, venue: _Venue) -> Execution:
+    """Create the match on the venue's referee, launch its seats, follow it to its end, then
+    collect what the bots left (their exits, logs and sandbox figures)."""
+    tls = venue.tls
+    keepalive = _REFEREE_KEEPALIVE if venue.remote else None
+    async with aio_channel(venue.address, tls, options=keepalive) as opened:
+        admin = admin_calls(opened)
+        auth = bearer(venue.admin_token) if venue.admin_token else ()
+        created = await admin["CreateMatch"](_create_request(spec), metadata=auth, timeout=RPC_TIMEOUT_S)
+        match_id = created.match_id
+        session = venue.local.referee.get(match_id) if venue.local is not None else None
+        if session is not None:
+            session.processes_watched = True
+        await _launch_seats(spec, venue, created.seat_tokens, session, tls)
+        events: list[admin_pb2.MatchEvent] = []
+        status, replay_bytes = await _follow(admin, auth, match_id, stop, events)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*venue.watchers), EXIT_WAIT_S)
+    seat_logs = {run.seat: read_log(run.log_path) for run in venue.runs}
+    for run in venue.runs:
+        if run.exit_code not in (0, None):
+            log.warning(
+                "match %s seat %d (%s) exited with %s:\n%s",
+                spec.match_id,
+                run.seat,
+                run.command,
+                run.exit_code,
+                run.log_tail(),
+            )
+    sandbox_figures = {run.seat: _sandbox_figures(run) for run in venue.runs}
+    return _execution(spec, status, replay_bytes, events, seat_logs, sandbox_figures)
+
+
+async def _launch_seats(
+    spec: LadderMatchSpec, venue: _Venue, seat_tokens: Sequence[str], session: Any, tls: Tls | None
+) -> None:
+    """Launch: each hosted seat's bot process (sandboxed unless the worker is unsafe) and each
+    built-in seat's in-process client thread; remote seats are already connected."""
+    sandbox = venue.sandbox
+    if any(seat.command.kind == "hosted" for seat in spec.seats):
+        venue.logs.mkdir(parents=True, exist_ok=True)
+    for seat, token in zip(spec.seats, seat_tokens, strict=True):
+        if seat.command.kind == "hosted":
+            if sandbox is None:
+                log.warning(
+                    "UNSANDBOXED: match %s seat %d runs %r without the sandbox "
+                    "(--unsafe-no-sandbox)", spec.match_id, seat.seat, seat.command.raw,
+                )
+            proc, run, watcher = await launch_bot(
+                seat.seat,
+                seat.command.raw,
+                venue.address,
+                token,
+                venue.logs / f"seat{seat.seat}.log",
+                # unsandboxed bots reach the long-lived referee directly, so they
+                # need its TLS; sandboxed ones go through the proxy, which adds it
+                base_env={**bot_environment(), **_sdk_tls_env(tls if sandbox is None else None)},
+                on_exit=(
+                    (lambda run: session.process_exited(run.seat, run.exit_code or 0))
+                    if session is not None
+                    else None
+                ),
+                sandbox=sandbox,
+                files_dir=Path(seat.files_dir) if seat.files_dir else None,
+                referee_socket=venue.socket_path,
+            )
+            if session is not None and sandbox is not None:
+                session.set_cpu_meter(seat.seat, proc.cpu_seconds)
+            venue.procs.append(proc)
+            venue.runs.append(run)
+            venue.watchers.append(watcher)
+        elif seat.command.kind == "builtin":
+            local_bot = make_bot(spec.game, seat.command.builtin, spec.seed * 31 + seat.seat)
+            client = _BuiltinClient(local_bot, seat.command.think_ms / 1000)
+            thread = threading.Thread(
+                target=_play_builtin,
+                args=(client, venue.address, token, tls),
+                name=f"builtin-{spec.match_id}-{seat.seat}",
+                daemon=True,
+            )
+            thread.start()
+            venue.threads.append(thread)
+
+
+async def _follow(
+    admin: Any, auth: Any, match_id: str, stop: StopSignal, events: list[admin_pb2.MatchEvent]
+) -> tuple[Any, bytes]:
+    """Wait: follow the match's events to its end (status, replay bytes), cancelling it on the
+    referee and raising MatchAborted as soon as `stop` says so."""
+    follow = asyncio.create_task(follow_match(admin, auth, match_id, events.append))
+    try:
+        while not follow.done():
+            await asyncio.wait({follow}, timeout=POLL_S)
+            reason = stop.stop_reason()
+            if reason is not None and not follow.done():
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    await admin["CancelMatch"](
+                        admin_pb2.CancelMatchRequest(match_id=match_id, reason=reason),
+                        metadata=auth,
+                        timeout=5,
+                    )
+                raise MatchAborted(reason)
+        status, replay_bytes, _ = follow.result()
+        return status, replay_bytes
+    finally:
+        if not follow.done():
+            follow.cancel()
+            with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+                await follow
+
+
+async def _close_venue(venue: _Venue) -> None:
+    """Clean-up: the bots, the local referee or the proxy, the socket folder, the built-in
+    threads (up to EXIT_WAIT_S together), the logs unless kept."""
+    await stop_bots(venue.procs, venue.watchers)
+    if venue.local is not None:
+        await venue.local.stop(grace=0.2)
+    if venue.proxy is not None:
+        venue.proxy.close()
+        await venue.proxy.wait_closed()
+    if venue.socket_dir is not None:
+        shutil.rmtree(venue.socket_dir, ignore_errors=True)
+    deadline = time.monotonic() + EXIT_WAIT_S
+    for thread in venue.threads:
+        await asyncio.to_thread(thread.join, max(0.0, deadline - time.monotonic()))
+    if not venue.keep_logs:
+        shutil.rmtree(venue.logs, ignore_errors=True)
 
 def _sandbox_figures(run: BotRun) -> dict[str, Any]:
     """What the sandbox measured of a hosted seat (kept in the replay's seat record)."""
