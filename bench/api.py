@@ -1,6 +1,10 @@
 """Requests/s of the standings endpoint before and after the API's auth and limits, in one run.
 
     python -m bench.api [--db URL] [--seconds 3] [--rounds 3] [--clients 1]
+    python -m bench.api --matches 1000 200000 [--bots 2000] [--requests 200] [--json]
+
+With ``--matches``: whether `/`, a ladder page, a bot page and the standings API grow with the
+ladder's history (``bench/pages.py``; PostgreSQL, a database of its own). Without it:
 
 "before" is the standings route as it was served before accounts existed: a FastAPI app with
 only the metrics middleware, on uvicorn's default settings. "after" is today's ``create_app``
@@ -21,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 from fastapi import FastAPI
@@ -34,6 +39,8 @@ from ladder.errors import NotFound
 from ladder.metrics import RequestMetrics
 
 __all__ = ["main"]
+
+T = TypeVar("T")
 
 
 def _baseline_app(engine: Engine) -> FastAPI:
@@ -73,7 +80,7 @@ def _rate(url: str, path: str, seconds: float, clients: int, headers: dict[str, 
     return sum(counts) / (time.monotonic() - started)
 
 
-def _served(app: FastAPI, settings: dict[str, object], measure: Callable[[str], float]) -> float:
+def _served(app: FastAPI, settings: dict[str, object], measure: Callable[[str], T]) -> T:
     import socket
 
     import uvicorn
@@ -106,7 +113,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--clients", type=int, default=1)
+    parser.add_argument("--matches", type=int, nargs="+", metavar="N",
+                        help="measure the pages at these numbers of recorded matches (PostgreSQL)")
+    parser.add_argument("--bots", type=int, default=2000, help="bots on the ladder (with --matches)")
+    parser.add_argument("--requests", type=int, default=200,
+                        help="requests per page and size (with --matches)")
+    parser.add_argument("--admin-db", default=None,
+                        help="PostgreSQL server URL the page bench makes its database on "
+                             "(default $ARENA_BENCH_POSTGRES or postgresql://postgres@127.0.0.1:5432/postgres)")
+    parser.add_argument("--json", action="store_true", help="print the page figures as JSON (with --matches)")
     args = parser.parse_args(argv)
+    if args.matches:
+        import os
+
+        from .pages import DEFAULT_ADMIN_URL, print_pages, run_pages
+
+        if len(args.matches) < 2 or min(args.matches) < 1 or args.bots < 2 or args.requests < 1:
+            parser.error("--matches: two or more sizes, each at least 1; --bots at least 2; "
+                         "--requests at least 1")
+        admin = args.admin_db or os.environ.get("ARENA_BENCH_POSTGRES", DEFAULT_ADMIN_URL)
+        print_pages(run_pages(admin, args.matches, args.bots, args.requests), args.json)
+        return 0
     url = args.db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='arena-bench-api-')) / 'bench.db'}"
     upgrade(url)
     engine = create_engine(url)

@@ -30,6 +30,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import Connection, Engine
 
+from ladder import skill
 from ladder.db import write_transaction
 from ladder.elo import rating_deltas
 from ladder.errors import InvalidInput, NotFound
@@ -450,6 +451,18 @@ def rate_campaign(engine: Engine, campaign_id: int, *, now: datetime | None = No
             changes[bot] = changes.get(bot, 0.0) + deltas[seat]
             best[bot] = min(best.get(bot, places[seat]), places[seat])
         shared_first = sum(1 for p in places if p == 1) > 1
+        # one free-for-all game of its bots (each pair once, weight 1/(players - 1)), at their
+        # ratings before it: ladder/RATINGS.md, "Ladder standings"
+        rated_bots = sorted(changes)
+        weight = 1.0 / (int(row.players) - 1)
+        information = {
+            a: sum(
+                skill.game_information(float(entries[a].rating), float(entries[b].rating), weight)
+                for b in rated_bots
+                if b != a
+            )
+            for a in rated_bots
+        }
         for bot in sorted(changes):
             before = float(entries[bot].rating)
             after = before + changes[bot]
@@ -461,6 +474,7 @@ def rate_campaign(engine: Engine, campaign_id: int, *, now: datetime | None = No
                     games=ladder_entries.c.games + 1,
                     wins=ladder_entries.c.wins + int(best[bot] == 1 and not shared_first),
                     draws=ladder_entries.c.draws + int(best[bot] == 1 and shared_first),
+                    information=ladder_entries.c.information + information[bot],
                     updated_at=now,
                 )
             )

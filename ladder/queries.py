@@ -25,7 +25,6 @@ from ladder.rating_policy import POLICY_COLUMNS, RatingPolicy, policy_of
 from ladder.schema import (
     bot_versions,
     bots,
-    campaign_ratings,
     campaigns,
     competitions,
     ladder_entries,
@@ -366,6 +365,7 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
             ladder_entries.c.games,
             ladder_entries.c.wins,
             ladder_entries.c.draws,
+            ladder_entries.c.information,
         )
         .join(bots, bots.c.id == ladder_entries.c.bot_id)
         .where(ladder_entries.c.ladder_id == ladder_id)
@@ -379,9 +379,12 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
     ]
     rows = [row for row in rows if row.bot_id not in why]
     policy = RatingPolicy(**ladder["rating_policy"])
-    deviation = _deviations(
-        conn, ladder_id, ladder["kind"], {row.bot_id: row.rating for row in rows}, policy.prior_games
-    )
+    # the information recording accumulated, one number per bot: nothing here grows with the
+    # ladder's history (ladder/RATINGS.md, "Ladder standings")
+    deviation = {
+        row.bot_id: skill.deviation_from_information(float(row.information), prior_games=policy.prior_games)
+        for row in rows
+    }
     # ranked by how sure we are: the low end of the interval (95% unless the ladder's policy
     # says otherwise; ladder/RATINGS.md, "Rank order"), so a bot with few games ranks below an
     # equally rated one with many
@@ -445,112 +448,6 @@ def unranked_reasons(conn: Connection, bot_ids: Sequence[int]) -> dict[int, str]
         if state == "passed":
             passed.add(int(bot_id))
     return {b: _UNRANKED_WORDS.get(newest.get(b, ""), "no version") for b in ids if b not in passed}
-
-
-class _PairWeights:
-    """The head-to-head pairs of a free-for-all ladder's done matches, kept between requests.
-
-    Reading and decoding every match's seats on each standings request costs seconds on a ladder
-    with 100,000 matches; the pairs only grow. Each request reads the ids of the done matches
-    (cheap), adds the pairs of the ones not seen yet, and starts over if one it had seen is gone
-    (a reset or deleted database).
-    """
-
-    def __init__(self) -> None:
-        self.seen: set[int] = set()
-        #: (bot, opponent) -> summed weight, 1/(N-1) per head-to-head pair of an N-player game
-        self.weights: dict[tuple[int, int], float] = {}
-
-    def update(self, conn: Connection, ladder_id: int) -> None:
-        done = set(
-            conn.execute(
-                sa.select(matches.c.id).where(matches.c.ladder_id == ladder_id, matches.c.status == "done")
-            ).scalars()
-        )
-        if not self.seen <= done:
-            self.seen, self.weights = set(), {}
-        new = sorted(done - self.seen)
-        for start in range(0, len(new), 5000):
-            rows = conn.execute(
-                sa.select(matches.c.id, matches.c.seats).where(matches.c.id.in_(new[start : start + 5000]))
-            ).all()
-            versions = {int(v) for row in rows for v in row.seats}
-            bot_of: dict[int, int] = dict(
-                conn.execute(
-                    sa.select(bot_versions.c.id, bot_versions.c.bot_id).where(bot_versions.c.id.in_(versions))
-                ).all()
-            ) if versions else {}
-            for row in rows:
-                seat_bots = [bot_of.get(int(v)) for v in row.seats]
-                n = len(seat_bots)
-                for i, a in enumerate(seat_bots):
-                    for j, b in enumerate(seat_bots):
-                        if i != j and a is not None and b is not None and a != b:
-                            self.weights[(a, b)] = self.weights.get((a, b), 0.0) + 1.0 / (n - 1)
-        self.seen |= set(new)
-
-
-#: per database and ladder; bounded by the number of ladders a process serves
-_PAIR_WEIGHTS: dict[tuple[str, int], _PairWeights] = {}
-
-
-def _deviations(
-    conn: Connection, ladder_id: int, kind: str, ratings: dict[int, float], prior_games: float
-) -> dict[int, float]:
-    """Each bot's rating deviation from the games it played on the ladder (``skill.elo_deviation``):
-    every head-to-head pair of its recorded matches, at today's ratings; on a cooperative ladder
-    each game is one game against its scenario's rating; on a campaign ladder each rated campaign
-    is one game of its bots."""
-    if not ratings:
-        return {}
-    opponents: dict[int, list[tuple[float, float]]] = {b: [] for b in ratings}
-    if kind == "coop":
-        done = conn.execute(
-            sa.select(matches.c.id, matches.c.seats).where(
-                matches.c.ladder_id == ladder_id, matches.c.status == "done"
-            )
-        ).all()
-        versions = {int(v) for row in done for v in row.seats}
-        bot_of: dict[int, int] = {}
-        if versions:
-            bot_of = dict(
-                conn.execute(
-                    sa.select(bot_versions.c.id, bot_versions.c.bot_id).where(bot_versions.c.id.in_(versions))
-                ).all()
-            )
-        scenario_of = dict(
-            conn.execute(
-                sa.select(scenario_rating_history.c.match_id, scenarios.c.rating)
-                .join(scenarios, scenarios.c.id == scenario_rating_history.c.scenario_id)
-                .where(scenarios.c.ladder_id == ladder_id)
-            ).all()
-        )
-        for row in done:
-            for b in {bot_of.get(int(v)) for v in row.seats}:
-                if b in opponents and row.id in scenario_of:
-                    opponents[b].append((float(scenario_of[row.id]), 1.0))
-    elif kind == "campaign":
-        # a rated campaign is one free-for-all game among its bots (ladder/RATINGS.md)
-        rated: dict[int, tuple[int, list[int]]] = {}
-        for cid, players, bot in conn.execute(
-            sa.select(campaign_ratings.c.campaign_id, campaigns.c.players, campaign_ratings.c.bot_id)
-            .join(campaigns, campaigns.c.id == campaign_ratings.c.campaign_id)
-            .where(campaign_ratings.c.ladder_id == ladder_id)
-        ):
-            rated.setdefault(int(cid), (int(players), []))[1].append(int(bot))
-        for players, bots_in in rated.values():
-            for a in bots_in:
-                for b in bots_in:
-                    if a != b and a in opponents and b in ratings:
-                        opponents[a].append((ratings[b], 1.0 / (players - 1)))
-    else:
-        key = (conn.engine.url.render_as_string(hide_password=True), ladder_id)
-        pairs = _PAIR_WEIGHTS.setdefault(key, _PairWeights())
-        pairs.update(conn, ladder_id)
-        for (a, b), weight in pairs.weights.items():
-            if a in opponents and b in ratings:
-                opponents[a].append((ratings[b], weight))
-    return {b: skill.elo_deviation(r, opponents[b], prior_games=prior_games) for b, r in ratings.items()}
 
 
 def scenario_ratings(conn: Connection, ladder_id: int) -> ScenariosPage | None:

@@ -30,7 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy import Connection, Engine
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ladder import coop_rating, elo
+from ladder import coop_rating, elo, skill
 from ladder.db import write_transaction
 from ladder.errors import InvalidInput, NotFound
 from ladder.ladders import ensure_entries
@@ -182,6 +182,7 @@ _UPDATE_ENTRY = (
         games=ladder_entries.c.games + 1,
         wins=ladder_entries.c.wins + sa.bindparam("won", type_=sa.Integer),
         draws=ladder_entries.c.draws + sa.bindparam("drew", type_=sa.Integer),
+        information=ladder_entries.c.information + sa.bindparam("information", type_=sa.Float),
         updated_at=sa.bindparam("now", type_=ladder_entries.c.updated_at.type),
     )
 )
@@ -330,11 +331,13 @@ def _bots_of_seats(conn: Connection, seats: Sequence[int]) -> list[int]:
 
 @dataclass(frozen=True, slots=True)
 class _EntryWrite:
-    """One bot's ladder_entries change: its rating change, and whether it won or shared first."""
+    """One bot's ladder_entries change: its rating change, whether it won or shared first, and
+    the Fisher information the game adds (``skill.game_information``, at the ratings before it)."""
 
     change: RatingChange
     won: bool
     drew: bool = False
+    information: float = 0.0
 
 
 def _lock_entries(
@@ -355,11 +358,13 @@ def _apply_ratings(
     """Free-for-all: each bot's Elo change from the places (K from the ladder's `policy`), with
     its win or shared first."""
     bot_ids = sorted(set(seat_bots))
+    seat_ratings = [float(entries[b].rating) for b in seat_bots]
     seat_deltas = elo.rating_deltas(
-        [entries[b].rating for b in seat_bots],
+        seat_ratings,
         places,
         [policy.k_factor(entries[b].games) for b in seat_bots],
     )
+    information = skill.free_for_all_information(seat_bots, seat_ratings)
     delta_of: defaultdict[int, float] = defaultdict(float)
     best_place: dict[int, int] = {}
     for bot_id, delta, place in zip(seat_bots, seat_deltas, places, strict=True):
@@ -373,6 +378,7 @@ def _apply_ratings(
             _rating_change(entries, bot_id, delta_of[bot_id]),
             won=bot_id in first and len(first) == 1,
             drew=bot_id in first and len(first) > 1,
+            information=information[bot_id],
         )
         for bot_id in bot_ids
     ]
@@ -403,6 +409,7 @@ def _write_entries(
                 "new_rating": w.change.after,
                 "won": 1 if w.won else 0,
                 "drew": 1 if w.drew else 0,
+                "information": w.information,
                 "now": now,
             }
             for w in writes
@@ -435,9 +442,10 @@ _FINISH_POSTGRESQL = sa.text(
     WITH entries AS (
         UPDATE ladder_entries AS e
         SET rating = v.after, games = e.games + 1, wins = e.wins + v.won,
-            draws = e.draws + v.drew, updated_at = :now
+            draws = e.draws + v.drew, information = e.information + v.info, updated_at = :now
         FROM unnest(CAST(:bot_ids AS integer[]), CAST(:afters AS double precision[]),
-                    CAST(:wons AS integer[]), CAST(:drews AS integer[])) AS v(bot_id, after, won, drew)
+                    CAST(:wons AS integer[]), CAST(:drews AS integer[]),
+                    CAST(:infos AS double precision[])) AS v(bot_id, after, won, drew, info)
         WHERE e.ladder_id = :ladder_id AND e.bot_id = v.bot_id
         RETURNING e.bot_id
     ), history AS (
@@ -488,6 +496,7 @@ def _finish_postgresql(
             "deltas": [c.delta for c in changes],
             "wons": [1 if w.won else 0 for w in writes],
             "drews": [1 if w.drew else 0 for w in writes],
+            "infos": [w.information for w in writes],
             # the JSON columns' text, as SQLAlchemy's JSON type writes it
             "places": json.dumps(result_row["places"]),
             "scores": json.dumps(result_row["scores"]),
@@ -554,7 +563,15 @@ def _apply_coop_ratings(
         team_won,
     )
     delta_of = dict(zip(reversed(seat_bots), reversed(deltas.members), strict=True))
-    writes = [_EntryWrite(_rating_change(entries, b, delta_of[b]), won=team_won) for b in bot_ids]
+    # each bot played one game against the scenario, at its own rating and the scenario's then
+    writes = [
+        _EntryWrite(
+            _rating_change(entries, b, delta_of[b]),
+            won=team_won,
+            information=skill.game_information(float(entries[b].rating), float(scenario.rating)),
+        )
+        for b in bot_ids
+    ]
     scenario_before = float(scenario.rating)
     scenario_change = ScenarioChange(
         scenario_id=int(scenario.id),

@@ -253,6 +253,9 @@ ladder_entries = Table(
     Column("wins", Integer, nullable=False),
     # matches where the bot shared first place (migration 0005); a shared first is not a win
     Column("draws", Integer, nullable=False, server_default="0"),
+    # Σ w·E·(1 - E) over the bot's rated games, E at the ratings each was recorded at (migration
+    # 0012; ladder/RATINGS.md "Ladder standings"): recording adds to it, the standings read it
+    Column("information", Float, nullable=False, server_default="0"),
     Column("joined_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     # one row per (ladder, bot): recording locks these rows while it changes the rating

@@ -27,8 +27,10 @@ resamples in which a bot is rated above the next one is the *likelihood of super
 (BayesElo's LOS): how sure the table is of that order.
 
 **Ladder deviation.** A ladder's Elo moves game by game, there is no fit to bootstrap; its
-deviation is the Fisher information of the games a bot played, evaluated at the current
-ratings (Glicko's RD without the time decay): see :func:`elo_deviation`.
+deviation comes from the Fisher information of the games a bot played, each at the ratings it
+was played at (Glicko's RD without the time decay), which recording accumulates per bot
+(``ladder_entries.information``): see :func:`game_information` and
+:func:`deviation_from_information`.
 """
 
 from __future__ import annotations
@@ -47,9 +49,12 @@ __all__ = [
     "Fit",
     "Table",
     "bootstrap",
+    "deviation_from_information",
     "elo_deviation",
     "elo_from_score",
     "fit_elo",
+    "free_for_all_information",
+    "game_information",
     "pair_tallies",
     "score_from_elo",
     "superiority",
@@ -299,6 +304,39 @@ def bootstrap(
     return Fit(elo, low, high, los, samples)
 
 
+def game_information(rating: float, opponent: float, weight: float = 1.0) -> float:
+    """The Fisher information (in games, the factor c² left out) one game against `opponent`
+    gives about `rating`: weight·E·(1 - E), E the expected score. A game between equals gives
+    0.25·weight, a mismatch less (its result was all but known)."""
+    e = score_from_elo(rating - opponent)
+    return weight * e * (1.0 - e)
+
+
+def free_for_all_information(seat_bots: Sequence[int], seat_ratings: Sequence[float]) -> dict[int, float]:
+    """bot -> the information one free-for-all game gives it: every head-to-head pair of seats
+    held by two different bots, weighted 1/(N-1) for N seats, at the seats' ratings (a bot in two
+    seats counts both seats' pairs; its seats against each other count nothing)."""
+    n = len(seat_bots)
+    out = dict.fromkeys(seat_bots, 0.0)
+    if n < 2:
+        return out
+    weight = 1.0 / (n - 1)
+    for i, a in enumerate(seat_bots):
+        for j, b in enumerate(seat_bots):
+            if i != j and a != b:
+                out[a] += game_information(seat_ratings[i], seat_ratings[j], weight)
+    return out
+
+
+def deviation_from_information(information: float, *, prior_games: float = PRIOR_GAMES) -> float:
+    """The standard error (Elo points) of a rating backed by `information` (a sum of
+    :func:`game_information`): 1/(c·√(information + prior_games·0.25)), c = ln 10 / 400; the
+    prior's virtual draws against an equal opponent keep a bot with no games finite (≈ 347
+    points for one)."""
+    c = math.log(10.0) / SCALE
+    return 1.0 / (c * math.sqrt(max(information, 0.0) + prior_games * 0.25))
+
+
 def elo_deviation(
     rating: float, opponents: Iterable[tuple[float, float]], *, prior_games: float = PRIOR_GAMES
 ) -> float:
@@ -309,14 +347,11 @@ def elo_deviation(
     I = Σ w·c²·E·(1 - E) with c = ln 10 / 400 and E the expected score; the deviation is
     1/√(I + I₀), where I₀ is the information of `prior_games` (:data:`PRIOR_GAMES` unless the
     ladder's rating policy says otherwise) draws against an equal opponent, so a bot with no
-    games has a finite deviation (≈ 347 points for one).
+    games has a finite deviation (≈ 347 points for one). The ladder's standings use
+    :func:`deviation_from_information` over information accumulated as games were recorded.
     """
-    c = math.log(10.0) / SCALE
-    information = prior_games * c * c * 0.25
-    for opponent, weight in opponents:
-        e = score_from_elo(rating - opponent)
-        information += weight * c * c * e * (1.0 - e)
-    return 1.0 / math.sqrt(information)
+    information = sum(game_information(rating, opponent, weight) for opponent, weight in opponents)
+    return deviation_from_information(information, prior_games=prior_games)
 
 
 def superiority(gap: float, deviation_a: float, deviation_b: float) -> float:

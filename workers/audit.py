@@ -20,10 +20,12 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import Engine
 
-from ladder import coop_rating, elo
+from ladder import coop_rating, elo, skill
 from ladder.rating_policy import RatingPolicy, policy_of
 from ladder.schema import (
     bot_versions,
+    campaign_ratings,
+    campaigns,
     ladder_entries,
     ladder_periods,
     ladders,
@@ -33,7 +35,7 @@ from ladder.schema import (
     scenario_rating_history,
 )
 
-__all__ = ["audit_ladder", "reserved_name_problems"]
+__all__ = ["audit_ladder", "replayed_information", "reserved_name_problems"]
 
 
 def reserved_name_problems(engine: Engine, db_hint: str = "") -> list[str]:
@@ -81,8 +83,10 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
     played at another engine version than its rating period's: recorded, not rated), and no
     other match has any; each bot's rating rows chain (``before`` = the previous ``after``); the
     ratings, games and wins in ``ladder_entries`` equal Elo replayed over the results, the games
-    counted from zero again after each closed rating period (``ladder_periods``; ratings carry).
-    Read it while no result is being recorded on the ladder (else it may see half a picture).
+    counted from zero again after each closed rating period (``ladder_periods``; ratings carry);
+    and each bot's stored information (``ladder_entries.information``) equals
+    :func:`replayed_information`. Read it while no result is being recorded on the ladder (else
+    it may see half a picture).
     """
     problems: list[str] = []
     with engine.connect() as conn:
@@ -115,6 +119,7 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
         ).all()
         entries = conn.execute(sa.select(ladder_entries).where(ladder_entries.c.ladder_id == ladder_id)).all()
         ladder_row = conn.execute(sa.select(ladders).where(ladders.c.id == ladder_id)).one()
+        information = replayed_information(conn, ladder_id)
         kind = ladder_row.kind
         policy = policy_of(ladder_row)
         coop: dict[int, tuple[bool, int, float]] | None = None
@@ -218,7 +223,79 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
                 f"{entry.draws} draws; replayed {rating[b]:.6f}, {games[b]} games, {wins[b]} wins, "
                 f"{draws[b]} draws"
             )
+        if abs(float(entry.information) - information.get(b, 0.0)) > tolerance:
+            problems.append(
+                f"bot {b}: stored information {float(entry.information):.9f}, "
+                f"replayed from its history {information.get(b, 0.0):.9f}"
+            )
     return problems
+
+
+def replayed_information(conn: sa.Connection, ladder_id: int) -> dict[int, float]:
+    """bot id -> the Fisher information of its rated games on the ladder, recomputed from the
+    recorded history (``ladder/RATINGS.md``, "Ladder standings"): what recording should have
+    accumulated in ``ladder_entries.information``.
+
+    Every game counts at the ratings it was recorded at (the history's ``before`` columns): a
+    free-for-all match's pairs of different bots, weight 1/(N-1); a cooperative match as one
+    game of each bot against its scenario; a rated campaign as one free-for-all game of its bots
+    (each pair once, weight 1/(players-1)). Matches that moved no rating (another engine
+    version) have no history and count nothing.
+    """
+    kind = conn.execute(sa.select(ladders.c.kind).where(ladders.c.id == ladder_id)).scalar_one()
+    out: defaultdict[int, float] = defaultdict(float)
+    if kind == "campaign":
+        rated: defaultdict[int, list[tuple[int, float, int]]] = defaultdict(list)
+        for row in conn.execute(
+            sa.select(campaign_ratings.c.campaign_id, campaign_ratings.c.bot_id, campaign_ratings.c.before,
+                      campaigns.c.players)
+            .join(campaigns, campaigns.c.id == campaign_ratings.c.campaign_id)
+            .where(campaign_ratings.c.ladder_id == ladder_id)
+        ):
+            rated[int(row.campaign_id)].append((int(row.bot_id), float(row.before), int(row.players)))
+        for rows in rated.values():
+            for a, rating, players in rows:
+                for b, opponent, _ in rows:
+                    if a != b:
+                        out[a] += skill.game_information(rating, opponent, 1.0 / (players - 1))
+        return dict(out)
+    before: defaultdict[int, dict[int, float]] = defaultdict(dict)
+    for match_id, bot_id, value in conn.execute(
+        sa.select(rating_history.c.match_id, rating_history.c.bot_id, rating_history.c.before).where(
+            rating_history.c.ladder_id == ladder_id
+        )
+    ):
+        before[int(match_id)][int(bot_id)] = float(value)
+    bot_of = dict(conn.execute(sa.select(bot_versions.c.id, bot_versions.c.bot_id)).all())
+    seats_of = dict(
+        conn.execute(
+            sa.select(matches.c.id, matches.c.seats).where(matches.c.ladder_id == ladder_id)
+        ).all()
+    )
+    scenario_before: dict[int, float] = {}
+    if kind == "coop":
+        scenario_before = {
+            int(m): float(r)
+            for m, r in conn.execute(
+                sa.select(scenario_rating_history.c.match_id, scenario_rating_history.c.before).where(
+                    scenario_rating_history.c.match_id.in_(sa.select(matches.c.id).where(
+                        matches.c.ladder_id == ladder_id))
+                )
+            )
+        }
+    for match_id, ratings in before.items():
+        seat_bots = [int(bot_of[int(v)]) for v in seats_of.get(match_id, [])]
+        if kind == "coop":
+            if match_id in scenario_before:
+                for b, rating in ratings.items():
+                    out[b] += skill.game_information(rating, scenario_before[match_id])
+            continue
+        if any(b not in ratings for b in seat_bots):
+            continue  # the chain check reports a match whose rows do not fit its seats
+        gained = skill.free_for_all_information(seat_bots, [ratings[b] for b in seat_bots])
+        for b, value in gained.items():
+            out[b] += value
+    return dict(out)
 
 
 def _replay_coop(

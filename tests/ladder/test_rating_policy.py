@@ -22,7 +22,7 @@ from ladder.queries import standings
 from ladder.rating_policy import DEFAULT_POLICY, RatingPolicy
 from ladder.recording import record_result
 from ladder.schema import ladders, rating_history
-from ladder.skill import elo_deviation
+from ladder.skill import deviation_from_information, game_information
 from referee.core.game import Result
 from referee.games.clank_legacy.campaign import new_campaign
 from tests.ladder.test_campaign_storage import _after, _seats, _versions
@@ -77,14 +77,18 @@ def test_the_same_match_moves_ratings_by_each_ladders_k_and_each_audits_clean(
         table = standings(conn, k32)
         assert table is not None
         top = table["standings"][0]
-        rating = conn.execute(
-            sa.select(rating_history.c.after)
-            .where(rating_history.c.ladder_id == k32, rating_history.c.bot_id == bots[0])
-            .order_by(rating_history.c.id.desc())
-        ).first()
-    assert rating is not None
-    opponent = 2 * 1500.0 - rating.after  # equal K: the two changes cancel
-    half = NormalDist().inv_cdf(0.9) * elo_deviation(rating.after, [(opponent, 1.0)] * 2)
+        befores = list(
+            conn.execute(
+                sa.select(rating_history.c.before)
+                .where(rating_history.c.ladder_id == k32, rating_history.c.bot_id == bots[0])
+                .order_by(rating_history.c.id)
+            ).scalars()
+        )
+    assert len(befores) == 2
+    # each game at the ratings it was played at (equal K: the two changes cancel, so the
+    # opponent stood at 3000 - before)
+    information = sum(game_information(b, 2 * 1500.0 - b) for b in befores)
+    half = NormalDist().inv_cdf(0.9) * deviation_from_information(information)
     assert top["rating_high"] - top["rating"] == pytest.approx(half, abs=0.11)
 
 
