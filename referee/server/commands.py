@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -313,27 +314,29 @@ def _builtin_seats(
     return seats
 
 
-def _cmd_match(
-    args: argparse.Namespace,
-    *,
-    sandbox_factory: SandboxFactory | None = None,
-    builtin_factory: BuiltinSeatFactory | None = None,
-) -> int:
-    import asyncio
+@dataclass
+class _MatchInputs:
+    """What `arena match` checked before starting anything."""
 
-    from referee.cli_checks import check_replay_target, check_writable_dir, seat_names, write_replay
-    from referee.replay import loads
-    from referee.replay_view import describe_incident, place_notes
+    tc: Any
+    names: list[str]
+    builtins: dict[int, Any]
+    target: Path | None
+    logs: Path | None
+
+
+def _match_inputs(args: argparse.Namespace, builtin_factory: BuiltinSeatFactory | None) -> _MatchInputs:
+    """Set-up: the time control, seats, names, replay target and log folder, each checked
+    (UsageError: one line, status 2) before a bot is started."""
+    from referee.cli_checks import UsageError, check_replay_target, check_writable_dir, seat_names
 
     try:
         tc = _time_control(args)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        raise UsageError(str(exc)) from None
     if not args.bot:
-        print('error: give one --bot "CMD" per seat', file=sys.stderr)
-        return 2
-    names = seat_names(args.bot, args.name)  # UsageError: one line, status 2
+        raise UsageError('give one --bot "CMD" per seat')
+    names = seat_names(args.bot, args.name)
     _check_game(args.game, len(args.bot), args.seed)
     builtins = _builtin_seats(args.game, args.bot, args.seed, builtin_factory)
     if not args.name:  # a built-in seat is named by its bot (greedy), not by "builtin:greedy"
@@ -347,47 +350,32 @@ def _cmd_match(
             "note: the CPU clock applies to sandboxed bots (--sandbox); these are on the wall clock only",
             file=sys.stderr,
         )
-    from referee.bot_output import error_line
-    from referee.server.launcher import missing_sdk_hint, run_match
+    return _MatchInputs(tc, names, builtins, target, logs)
 
-    def progress(event: Any) -> None:
-        line = None if args.json else _describe_event(event, names)
-        if line is not None:
-            print(f"  {line}", file=sys.stderr)
 
-    import grpc
+def _match_sandbox(args: argparse.Namespace, sandbox_factory: SandboxFactory | None) -> Any:
+    """The sandbox of `--sandbox` (None without it); UsageError when it cannot run here."""
+    from referee.cli_checks import UsageError
 
-    sandbox = None
-    if args.sandbox:
-        try:
-            if sandbox_factory is None:
-                raise RuntimeError("this arena has no sandbox")
-            sandbox = sandbox_factory()
-        except Exception as exc:  # any reason it cannot run is one line for the user
-            print(f"error: the sandbox cannot run here: {exc}", file=sys.stderr)
-            return 2
+    if not args.sandbox:
+        return None
     try:
-        launched = asyncio.run(
-            run_match(
-                args.game,
-                args.bot,
-                seed=args.seed,
-                time_control=tc,
-                log_dir=logs,
-                on_event=progress,
-                names=names,
-                sandbox=sandbox,
-                files_dir=Path.cwd() if sandbox is not None else None,
-                in_process=builtins,
-            )
-        )
-    except grpc.aio.AioRpcError as exc:
-        print(f"error: {exc.code().name}: {exc.details()}", file=sys.stderr)
-        return 2
-    replay = loads(launched.replay)
-    if target is not None:
-        write_replay(replay, target)
+        if sandbox_factory is None:
+            raise RuntimeError("this arena has no sandbox")
+        return sandbox_factory()
+    except Exception as exc:  # any reason it cannot run is one line for the user
+        raise UsageError(f"the sandbox cannot run here: {exc}") from None
+
+
+def _match_summary(
+    args: argparse.Namespace, launched: Any, replay: Any, inputs: _MatchInputs
+) -> dict[str, Any]:
+    """The played match as `--json` prints it: its end, each seat's row, who crashed early."""
+    from referee.replay_view import describe_incident, place_notes
+
     status = launched.status
+    names = inputs.names
+    result = status.result if status.HasField("result") else None
     rows = []
     for seat, run in enumerate(launched.bots):
         record = replay["seats"][seat]
@@ -397,9 +385,9 @@ def _cmd_match(
                 "name": names[seat],
                 "bot": record.get("bot_name") or names[seat],
                 "command": run.command,
-                "place": status.result.places[seat] if status.HasField("result") else None,
-                "score": status.result.scores[seat] if status.HasField("result") else None,
-                "outcome": status.result.outcomes[seat] if status.HasField("result") else None,
+                "place": result.places[seat] if result is not None else None,
+                "score": result.scores[seat] if result is not None else None,
+                "outcome": result.outcomes[seat] if result is not None else None,
                 "strikes": record.get("strikes", 0),
                 "forfeit": record.get("forfeit", ""),
                 "incidents": [describe_incident(i) for i in record.get("incidents") or ()],
@@ -408,14 +396,12 @@ def _cmd_match(
                 "log": str(run.log_path),
             }
         )
-    result = status.result if status.HasField("result") else None
     notes = (
         place_notes(list(result.places), list(result.scores), list(result.outcomes)) if result else {}
     )
     for r in rows:
         r["place_note"] = notes.get(r["seat"], "")
-    crashed = _crashed_before_playing(replay)
-    summary = {
+    return {
         "match_id": launched.match_id,
         "game": args.game,
         "seed": args.seed,
@@ -424,38 +410,47 @@ def _cmd_match(
         "team_won": result.team_won if result is not None and result.HasField("team_won") else None,
         "decisions": status.decisions,
         "seats": rows,
-        "replay": str(target) if target is not None else None,
-        "crashed_before_playing": crashed,
+        "replay": str(inputs.target) if inputs.target is not None else None,
+        "crashed_before_playing": _crashed_before_playing(replay),
     }
-    if args.json:
-        print(json.dumps(summary, indent=2))
-    else:
-        won = summary["team_won"]
-        team = "" if won is None else "; the team " + ("won" if won else "lost")
-        print(
-            f"match {launched.match_id} ({args.game}, seed {args.seed}): {status.ended_by}, "
-            f"{status.decisions} decisions{team}"
+
+
+def _print_match(summary: dict[str, Any]) -> None:
+    """The summary as text: the match's end, then a line per seat with its incidents."""
+    won = summary["team_won"]
+    team = "" if won is None else "; the team " + ("won" if won else "lost")
+    print(
+        f"match {summary['match_id']} ({summary['game']}, seed {summary['seed']}): "
+        f"{summary['ended_by']}, {summary['decisions']} decisions{team}"
+    )
+    for r in summary["seats"]:
+        own = f", calls itself {r['bot']!r}" if r["bot"] != r["name"] else ""
+        outcome = str(r["outcome"]).replace("_", " ")
+        line = (
+            f"  seat {r['seat']} ({r['name']}{own}): place {r['place']}, score {r['score']}, "
+            f"{outcome}, {r['strikes']} strikes"
         )
-        for r in rows:
-            own = f", calls itself {r['bot']!r}" if r["bot"] != r["name"] else ""
-            outcome = str(r["outcome"]).replace("_", " ")
-            line = (
-                f"  seat {r['seat']} ({r['name']}{own}): place {r['place']}, score {r['score']}, "
-                f"{outcome}, {r['strikes']} strikes"
-            )
-            if r["forfeit"]:
-                line += f"; forfeited: {r['forfeit']}"
-            if r["killed_for"]:
-                line += f"; killed at its sandbox's {r['killed_for']} (workers/SANDBOX.md, Limits)"
-            if r["place_note"]:
-                line += f" ({r['place_note']})"
-            print(line)
-            for incident in r["incidents"]:
-                print(f"    incident: {incident}")
-        if target is not None:
-            print(f"replay written to {target}")
-    for seat in crashed:
-        r = rows[seat]
+        if r["forfeit"]:
+            line += f"; forfeited: {r['forfeit']}"
+        if r["killed_for"]:
+            line += f"; killed at its sandbox's {r['killed_for']} (workers/SANDBOX.md, Limits)"
+        if r["place_note"]:
+            line += f" ({r['place_note']})"
+        print(line)
+        for incident in r["incidents"]:
+            print(f"    incident: {incident}")
+    if summary["replay"] is not None:
+        print(f"replay written to {summary['replay']}")
+
+
+def _report_crashes(launched: Any, summary: dict[str, Any]) -> None:
+    """One error line per seat that ended before playing: what it printed, where its output is,
+    and the fix when it is a missing SDK."""
+    from referee.bot_output import error_line
+    from referee.server.launcher import missing_sdk_hint
+
+    for seat in summary["crashed_before_playing"]:
+        r = summary["seats"][seat]
         last = error_line(launched.bots[seat].log_tail(40))
         said = f"; it printed: {last}" if last else ""
         hint = missing_sdk_hint(last)
@@ -464,8 +459,69 @@ def _cmd_match(
             f"its output: {r['log']}" + (f"; {hint}" if hint else ""),
             file=sys.stderr,
         )
-    return 1 if crashed else 0
 
+
+def _cmd_match(
+    args: argparse.Namespace,
+    *,
+    sandbox_factory: SandboxFactory | None = None,
+    builtin_factory: BuiltinSeatFactory | None = None,
+) -> int:
+    """`arena match`: check the inputs (:func:`_match_inputs`), start the sandbox, play the
+    match, then write the replay and report (:func:`_match_summary`, :func:`_print_match`,
+    :func:`_report_crashes`)."""
+    import asyncio
+
+    import grpc
+
+    from referee.cli_checks import UsageError, write_replay
+    from referee.replay import loads
+    from referee.server.launcher import run_match
+
+    try:
+        inputs = _match_inputs(args, builtin_factory)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    def progress(event: Any) -> None:
+        line = None if args.json else _describe_event(event, inputs.names)
+        if line is not None:
+            print(f"  {line}", file=sys.stderr)
+
+    try:
+        sandbox = _match_sandbox(args, sandbox_factory)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        launched = asyncio.run(
+            run_match(
+                args.game,
+                args.bot,
+                seed=args.seed,
+                time_control=inputs.tc,
+                log_dir=inputs.logs,
+                on_event=progress,
+                names=inputs.names,
+                sandbox=sandbox,
+                files_dir=Path.cwd() if sandbox is not None else None,
+                in_process=inputs.builtins,
+            )
+        )
+    except grpc.aio.AioRpcError as exc:
+        print(f"error: {exc.code().name}: {exc.details()}", file=sys.stderr)
+        return 2
+    replay = loads(launched.replay)
+    if inputs.target is not None:
+        write_replay(replay, inputs.target)
+    summary = _match_summary(args, launched, replay, inputs)
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    else:
+        _print_match(summary)
+    _report_crashes(launched, summary)
+    return 1 if summary["crashed_before_playing"] else 0
 
 def _cmd_bot_check(args: argparse.Namespace) -> int:
     import asyncio
