@@ -124,14 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the page figures as JSON (with --matches)")
     args = parser.parse_args(argv)
     if args.matches:
-        import os
+        from referee.settings import current
 
-        from .pages import DEFAULT_ADMIN_URL, print_pages, run_pages
+        from .pages import print_pages, run_pages
 
         if len(args.matches) < 2 or min(args.matches) < 1 or args.bots < 2 or args.requests < 1:
             parser.error("--matches: two or more sizes, each at least 1; --bots at least 2; "
                          "--requests at least 1")
-        admin = args.admin_db or os.environ.get("ARENA_BENCH_POSTGRES", DEFAULT_ADMIN_URL)
+        admin = args.admin_db or current().bench_postgres
         print_pages(run_pages(admin, args.matches, args.bots, args.requests), args.json)
         return 0
     url = args.db or f"sqlite:///{Path(tempfile.mkdtemp(prefix='arena-bench-api-')) / 'bench.db'}"
