@@ -152,7 +152,7 @@ def test_an_unknown_builtin_is_one_error_line_naming_the_known_ones() -> None:
     assert out.returncode == 2
     assert out.stderr == (
         "error: --bot builtin:nonesuch: no built-in bot 'nonesuch' for clank; "
-        "known: builtin:greedy, builtin:random\n"
+        "known: builtin:greedy, builtin:ismcts, builtin:random\n"
     )
     assert out.stdout == ""
 
