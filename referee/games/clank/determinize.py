@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.core.game import Action
-from referee.games.clank.content import ClankContent, Effect, default_content, effects_to_json
+from referee.games.clank.content import ClankContent, default_content
 from referee.games.clank.engine import ClankGame
 from referee.games.clank.state import ClankState, PlayerState
 from referee.games.clank_core.determinize import (
@@ -24,6 +24,7 @@ from referee.games.clank_core.determinize import (
     expand,
     fresh_seed,
     json_copy,
+    pending_stack,
 )
 from referee.games.clank_core.state import TurnPool
 
@@ -141,7 +142,7 @@ def sample_state(
         mastery_left=obs["mastery_left"],
         countdown=obs["countdown"],
         countdown_seat=obs["countdown_seat"],
-        stack=_stack(obs, players, content),
+        stack=pending_stack(obs["pending"], [p.play for p in players], content.cards),
         rng={},
         last_attack=dict(obs["last_attack"]),
         over=obs["over"],
@@ -198,48 +199,3 @@ def _secret_rooms(rooms: Any, size: str) -> list[str]:
     if size == "minor":
         return [r.id for r in rooms if r.minor_secrets]
     return [r.id for r in rooms if r.major_secret]
-
-
-def _stack(
-    obs: Mapping[str, Any], players: Sequence[PlayerState], content: ClankContent
-) -> list[dict[str, Any]]:
-    """The pending choice, rebuilt from the observation's `pending` (a Clank! effect never
-    pushes a second choice while one waits, so the top is the whole stack)."""
-    pending = obs["pending"]
-    if pending is None:
-        return []
-    entry: dict[str, Any] = {"kind": pending["kind"], "seat": pending["seat"], "prompt": pending["prompt"]}
-    if pending["kind"] == "trash":
-        return [entry]
-    if pending["kind"] == "discard":
-        entry["then"] = pending["then"]
-    elif pending["kind"] == "choose":
-        entry["options"] = pending["options"]
-    else:
-        raise DeterminizeError(f"unknown pending choice {pending['kind']!r}")
-    entry["source"] = _source(players[pending["seat"]].play, pending, content)
-    return [entry]
-
-
-def _source(play: Sequence[str], pending: Mapping[str, Any], content: ClankContent) -> str:
-    """The card whose play pushed the pending choice (read by `played_tag` conditions): the
-    latest card in play with that very effect; "" when none (a choice from a secret or a
-    device)."""
-    for card_id in reversed(play):
-        if _pushes(content.cards[card_id].play, pending):
-            return card_id
-    return ""
-
-
-def _pushes(effects: Sequence[Effect], pending: Mapping[str, Any]) -> bool:
-    """Whether resolving `effects` pushes the pending choice (its text, not just its kind)."""
-    kind = pending["kind"]
-    for e in effects:
-        if e.op == "discard_for" and kind == "discard" and effects_to_json(e.then) == pending["then"]:
-            return True
-        options = pending["options"]
-        if e.op == "choose" and kind == "choose" and [effects_to_json(o) for o in e.options] == options:
-            return True
-        if e.op == "if" and _pushes(e.then, pending):
-            return True
-    return False

@@ -9,9 +9,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from referee.core.determinize import DeterminizeError
+from referee.core.effects import Effect, effects_to_json
 
 __all__ = [
     "DeterminizeError",
@@ -21,6 +22,7 @@ __all__ = [
     "expand",
     "fresh_seed",
     "json_copy",
+    "pending_stack",
 ]
 
 
@@ -98,3 +100,51 @@ def json_copy(value: Any) -> Any:
     if isinstance(value, list):
         return [json_copy(v) for v in value]
     return value
+
+
+class Card(Protocol):
+    """What `pending_stack` reads of a card: its play effects (both games' CardDef)."""
+
+    @property
+    def play(self) -> Sequence[Effect]: ...
+
+
+def pending_stack(
+    pending: Mapping[str, Any] | None, plays: Sequence[Sequence[str]], cards: Mapping[str, Card]
+) -> list[dict[str, Any]]:
+    """The stack of pending card choices rebuilt from an observation's `pending` (a card's
+    trash, discard or choose): a card effect never pushes a second choice while one waits, so
+    the top is the whole stack. `plays` is each seat's cards in play and `cards` the game's cards by
+    id: the entry's source (read by `played_tag` conditions) is the latest
+    card in play whose effects push this very choice, "" when none (a secret or a device)."""
+    if pending is None:
+        return []
+    entry: dict[str, Any] = {"kind": pending["kind"], "seat": pending["seat"], "prompt": pending["prompt"]}
+    if pending["kind"] == "trash":
+        return [entry]
+    if pending["kind"] == "discard":
+        entry["then"] = pending["then"]
+    elif pending["kind"] == "choose":
+        entry["options"] = pending["options"]
+    else:
+        raise DeterminizeError(f"unknown pending choice {pending['kind']!r}")
+    in_play = reversed(plays[pending["seat"]])
+    entry["source"] = next((card for card in in_play if _pushes(cards[card].play, pending)), "")
+    return [entry]
+
+
+def _pushes(effects: Sequence[Effect], pending: Mapping[str, Any]) -> bool:
+    """Whether resolving `effects` pushes the pending choice (its text, not just its kind)."""
+    kind = pending["kind"]
+    for e in effects:
+        if e.op == "discard_for" and kind == "discard" and effects_to_json(e.then) == pending["then"]:
+            return True
+        if (
+            e.op == "choose"
+            and kind == "choose"
+            and [effects_to_json(o) for o in e.options] == pending["options"]
+        ):
+            return True
+        if e.op == "if" and _pushes(e.then, pending):
+            return True
+    return False

@@ -20,6 +20,7 @@ from referee.games.clank_core.determinize import (
     expand,
     fresh_seed,
     json_copy,
+    pending_stack,
 )
 from referee.games.clank_legacy.campaign import CampaignState, adventure_deck, starting_deck
 from referee.games.clank_legacy.content import LegacyContent
@@ -310,44 +311,12 @@ def _secrets(
 def _stack(
     obs: Mapping[str, Any], players: Sequence[LegacyPlayer], content: LegacyContent
 ) -> list[dict[str, Any]]:
-    """The pending card choice rebuilt from `pending` (the top is the whole stack: a choice
-    never waits under another in play). Votes belong to the Prologue and Epilogue."""
+    """The pending card choice rebuilt from `pending` (clank_core's `pending_stack`). Votes
+    belong to the Prologue and Epilogue."""
     pending = obs["pending"]
-    if pending is None or pending["kind"] == VOTE:
+    if pending is not None and pending["kind"] == VOTE:
         return []
-    entry: dict[str, Any] = {"kind": pending["kind"], "seat": pending["seat"], "prompt": pending["prompt"]}
-    if pending["kind"] == "trash":
-        return [entry]
-    if pending["kind"] == "discard":
-        entry["then"] = pending["then"]
-    elif pending["kind"] == "choose":
-        entry["options"] = pending["options"]
-    else:
-        raise DeterminizeError(f"unknown pending choice {pending['kind']!r}")
-    entry["source"] = _source(players[pending["seat"]].play, content, pending)
-    return [entry]
-
-
-def _source(play: Sequence[str], content: LegacyContent, pending: Mapping[str, Any]) -> str:
-    """The latest card in play whose play effects push the pending choice ("" if none)."""
-    for card_id in reversed(play):
-        if _pushes(content.cards[card_id].play, pending):
-            return card_id
-    return ""
-
-
-def _pushes(effects: Sequence[Effect], pending: Mapping[str, Any]) -> bool:
-    """Whether resolving `effects` pushes the pending choice."""
-    kind = pending["kind"]
-    for e in effects:
-        if e.op == "discard_for" and kind == "discard" and effects_to_json(e.then) == pending["then"]:
-            return True
-        options = pending["options"]
-        if e.op == "choose" and kind == "choose" and [effects_to_json(o) for o in e.options] == options:
-            return True
-        if e.op == "if" and _pushes(e.then, pending):
-            return True
-    return False
+    return pending_stack(pending, [p.play for p in players], content.cards)
 
 
 def _deferred(obs: Mapping[str, Any], content: LegacyContent, waiting: list[Any]) -> list[dict[str, Any]]:
