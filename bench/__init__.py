@@ -11,6 +11,9 @@ platform beside a reference measured in the same run, and prints both with their
     recording       ``python -m bench.recording`` (``make bench-recording``): recording results
     web             ``python -m bench.web``: the ladder page at scale, a long replay
 
+``bench.pages`` is the part of ``bench.api --matches`` that seeds and times the pages;
+``bench.scratch`` is the throw-away PostgreSQL database the ladder benches seed.
+
 They sit apart from the product packages (they import the components, none imports them);
 tests that check what a bench measures import them from here.
 """

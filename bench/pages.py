@@ -32,10 +32,10 @@ import psycopg
 import sqlalchemy as sa
 from psycopg import sql
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
 
+from bench.scratch import scratch_database
 from ladder import elo, skill
-from ladder.db import create_engine, normalize_url, upgrade
+from ladder.db import create_engine
 from ladder.ladders import create_ladder, ladder_policy
 
 __all__ = ["GOAL", "run_pages"]
@@ -215,14 +215,9 @@ def run_pages(admin_url: str, sizes: Sequence[int], bots: int, requests: int) ->
 
     from .api import _served
 
-    name = f"arena_bench_pages_{secrets.token_hex(4)}"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = make_url(normalize_url(admin_url)).set(database=name).render_as_string(hide_password=False)
     figures: dict[str, Any] = {"bots": bots, "requests": requests, "sizes": list(sizes), "goal": GOAL,
                                "seed_seconds": {}, "pages": {}}
-    try:
-        upgrade(url)
+    with scratch_database(admin_url, "arena_bench_pages") as url:
         engine = create_engine(url)
         try:
             state = _setup(engine, bots)
@@ -242,9 +237,6 @@ def run_pages(admin_url: str, sizes: Sequence[int], bots: int, requests: int) ->
                 )
         finally:
             engine.dispose()
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
     low, high = min(sizes), max(sizes)
     for page in measured[low]:
         row: dict[str, Any] = {}

@@ -25,7 +25,6 @@ import hashlib
 import json
 import multiprocessing as mp
 import random
-import secrets
 import statistics
 import time
 from dataclasses import dataclass
@@ -33,11 +32,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
-from psycopg import sql
 from sqlalchemy.engine import make_url
 
+from bench.scratch import scratch_database
 from ladder.bots import add_bot_version, register_bot
-from ladder.db import create_engine, normalize_url, upgrade
+from ladder.db import create_engine
 from ladder.ladders import create_ladder
 from ladder.match_queue import enqueue_match
 from ladder.recording import compress_replay, record_result
@@ -219,13 +218,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--bots", type=int, default=32, help="bots on the ladder (lock contention)")
     args = parser.parse_args(argv)
     admin_url = settings.current().test_postgres
-    name = f"arena_bench_{secrets.token_hex(4)}"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = make_url(normalize_url(admin_url)).set(database=name).render_as_string(hide_password=False)
-    raw_url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    try:
-        upgrade(url)
+    with scratch_database(admin_url) as url:
+        # the raw side connects with psycopg itself (libpq's URL, no SQLAlchemy driver name)
+        raw_url = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
         per_round = args.matches
         ids = _seed(url, args.bots, per_round * args.rounds * 2)
         replay = sample_replay()
@@ -243,11 +238,6 @@ def main(argv: list[str] | None = None) -> None:
             ratios.append(arena / raw)
             print(f"  round {r + 1}: arena {arena:7.1f} tx/s  raw {raw:7.1f} tx/s  ratio {arena / raw:.2f}")
         print(f"record_result / raw SQL: {statistics.median(ratios):.2f}x (goal >= {GOAL}x)")
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import secrets
 import socket
 import statistics
 import threading
@@ -32,12 +31,12 @@ from typing import Any
 import httpx
 import psycopg
 import uvicorn
-from psycopg import sql
 from sqlalchemy.engine import make_url
 
+from bench.scratch import scratch_database
 from ladder import queries
 from ladder.api import create_app
-from ladder.db import create_engine, normalize_url, upgrade
+from ladder.db import create_engine
 from ladder.web.data import last_played
 from referee import settings
 from referee.core.game import canonical_json
@@ -46,20 +45,6 @@ from referee.runner import play_local
 __all__ = ["main"]
 
 DEFAULT_ADMIN = settings.current().test_postgres
-
-
-@contextmanager
-def _database(admin_url: str) -> Iterator[str]:
-    name = f"arena_bench_{secrets.token_hex(4)}"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = make_url(normalize_url(admin_url)).set(database=name).render_as_string(hide_password=False)
-    try:
-        upgrade(url)
-        yield url
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 def _fill(dsn: str, bots: int, n_matches: int) -> int:
@@ -177,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay-steps", type=int, default=1000)
     args = parser.parse_args(argv)
 
-    with _database(args.admin_url) as url:
+    with scratch_database(args.admin_url) as url:
         dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
         started = time.perf_counter()
         ladder_id = _fill(dsn, args.bots, args.matches)

@@ -39,19 +39,16 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
 import sqlalchemy as sa
-from psycopg import sql
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
 
+from bench.scratch import scratch_database
 from ladder.bots import add_bot_version, register_bot
-from ladder.db import create_engine, normalize_url, upgrade
+from ladder.db import create_engine, upgrade
 from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
@@ -69,22 +66,6 @@ from workers.worker_processes import start_worker, stop_worker
 
 __all__ = ["main"]
 
-
-
-@contextmanager
-def scratch_postgres() -> Iterator[str]:
-    """A fresh PostgreSQL database at migration head, dropped afterwards."""
-    admin = settings.current().bench_postgres
-    name = f"arena_bench_{secrets.token_hex(4)}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    url = make_url(normalize_url(admin)).set(database=name).render_as_string(hide_password=False)
-    try:
-        upgrade(url)
-        yield url
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
 def _empty(engine: Engine) -> None:
@@ -329,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cores = os.cpu_count()
     problems: list[str] = []
-    with scratch_postgres() as pg_url:
+    with scratch_database(settings.current().bench_postgres) as pg_url:
         print(
             f"bench.workers, production shape: arena beat (queue depth {queue_depth()}, beat "
             f"{beat_seconds():g} s, refill when a match is taken or ends) + Celery worker processes, "
