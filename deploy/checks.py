@@ -26,7 +26,8 @@ process's own port, as :func:`referee_layout` computes them) and with its CPU re
 (:func:`check_processes`), the alert rules and the dashboard use metrics and labels the code exports
 and a panel's legend only labels its series keep (:func:`check_metrics`), no secret is written in a
 manifest (:func:`check_secrets`), every long-running container has probes and resources
-(:func:`check_pods`), and the workers get what the sandbox needs (:func:`check_sandbox`).
+(:func:`check_pods`), the workers get what the sandbox needs (:func:`check_sandbox`), and the
+image copies every package pyproject installs (:func:`check_image`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import fnmatch
 import functools
 import importlib
 import io
@@ -45,6 +47,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +60,7 @@ __all__ = [
     "ToolCheck",
     "check_commands",
     "check_env",
+    "check_image",
     "check_metrics",
     "check_pods",
     "check_ports",
@@ -1031,6 +1035,52 @@ def check_pods(deploy: Path = DEPLOY) -> list[str]:
     return problems
 
 
+#: packages pyproject ships that the image leaves out, and why
+NOT_IN_IMAGE = {"bench": "the benchmarks: no process of the deployment runs one (bench/__init__.py)"}
+
+
+def _shipped_folders() -> dict[str, str]:
+    """The repository's top-level folders that hold a package pyproject installs (its
+    ``packages.find``: ``where`` folders, ``include`` patterns) -> the package's name."""
+    find = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "packages"
+    ]["find"]
+    out: dict[str, str] = {}
+    for where in find.get("where", ["."]):
+        for init in sorted((REPO / where).glob("*/__init__.py")):
+            name = init.parent.name
+            if any(fnmatch.fnmatchcase(name, pattern) for pattern in find.get("include", ["*"])):
+                top = name if where == "." else Path(where).parts[0]
+                out.setdefault(top, name)
+    return out
+
+
+def _copied(deploy: Path) -> set[str]:
+    """The repository paths the Dockerfile copies from its build context (the repository)."""
+    out: set[str] = set()
+    for line in (deploy / "Dockerfile").read_text(encoding="utf-8").splitlines():
+        words = line.split()
+        if not words or words[0].upper() not in ("COPY", "ADD"):
+            continue
+        sources = [w for w in words[1:-1] if not w.startswith("--")]
+        if any(w.startswith("--from") for w in words[1:]):
+            continue  # from another stage, not the repository
+        out.update(s.rstrip("/").removeprefix("./") for s in sources)
+    return out
+
+
+def check_image(deploy: Path = DEPLOY) -> list[str]:
+    """The image (deploy/Dockerfile) copies every package pyproject installs, so `arena` and
+    the modules its commands load are there (a package moved to a new folder, and the image
+    would fail at `arena --help` or at the first command that imports it)."""
+    copied = _copied(deploy)
+    return [
+        f"Dockerfile: does not COPY {folder}/ (package {name}, which pyproject installs)"
+        for folder, name in sorted(_shipped_folders().items())
+        if folder not in copied and folder not in NOT_IN_IMAGE
+    ]
+
+
 def check_sandbox(deploy: Path = DEPLOY) -> list[str]:
     """The workers (`arena worker` without --unsafe-no-sandbox) get what the hosted-bot
     sandbox needs: root and privileges (workers/SANDBOX.md); nothing else is privileged."""
@@ -1056,7 +1106,7 @@ def check_sandbox(deploy: Path = DEPLOY) -> list[str]:
 
 
 CHECKS = (check_commands, check_env, check_ports, check_processes, check_metrics, check_secrets, check_pods,
-          check_sandbox)
+          check_sandbox, check_image)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

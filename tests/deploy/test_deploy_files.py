@@ -31,6 +31,7 @@ from deploy.checks import (
     arena_containers,
     check_commands,
     check_env,
+    check_image,
     check_metrics,
     check_pods,
     check_ports,
@@ -245,6 +246,9 @@ def test_a_tool_refuses_a_broken_file(
          "the sandbox needs a privileged container"),
         (check_sandbox, "k8s/30-api.yaml", "        runAsNonRoot: true\n        runAsUser: 10001",
          "        runAsUser: 0", "privileged or root, which only the workers need"),
+        # the image has every package of `arena` (cli/ moved out of workers/ and the image lacked it)
+        (check_image, "Dockerfile", "COPY cli cli\n", "", "does not COPY cli/ (package cli"),
+        (check_image, "Dockerfile", "COPY ladder ladder\n", "", "does not COPY ladder/"),
     ],
     ids=lambda v: v.__name__ if callable(v) else None,
 )
