@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy import Engine
 
 from cli.dispatch import campaign_dispatcher
+from referee.cli_checks import positive_int
 from referee.games import campaign_game_names, game_spec
 from workers.campaign_play import (
     DEFAULT_GAME_TIMEOUT_S,
@@ -237,13 +238,6 @@ def _guard(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Name
     return run
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     p.add_argument("--json", action="store_true", help="print one JSON object: the games and totals")
@@ -268,13 +262,13 @@ def register(sub: Any) -> None:
                      help="comma-separated, one per seat: built-ins, version:ID or bot:NAME")  # fmt: skip
     run.add_argument("--names", help="comma-separated deck-box names, one per seat")
     run.add_argument(
-        "--games", type=_positive, default=10, help="games at most (default 10; the Book may end it)"
+        "--games", type=positive_int, default=10, help="games at most (default 10; the Book may end it)"
     )
     run.add_argument(
         "--seed", type=int, default=1, help="campaign seed; game seeds derive from it (default 1)"
     )
     run.add_argument("--ladder", type=int, help="rate the finished campaign on this campaign ladder (id)")
-    run.add_argument("--decision-ms", type=_positive,
+    run.add_argument("--decision-ms", type=positive_int,
                      help="per-decision deadline, ms (default: the --ladder's, else 10000)")  # fmt: skip
     run.add_argument("--bank-ms", type=int,
                      help="per-game time bank, ms (default: the --ladder's, else 120000)")  # fmt: skip

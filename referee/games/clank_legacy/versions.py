@@ -24,7 +24,7 @@ from referee.games.clank_legacy.state import LegacyPlayer
 __all__ = ["CONTENT_1", "ClankLegacy1"]
 
 #: clank_legacy-1's content: today's with these values (what content/ held before 250b420 and
-#: c9425c4); `version` is the digest of exactly that data (tests/clank_legacy/test_versions.py)
+#: c9425c4); `version` is the digest of exactly that data (tests/test_engine_versions.py)
 CONTENT_1: dict[str, Any] = {
     "version": "989c2aef9c40af43",
     "rules.json": {"waypoint_trigger": "first_entry_per_player", "reward_trigger": "first_entry_per_player"},
