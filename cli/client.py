@@ -655,26 +655,12 @@ def _cmd_ladder_list(args: argparse.Namespace) -> int:
 def _cmd_ladder_upgrade(args: argparse.Namespace) -> int:
     """On the server host: move a ladder to another engine version, closing its rating period
     (ladder/RATINGS.md, "Engine versions")."""
-    import sqlalchemy as sa
-
-    from ladder.account_commands import UPGRADE_FIRST
-    from ladder.api_server import schema_problem
     from ladder.client import ClientError
-    from ladder.db import create_engine, database_url
     from ladder.errors import LadderError
     from ladder.ladders import upgrade_ladder
-    from ladder.schema import ladders
 
-    engine = create_engine(database_url(args.db))
+    engine, ladder_id = _operator_ladder(args)
     try:
-        problem = schema_problem(engine, UPGRADE_FIRST)
-        if problem is not None:
-            raise ClientError(problem)
-        with engine.connect() as conn:
-            by = ladders.c.id == int(args.ladder) if args.ladder.isdigit() else ladders.c.name == args.ladder
-            ladder_id = conn.execute(sa.select(ladders.c.id).where(by)).scalar_one_or_none()
-        if ladder_id is None:
-            raise ClientError(f"no ladder {args.ladder!r} (give its name or id: arena ladder list)")
         try:
             done = upgrade_ladder(engine, ladder_id, args.engine)
         except LadderError as exc:
@@ -687,6 +673,86 @@ def _cmd_ladder_upgrade(args: argparse.Namespace) -> int:
         f"{done.bots} bots carry their ratings into period {done.closed_period + 1}, games counted "
         "from 0 (ladder/RATINGS.md, Engine versions)"
     )
+    return 0
+
+
+def _operator_ladder(args: argparse.Namespace) -> tuple[Any, int]:
+    """On the server host: the database engine (migrated to the newest schema, else an error
+    naming the command that migrates it) and the id of ladder `args.ladder` (a name or an id)."""
+    import sqlalchemy as sa
+
+    from ladder.account_commands import UPGRADE_FIRST
+    from ladder.api_server import schema_problem
+    from ladder.client import ClientError
+    from ladder.db import create_engine, database_url
+    from ladder.schema import ladders
+
+    engine = create_engine(database_url(args.db))
+    try:
+        problem = schema_problem(engine, UPGRADE_FIRST)
+        if problem is not None:
+            raise ClientError(problem)
+        with engine.connect() as conn:
+            by = ladders.c.id == int(args.ladder) if args.ladder.isdigit() else ladders.c.name == args.ladder
+            ladder_id = conn.execute(sa.select(ladders.c.id).where(by)).scalar_one_or_none()
+        if ladder_id is None:
+            raise ClientError(f"no ladder {args.ladder!r} (give its name or id: arena ladder list)")
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine, int(ladder_id)
+
+
+def _cmd_season_close(args: argparse.Namespace) -> int:
+    """On the server host: close a ladder's season, archiving its standings and shrinking the
+    ratings toward the mean (ladder/RATINGS.md, "Seasons")."""
+    from ladder.client import ClientError
+    from ladder.errors import LadderError
+    from ladder.seasons import close_season
+
+    engine, ladder_id = _operator_ladder(args)
+    try:
+        try:
+            done = close_season(engine, ladder_id)
+        except LadderError as exc:
+            raise ClientError(str(exc)) from exc
+    finally:
+        engine.dispose()
+    print(
+        f"ladder {done.ladder} (id {ladder_id}): season {done.season} ({done.engine_version}) closed, "
+        f"its standings archived; {done.bots} bots start season {done.season + 1} at "
+        f"{done.mean:.1f} + {done.carry:g} x (rating - {done.mean:.1f}), games counted from 0 "
+        "(ladder/RATINGS.md, Seasons)"
+    )
+    return 0
+
+
+def _cmd_season_list(args: argparse.Namespace) -> int:
+    """On the server host: a ladder's seasons, the current one last."""
+    from ladder.seasons import seasons
+
+    engine, ladder_id = _operator_ladder(args)
+    try:
+        with engine.connect() as conn:
+            listed = seasons(conn, ladder_id) or []
+    finally:
+        engine.dispose()
+    if args.json:
+        _print_json(listed)
+        return 0
+    for season in listed:
+        start = season["started_at"][:16].replace("T", " ")
+        end = (season["ended_at"] or "")[:16].replace("T", " ")
+        if season["current"]:
+            how = "current"
+        elif season["closed_by"] == "upgrade":
+            how = "closed by an engine upgrade, ratings carried"
+        else:
+            how = f"closed, ratings carried x {season['carry']:g} toward {season['mean']:.1f}"
+        print(
+            f"season {season['number']:>3}  {season['engine_version']:<10} {start} .. {end or 'now':<16}  "
+            f"{season['bots']} bots, {how}"
+        )
     return 0
 
 
@@ -1105,6 +1171,21 @@ def register(sub: Commands) -> None:
     upgrade.add_argument("--engine", required=True, help="the engine version to play, e.g. clank-2")
     upgrade.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     upgrade.set_defaults(func=_guarded(_cmd_ladder_upgrade))
+    season = ladders.add_parser(
+        "season", help="(operator, on the server host) a ladder's seasons: close one, list them",
+    ).add_subparsers(dest="season_command", required=True)
+    close = season.add_parser(
+        "close",
+        help="archive the ladder's standings and start a new season, ratings shrunk toward the mean",
+    )
+    close.add_argument("ladder", help="the ladder's name or id")
+    close.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    close.set_defaults(func=_guarded(_cmd_season_close))
+    seasons = season.add_parser("list", help="the ladder's seasons, the current one last")
+    seasons.add_argument("ladder", help="the ladder's name or id")
+    seasons.add_argument("--json", action="store_true", help="print JSON")
+    seasons.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    seasons.set_defaults(func=_guarded(_cmd_season_list))
     listing = ladders.add_parser("list", help="the ladders")
     _common(listing)
     listing.set_defaults(func=_guarded(_cmd_ladder_list))

@@ -6,7 +6,8 @@ Modules (see ``ladder/README.md``)::
     db            engines, DATABASE_URL, upgrade(url), write transactions
     elo           free-for-all Elo (pure functions; constants in RATINGS.md)
     bots          register_bot / authenticate_bot / add_bot_version
-    ladders       create_ladder / join_ladder
+    ladders       create_ladder / join_ladder / upgrade_ladder
+    seasons       close_season / seasons / season_page: rating periods, archived standings
     match_queue   enqueue_match / claim_match / renew_lease / requeue_expired
     recording     record_result: result + replay + ratings in one idempotent transaction
     queries       read-side queries for the API and the page

@@ -6,6 +6,8 @@ Routes (JSON unless said otherwise; "key" = needs ``Authorization: Bearer <API k
     GET    /api/ladders                         ladders
     GET    /api/ladders/{ladder_id}/standings   (cooperative ladders: wins are team wins)
     GET    /api/ladders/{ladder_id}/scenarios   a cooperative ladder's scenario ratings
+    GET    /api/ladders/{ladder_id}/seasons     its seasons, the current one last (RATINGS.md, "Seasons")
+    GET    /api/ladders/{ladder_id}/seasons/{n} closed season n with its archived standings
     POST   /api/ladders/{ladder_id}/entries     key: put your bot on the ladder {"bot_id"}
     POST   /api/accounts                        operator key (or open sign-up): {"name"} -> api_key
     GET    /api/me                              key: your account and its keys
@@ -86,6 +88,7 @@ from ladder.errors import (
 from ladder.ladders import ladder_policy
 from ladder.metrics import API_UPLOADS_CHECKING, RequestMetrics, exposed_registry
 from ladder.remote_bots import PublicReferee, RefereeInfo, public_referee
+from ladder.seasons import SeasonInfo, SeasonPage, season_page, seasons
 from ladder.web import install as install_web
 from referee import settings
 from referee.games import GAMES
@@ -459,6 +462,26 @@ def create_app(
             page = queries.scenario_ratings(conn, ladder_id)
         if page is None:
             raise NotFound(f"no ladder {ladder_id}")
+        return page
+
+    @app.get("/api/ladders/{ladder_id}/seasons", responses=_errors(404, 422))
+    def ladder_seasons(ladder_id: int) -> list[SeasonInfo]:
+        """The ladder's seasons, the first first and the current one last (ladder/RATINGS.md,
+        "Seasons")."""
+        with engine.connect() as conn:
+            listed = seasons(conn, ladder_id)
+        if listed is None:
+            raise NotFound(f"no ladder {ladder_id}")
+        return listed
+
+    @app.get("/api/ladders/{ladder_id}/seasons/{number}", responses=_errors(404, 422))
+    def ladder_season(ladder_id: int, number: int) -> SeasonPage:
+        """A closed season with its standings as they were when it closed (the current season's
+        are at /standings)."""
+        with engine.connect() as conn:
+            page = season_page(conn, ladder_id, number)
+        if page is None:
+            raise NotFound(f"no closed season {number} of ladder {ladder_id}")
         return page
 
     @app.post(

@@ -196,8 +196,9 @@ class Upgrade:
 
 
 def upgrade_ladder(engine: Engine, ladder_id: int, version: str, *, now: datetime | None = None) -> Upgrade:
-    """Move ladder `ladder_id` to engine `version`, closing its rating period (RATINGS.md,
-    "Engine versions"): the standings as they are are kept in ``ladder_periods``; every rating
+    """Move ladder `ladder_id` to engine `version`, closing its rating period, a season
+    (RATINGS.md, "Engine versions"; :func:`ladder.seasons.close_period`): the standings as they
+    are are kept in ``ladder_periods``; every rating
     is carried into the new period as its starting point, with the games, wins and draws
     counted from zero (so each bot is provisional again, its K at the provisional value, and
     finds its level under the new rules fast). A cooperative ladder's scenarios likewise.
@@ -208,7 +209,8 @@ def upgrade_ladder(engine: Engine, ladder_id: int, version: str, *, now: datetim
     or a campaign ladder with campaigns in progress (they would be rated across versions).
     """
     from ladder.db import write_transaction
-    from ladder.schema import campaigns, ladder_periods, rating_history, scenarios
+    from ladder.schema import campaigns
+    from ladder.seasons import close_period
     from referee.games import game_spec
 
     now = now or datetime.now(UTC)
@@ -234,51 +236,7 @@ def upgrade_ladder(engine: Engine, ladder_id: int, version: str, *, now: datetim
                 f"ladder {ladder.name} has {running} campaigns in progress: let them finish (or "
                 "stop arena beat and wait) before moving it to another engine version"
             )
-        closed = conn.execute(
-            sa.select(ladder_periods.c.ended_at)
-            .where(ladder_periods.c.ladder_id == ladder_id)
-            .order_by(ladder_periods.c.id.desc())
-        ).all()
-        entries = [
-            {"bot_id": e.bot_id, "rating": e.rating, "games": e.games, "wins": e.wins, "draws": e.draws}
-            for e in conn.execute(
-                sa.select(ladder_entries)
-                .where(ladder_entries.c.ladder_id == ladder_id)
-                .order_by(ladder_entries.c.rating.desc(), ladder_entries.c.bot_id)
-            )
-        ]
-        standings: dict[str, object] = {"bots": entries}
-        if ladder.kind == "coop":
-            standings["scenarios"] = [
-                {"key": s.key, "rating": s.rating, "games": s.games, "wins": s.wins}
-                for s in conn.execute(
-                    sa.select(scenarios).where(scenarios.c.ladder_id == ladder_id).order_by(scenarios.c.key)
-                )
-            ]
-        last_rating_id = conn.execute(
-            sa.select(sa.func.coalesce(sa.func.max(rating_history.c.id), 0)).where(
-                rating_history.c.ladder_id == ladder_id
-            )
-        ).scalar_one()
-        conn.execute(
-            sa.insert(ladder_periods).values(
-                last_rating_id=last_rating_id,
-                ladder_id=ladder_id,
-                engine_version=ladder.engine_version,
-                started_at=closed[0].ended_at if closed else ladder.created_at,
-                ended_at=now,
-                standings=standings,
-            )
-        )
-        conn.execute(
-            sa.update(ladder_entries)
-            .where(ladder_entries.c.ladder_id == ladder_id)
-            .values(games=0, wins=0, draws=0, updated_at=now)
-        )
-        conn.execute(
-            sa.update(scenarios)
-            .where(scenarios.c.ladder_id == ladder_id)
-            .values(games=0, wins=0, updated_at=now)
-        )
+        # the ratings carry as they were (carry 1): the rules moved, the bots did not
+        closed, carried, _ = close_period(conn, ladder, now, closed_by="upgrade", carry=1.0)
         conn.execute(sa.update(ladders).where(ladders.c.id == ladder_id).values(engine_version=version))
-    return Upgrade(ladder.name, ladder.engine_version, version, len(closed) + 1, len(entries))
+    return Upgrade(ladder.name, ladder.engine_version, version, closed, carried)

@@ -306,8 +306,9 @@ results = Table(
 ladder_periods = Table(
     "ladder_periods",
     metadata,
-    # a ladder's closed rating periods (migration 0008): one per engine version it was played at
-    # before `arena ladder upgrade` moved it on; the current period is the ladder itself
+    # a ladder's closed rating periods, its past seasons (migration 0008): each closed by
+    # `arena ladder upgrade` (the engine version moved on) or `arena ladder season close`;
+    # the current period is the ladder itself
     Column("id", Integer, primary_key=True),
     Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False, index=True),
     Column("engine_version", String(32), nullable=False),
@@ -319,6 +320,12 @@ ladder_periods = Table(
     # the ladder's last rating_history id when it closed (0: none): rows after it are the next
     # period's (the audit restarts the games counts there)
     Column("last_rating_id", Integer, nullable=False),
+    # what closed it (migration 0013): "upgrade" (the engine version moved) or "season"
+    # (`arena ladder season close`), and how the ratings went on into the next period:
+    # rating' = mean + carry x (rating - mean) (ladder/RATINGS.md, "Seasons"; carry 1: as they were)
+    Column("closed_by", String(16), nullable=False, server_default="upgrade"),
+    Column("carry", Float, nullable=False, server_default="1"),
+    Column("mean", Float),
 )
 
 rating_history = Table(

@@ -153,7 +153,10 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
     first_row: dict[int, int] = {}
     order: list[int] = []
     last: dict[int, float] = {}
+    chain_ends = list(periods)
     for h in history:
+        while chain_ends and h.id > chain_ends[0].last_rating_id:
+            _carry(last, chain_ends.pop(0), policy.initial_rating)
         if h.match_id not in per_match:
             order.append(h.match_id)
             first_row[h.match_id] = h.id
@@ -178,15 +181,26 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
     games: defaultdict[int, int] = defaultdict(int)
     wins: defaultdict[int, int] = defaultdict(int)
     draws: defaultdict[int, int] = defaultdict(int)
-    # where each closed period ends: the games counts restart after it (the ratings carry)
-    ends = [p.last_rating_id for p in periods]
+    # where each closed period ends: the games counts restart after it, the ratings carry (a
+    # season shrinks them toward its mean: RATINGS.md, "Seasons")
+    ends = list(periods)
+
+    def close(period: Any) -> None:
+        for entry in period.standings.get("bots", []):
+            b = int(entry["bot_id"])
+            if abs(rating[b] - float(entry["rating"])) > tolerance:
+                problems.append(
+                    f"period {period.id}: bot {b} archived at {float(entry['rating']):.6f}, "
+                    f"replayed {rating[b]:.6f}"
+                )
+        _carry(rating, period, policy.initial_rating)
+        for counts in (games, wins, draws):
+            counts.clear()
 
     def new_period(match_id: int) -> bool:
-        if ends and first_row[match_id] > ends[0]:
-            while ends and first_row[match_id] > ends[0]:
-                ends.pop(0)
-            for counts in (games, wins, draws):
-                counts.clear()
+        if ends and first_row[match_id] > ends[0].last_rating_id:
+            while ends and first_row[match_id] > ends[0].last_rating_id:
+                close(ends.pop(0))
             return True
         return False
 
@@ -214,6 +228,8 @@ def audit_ladder(engine: Engine, ladder_id: int, *, tolerance: float = 1e-6) -> 
             games[b] += 1
             wins[b] += first == [b]
             draws[b] += b in first and len(first) > 1
+    while ends:  # periods closed after the last rated match
+        close(ends.pop(0))
     for entry in entries:
         b = entry.bot_id
         stored = (entry.games, entry.wins, entry.draws)
@@ -296,6 +312,19 @@ def replayed_information(conn: sa.Connection, ladder_id: int) -> dict[int, float
         for b, value in gained.items():
             out[b] += value
     return dict(out)
+
+
+def _carry(rating: dict[int, float], period: Any, initial: float) -> None:
+    """Carry `rating` (bot -> rating) over closed `period`: rating' = mean + carry x (rating -
+    mean) for the bots on the ladder when it closed (its archive); a bot not in `rating` yet
+    stood at the ladder's initial rating."""
+    carry = float(period.carry)
+    if carry == 1 or period.mean is None:
+        return
+    mean = float(period.mean)
+    for entry in period.standings.get("bots", []):
+        b = int(entry["bot_id"])
+        rating[b] = mean + carry * (rating.get(b, initial) - mean)
 
 
 def _replay_coop(

@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 from ladder import queries
 from ladder.rating_policy import RatingPolicy
 from ladder.schema import matches
+from ladder.seasons import season_page, seasons
 from ladder.waiting import why_no_match
 from ladder.web import data
 from ladder.web.charts import line_chart
@@ -435,6 +436,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             n_bots, n_matches = data.ladder_sizes(conn, found)
             scen = queries.scenario_ratings(conn, found) if page["ladder"]["kind"] == "coop" else None
             waiting = why_no_match(conn, found)
+            listed = seasons(conn, found) or []
         names = {s["bot_id"]: s["bot_name"] for s in page["standings"]}
         chart = line_chart(
             [(names[b], SEAT_COLOURS[i % len(SEAT_COLOURS)], series.get(b, [])) for i, b in enumerate(top)]
@@ -457,6 +459,25 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             n_matches=n_matches,
             scenarios=scen["scenarios"] if scen else [],
             waiting=waiting,
+            seasons=listed,
+        )
+
+    @router.get("/ladders/{ladder_id}/seasons/{number}", response_class=HTMLResponse)
+    def season(ladder_id: str, number: str) -> Response:
+        """A closed season's final standings (ladder/RATINGS.md, "Seasons")."""
+        found, n = _id(ladder_id), _id(number)
+        with engine.connect() as conn:
+            page = None if found is None or n is None else season_page(conn, found, n)
+        if page is None:
+            return not_found(f"season {number[:12]} of ladder {ladder_id[:40]}")
+        policy = RatingPolicy(**page["ladder"]["rating_policy"])
+        return render(
+            "season.html",
+            ladder=page["ladder"],
+            season=page["season"],
+            standings=page["standings"],
+            interval=any(s["rating_low"] is not None for s in page["standings"]),
+            level=round(100 * policy.confidence, 1),
         )
 
     @router.get("/bots/{bot_id}", response_class=HTMLResponse)

@@ -274,6 +274,8 @@ _TOO_LARGE = (MAX_ID + 1, 2**63, 99999999999999999999999)
         "/api/matches/{}/replay",
         "/api/ladders/{}/standings",
         "/api/ladders/{}/scenarios",
+        "/api/ladders/{}/seasons",
+        "/api/ladders/{}/seasons/1",
     ],
 )
 def test_ids_beyond_the_id_range_are_404_not_500(

@@ -30,6 +30,7 @@ from ladder.db import create_engine
 from ladder.ladders import create_ladder, join_ladder
 from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
+from ladder.seasons import close_season
 from referee.core.game import Result
 
 from .live_api import live_api
@@ -59,6 +60,7 @@ def _seed(engine: Engine) -> str:
     assert match_id == 1
     record_result(engine, match_id, Result((3, 1), (1, 2), ("escaped", "dead")), b"{}", "finished")
     store_bot_log(engine, match_id, 0, 1, b"hello from seat 0\n")
+    close_season(engine, ladder_id)  # /api/ladders/1/seasons/1 is an archived season
     return key.api_key
 
 

@@ -281,3 +281,49 @@ def test_alien_viewer_draws_its_board(site: tuple[str, Seeded], browser: WebDriv
     assert [h.get_attribute("data-seat") for h in browser.find_elements(By.CSS_SELECTOR, "ul.hand")] == ["1"]
     assert _console_errors(browser) == []
     browser.save_screenshot(str(ARTIFACTS / "viewer-alien.png"))
+
+
+def test_a_closed_season_is_linked_from_the_ladder_and_shows_its_standings(
+    site: tuple[str, Seeded], browser: WebDriver, postgres_url: str
+) -> None:
+    """A ladder of its own (the seeded one stays as the other tests see it): two games, the season
+    closed; the ladder page links season 1, whose page shows the standings as they were."""
+    from ladder.bots import add_bot_version, register_bot
+    from ladder.ladders import create_ladder, join_ladder
+    from ladder.match_queue import enqueue_match
+    from ladder.recording import record_result
+    from ladder.seasons import close_season
+    from referee.core.game import Result
+
+    base, _ = site
+    engine = create_engine(postgres_url)
+    try:
+        ladder = create_ladder(
+            engine, "clank-seasons", "clank", 2, decision_ms=1000, bank_ms=0, max_strikes=3
+        )
+        versions = []
+        for name in ("sol", "tam"):
+            reg = register_bot(engine, name, f"owner-{name}")
+            versions.append(add_bot_version(engine, reg.bot_id, "1.0", f"python {name}.py"))
+            join_ladder(engine, ladder, reg.bot_id)
+        for seed_value in (1, 2):
+            match_id = enqueue_match(engine, ladder, versions, seed=seed_value)
+            record_result(engine, match_id, Result((5, 1), (1, 2), ("a", "b")), b"{}", "finished")
+        close_season(engine, ladder)
+    finally:
+        engine.dispose()
+    _open(browser, f"{base}/ladders/{ladder}", "ladder-seasons")
+    assert _console_errors(browser) == []
+    assert "Season 2" in browser.find_element(By.ID, "seasons").text
+    browser.find_element(By.CSS_SELECTOR, f"#seasons a[href='/ladders/{ladder}/seasons/1']").click()
+    WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"/ladders/{ladder}/seasons/1"))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "season.png"))
+    assert _console_errors(browser) == []
+    rows = [r.split() for r in _texts(browser, "#season-standings tbody tr")]
+    # sol won both games at K 40: 1500 + 20 + 40 x (1 - E(1520 v 1480)) = 1537.7; tam 1462.3
+    assert [(r[0], r[1], r[2], r[-4:]) for r in rows] == [
+        ("1", "sol", "1537.7", ["2", "2", "0", "0"]),
+        ("2", "tam", "1462.3", ["2", "0", "0", "2"]),
+    ]
+    assert "Closed. Engine version clank-2" in browser.find_element(By.ID, "season-facts").text

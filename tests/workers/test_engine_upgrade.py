@@ -184,8 +184,9 @@ def test_the_upgrade_command_in_ratings_md_runs_as_printed(tmp_path: Path) -> No
     )
     assert (entry.rating, entry.games, entry.wins, version) == (1612.5, 0, 0, "clank-2")
     assert period.standings["bots"] == [
-        {"bot_id": reg.bot_id, "rating": 1612.5, "games": 31, "wins": 20, "draws": 0}
+        {"bot_id": reg.bot_id, "name": "old-timer", "rating": 1612.5, "games": 31, "wins": 20, "draws": 0}
     ]
+    assert (period.closed_by, period.carry) == ("upgrade", 1.0)  # an upgrade shrinks nothing
 
 
 def test_migration_0008_pins_existing_ladders_to_the_current_version(db_url: str) -> None:
