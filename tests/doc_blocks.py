@@ -47,6 +47,7 @@ _SUBMISSION = ("tests/workers/test_submission.py::"
 _KITS = "tests/test_doc_blocks.py::test_the_python_kit_readme_runs_as_written"
 _JS_KIT = "tests/test_doc_blocks.py::test_the_javascript_kit_readme_runs_as_written"
 _COMPETITIONS = "tests/test_doc_blocks.py::test_competitions_md_runs_as_written"
+_LAB = "tests/test_lab_md.py::test_lab_md_runs_as_written"
 
 #: (document, walkthrough name) -> the test (or the fixture) that runs that block, as pytest names it
 RUN_BY: dict[tuple[str, str], str] = {
@@ -62,6 +63,8 @@ RUN_BY: dict[tuple[str, str], str] = {
     ("bots/javascript/README.md", "pathfinder"): _JS_KIT,
     ("bots/javascript/README.md", "sandbox-match"): _JS_KIT,
     ("workers/COMPETITIONS.md", "try-it"): _COMPETITIONS,
+    ("bots/python/LAB.md", "train"): _LAB,
+    ("bots/python/LAB.md", "match"): _LAB,
     ("workers/SANDBOX.md", "under-limits"): "tests/test_doc_blocks.py::test_sandbox_md_runs_as_written",
     ("ladder/RATINGS.md", "upgrade"):
         "tests/workers/test_engine_upgrade.py::test_the_upgrade_command_in_ratings_md_runs_as_printed",
