@@ -25,7 +25,15 @@ from referee.games.clank.content import (
     Effect,
     default_content,
 )
-from referee.games.clank_core.greedy import best_buy, best_fight, by_kind, pending_choice
+from referee.games.clank_core.greedy import (
+    best_buy,
+    best_fight,
+    best_step,
+    best_target,
+    by_kind,
+    effects_value,
+    pending_choice,
+)
 
 __all__ = ["ClankGreedyBot"]
 
@@ -44,19 +52,7 @@ _RESOURCE_VALUE = {
 
 
 def _effects_value(effects: Sequence[Effect]) -> float:
-    total = 0.0
-    for e in effects:
-        if e.op in _RESOURCE_VALUE:
-            total += _RESOURCE_VALUE[e.op] * e.n
-        elif e.op == "trash":
-            total += 0.8
-        elif e.op == "discard_for":
-            total += 0.5 * _effects_value(e.then)
-        elif e.op == "choose":
-            total += max(_effects_value(o) for o in e.options)
-        elif e.op == "if":
-            total += 0.4 * _effects_value(e.then)
-    return total
+    return effects_value(effects, _RESOURCE_VALUE, zero_counts_once=False)
 
 
 def _card_value(card: CardDef) -> float:
@@ -102,17 +98,11 @@ class ClankGreedyBot:
     def _target(self, obs: dict[str, Any], board: Board, me: dict[str, Any], has_key: bool) -> str:
         if me["artifacts"]:
             return board.start
-        home = self._distances(board, board.start, has_key)
-        best, best_score = board.start, -1e9
-        for room, value in obs["artifacts"].items():
-            there = self._distances(board, room, has_key).get(me["room"], 1e9)
-            back = home.get(room, 1e9)
-            # deeper is worth more but the way back is the risk; health and rage temper greed
-            risk = 1.2 + 0.15 * obs["rage"] + (0.3 if me["health"] < 6 else 0.0)
-            score = value - risk * (there + back)
-            if score > best_score:
-                best, best_score = room, score
-        return best
+        # deeper is worth more but the way back is the risk; health and rage temper greed
+        risk = 1.2 + 0.15 * obs["rage"] + (0.3 if me["health"] < 6 else 0.0)
+        return best_target(
+            obs["artifacts"], board.start, me["room"], lambda to: self._distances(board, to, has_key), risk
+        )
 
     # --- deciding ------------------------------------------------------------------------
 
@@ -150,27 +140,14 @@ class ClankGreedyBot:
         has_key = "master_key" in me["items"]
         target = self._target(obs, board, me, has_key)
         dist = self._distances(board, target, has_key)
-        here = dist.get(me["room"], 1e9)
-        for kind in ("move", "teleport"):
-            best_i, best_d = -1, here
-            for i in kinds.get(kind, []):
-                a = legal_actions[i]
-                t_index = int(a.args[0])
-                tunnel = board.tunnels[t_index]
-                dest = board.other_end(t_index, me["room"])
-                d = dist.get(dest, 1e9)
-                if kind == "move":
-                    damage = tunnel.monsters - int(a.args[1])
-                    if damage >= me["health"]:
-                        continue
-                    # spend swords to avoid damage unless health is plentiful
-                    wants_spend = min(tunnel.monsters, pool["swords"]) if me["health"] <= 6 else 0
-                    if int(a.args[1]) != wants_spend:
-                        continue
-                if d < best_d:
-                    best_i, best_d = i, d
-            if best_i >= 0:
-                return best_i
+        room = me["room"]
+
+        def edge(t_index: int) -> tuple[int, str]:
+            return board.tunnels[t_index].monsters, board.other_end(t_index, room)
+
+        best_i = best_step(legal_actions, kinds, dist, room, me["health"], pool["swords"], edge)
+        if best_i >= 0:
+            return best_i
 
         best_i = best_buy(obs, legal_actions, kinds, cards, _card_value)
         if best_i >= 0:

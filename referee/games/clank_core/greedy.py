@@ -15,7 +15,18 @@ from typing import Any, Protocol, TypeVar
 from referee.core.effects import Effect, effects_from_json
 from referee.core.game import Action
 
-__all__ = ["TRASH_ORDER", "GreedyCard", "best_buy", "best_fight", "by_kind", "pending_choice", "row_or_pile"]
+__all__ = [
+    "TRASH_ORDER",
+    "GreedyCard",
+    "best_buy",
+    "best_fight",
+    "best_step",
+    "best_target",
+    "by_kind",
+    "effects_value",
+    "pending_choice",
+    "row_or_pile",
+]
 
 #: the starting cards a pending trash (the first two) or discard (the first) gets rid of, in order
 TRASH_ORDER = ("stumble", "burgle", "sidestep")
@@ -107,3 +118,76 @@ def best_fight(
         if value > best_v:
             best_i, best_v = i, value
     return best_i
+
+
+def effects_value(effects: Sequence[Effect], values: Mapping[str, float], zero_counts_once: bool) -> float:
+    """What effects are worth to the bot: an op of `values` that much per `n` (with
+    `zero_counts_once`, an op whose `n` is 0, such as gaining an ability, counts once), a trash
+    0.8, a discard-for half its reward, a choice its best option, a condition 0.4 of its reward."""
+    total = 0.0
+    for e in effects:
+        if e.op in values:
+            total += values[e.op] * (max(e.n, 1) if zero_counts_once else e.n)
+        elif e.op == "trash":
+            total += 0.8
+        elif e.op == "discard_for":
+            total += 0.5 * effects_value(e.then, values, zero_counts_once)
+        elif e.op == "choose":
+            total += max(effects_value(o, values, zero_counts_once) for o in e.options)
+        elif e.op == "if":
+            total += 0.4 * effects_value(e.then, values, zero_counts_once)
+    return total
+
+
+def best_target(
+    artifacts: Mapping[str, int],
+    home: str,
+    here: str,
+    distances: Callable[[str], dict[str, float]],
+    risk: float,
+) -> str:
+    """Where to go for an artifact: the one whose value best outweighs `risk` times the way there
+    (from `here`) and back `home`, by `distances` (place -> cost to reach it from every place);
+    `home` if none is worth more than -1e9."""
+    back_home = distances(home)
+    best, best_score = home, -1e9
+    for place, value in artifacts.items():
+        there = distances(place).get(here, 1e9)
+        back = back_home.get(place, 1e9)
+        score = value - risk * (there + back)
+        if score > best_score:
+            best, best_score = place, score
+    return best
+
+
+def best_step(
+    legal_actions: Sequence[Action],
+    kinds: Mapping[str, list[int]],
+    dist: Mapping[str, float],
+    here: str,
+    health: int,
+    swords: int,
+    edge: Callable[[int], tuple[int, str]],
+) -> int:
+    """The move (else the teleport) that brings the bot nearest its target by `dist`, if any
+    brings it nearer than it is; -1 if none. `edge(i)` is (monster icons, far end from `here`)
+    of tunnel or path `i`. A move is never taken into certain death, and spends Swords on the
+    icons only when health is low (6 or less)."""
+    for kind in ("move", "teleport"):
+        best_i, best_d = -1, dist.get(here, 1e9)
+        for i in kinds.get(kind, []):
+            a = legal_actions[i]
+            monsters, dest = edge(int(a.args[0]))
+            d = dist.get(dest, 1e9)
+            if kind == "move":
+                damage = monsters - int(a.args[1])
+                if damage >= health:
+                    continue
+                wants_spend = min(monsters, swords) if health <= 6 else 0
+                if int(a.args[1]) != wants_spend:
+                    continue
+            if d < best_d:
+                best_i, best_d = i, d
+        if best_i >= 0:
+            return best_i
+    return -1

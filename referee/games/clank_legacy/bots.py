@@ -21,7 +21,15 @@ from typing import Any
 
 from referee.core.effects import Effect
 from referee.core.game import Action
-from referee.games.clank_core.greedy import best_buy, best_fight, by_kind, pending_choice
+from referee.games.clank_core.greedy import (
+    best_buy,
+    best_fight,
+    best_step,
+    best_target,
+    by_kind,
+    effects_value,
+    pending_choice,
+)
 from referee.games.clank_legacy.content import Board, CardDef, LegacyContent, default_content
 
 __all__ = ["LegacyGreedyBot"]
@@ -44,19 +52,7 @@ _RESOURCE_VALUE = {
 
 
 def _effects_value(effects: Sequence[Effect]) -> float:
-    total = 0.0
-    for e in effects:
-        if e.op in _RESOURCE_VALUE:
-            total += _RESOURCE_VALUE[e.op] * max(e.n, 1)
-        elif e.op == "trash":
-            total += 0.8
-        elif e.op == "discard_for":
-            total += 0.5 * _effects_value(e.then)
-        elif e.op == "choose":
-            total += max(_effects_value(o) for o in e.options)
-        elif e.op == "if":
-            total += 0.4 * _effects_value(e.then)
-    return total
+    return effects_value(effects, _RESOURCE_VALUE, zero_counts_once=True)
 
 
 def _card_value(card: CardDef) -> float:
@@ -103,16 +99,15 @@ class LegacyGreedyBot:
     def _target(self, obs: dict[str, Any], board: Board, me: dict[str, Any], canoe: bool) -> str:
         if me["artifacts"]:
             return board.hq
-        home = self._distances(board, obs["open_paths"], board.hq, canoe)
-        best, best_score = board.hq, -1e9
-        for space, value in obs["artifacts"].items():
-            there = self._distances(board, obs["open_paths"], space, canoe).get(me["space"], 1e9)
-            back = home.get(space, 1e9)
-            risk = 1.6 + 0.2 * obs["rage"] + (0.4 if me["health"] < 6 else 0.0)
-            score = value - risk * (there + back)
-            if score > best_score:
-                best, best_score = space, score
-        return best
+        risk = 1.6 + 0.2 * obs["rage"] + (0.4 if me["health"] < 6 else 0.0)
+        open_paths = obs["open_paths"]
+        return best_target(
+            obs["artifacts"],
+            board.hq,
+            me["space"],
+            lambda to: self._distances(board, open_paths, to, canoe),
+            risk,
+        )
 
     # --- deciding ------------------------------------------------------------------------
 
@@ -145,25 +140,15 @@ class LegacyGreedyBot:
         canoe = "canoe" in me["items"]
         target = self._target(obs, board, me, canoe)
         dist = self._distances(board, obs["open_paths"], target, canoe)
-        here = dist.get(me["space"], 1e9)
-        for kind in ("move", "teleport"):
-            best_i, best_d = -1, here
-            for i in kinds.get(kind, []):
-                a = legal_actions[i]
-                path = board.paths[int(a.args[0])]
-                dest = path.b if path.a == me["space"] else path.a
-                d = dist.get(dest, 1e9)
-                if kind == "move":
-                    damage = path.monsters - int(a.args[1])
-                    if damage >= me["health"]:
-                        continue
-                    wants_spend = min(path.monsters, pool["swords"]) if me["health"] <= 6 else 0
-                    if int(a.args[1]) != wants_spend:
-                        continue
-                if d < best_d:
-                    best_i, best_d = i, d
-            if best_i >= 0:
-                return best_i
+        space = me["space"]
+
+        def edge(i: int) -> tuple[int, str]:
+            path = board.paths[i]
+            return path.monsters, path.b if path.a == space else path.a
+
+        best_i = best_step(legal_actions, kinds, dist, space, me["health"], pool["swords"], edge)
+        if best_i >= 0:
+            return best_i
 
         best_i = best_buy(obs, legal_actions, kinds, cards, _card_value)
         if best_i >= 0:
