@@ -25,6 +25,7 @@ from referee.core.content_files import (
     then_effects,
 )
 from referee.core.effects import Effect, effects_from_json, effects_to_json
+from referee.games.clank_core.content import SECRET_FIELDS, SecretDef, add_secret, card_fields, secret_def
 
 __all__ = [
     "CARD_KINDS",
@@ -99,20 +100,6 @@ class CardDef:
     defeat: tuple[Effect, ...] = ()
     use: tuple[Effect, ...] = ()
     text: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SecretDef:
-    """A secret token kind. `potion` secrets are kept and used later; others resolve on taking."""
-
-    id: str
-    name: str
-    size: str
-    count: int
-    points: int = 0
-    dragon_egg: bool = False
-    potion: bool = False
-    effects: tuple[Effect, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,21 +235,9 @@ def _parse_card(file: str, index: int, raw: Any) -> CardDef:
     entry_name = raw.get("id", f"#{index}") if isinstance(raw, dict) else f"#{index}"
     e = _Entry(file, str(entry_name), raw)
     e.check_keys(_CARD_FIELDS)
-    card_id = e.str_("id")
-    kind = e.str_("kind")
-    if kind not in CARD_KINDS:
-        raise e.fail("kind", f"must be one of {', '.join(sorted(CARD_KINDS))}")
-    tags = e.list_("tags")
-    if not all(isinstance(t, str) and t for t in tags):
-        raise e.fail("tags", "must be a list of non-empty strings")
+    e.str_("id")  # a card with no id is named so before anything else
     card = CardDef(
-        id=card_id,
-        name=e.str_("name"),
-        kind=kind,
-        cost=e.int_("cost", lo=0, hi=20),
-        count=e.int_("count", default=1, lo=1, hi=50),
-        points=e.int_("points", default=0, lo=0, hi=20),
-        tags=tuple(tags),
+        **card_fields(e, CARD_KINDS),
         danger=e.bool_("danger"),
         dragon_attack=e.bool_("dragon_attack"),
         play=_parse_effects(e, "play", e.data.get("play", [])),
@@ -275,17 +250,17 @@ def _parse_card(file: str, index: int, raw: Any) -> CardDef:
     for eff in card.arrive:
         if eff.op not in ARRIVE_OPS:
             raise e.fail("arrive", f"op {eff.op} cannot be an Arrive effect (allowed: {sorted(ARRIVE_OPS)})")
-    if kind == "monster":
+    if card.kind == "monster":
         if card.play or card.acquire or card.use:
             raise e.fail("kind", "a monster has only 'defeat' (and 'arrive') effects")
         if card.cost < 1:
             raise e.fail("cost", "a monster needs at least 1 Sword")
-    if kind == "device":
+    if card.kind == "device":
         if card.play or card.acquire or card.defeat:
             raise e.fail("kind", "a device has only 'use' (and 'arrive') effects")
         if not card.use:
             raise e.fail("use", "a device needs effects")
-    if kind == "card" and (card.defeat or card.use):
+    if card.kind == "card" and (card.defeat or card.use):
         raise e.fail("kind", "a card has 'play', 'acquire' and 'arrive' effects only")
     return card
 
@@ -467,9 +442,6 @@ def _check_board(file: str, board: Board, rules: Mapping[str, Any]) -> None:
             raise ContentError(file, room, "id", "no way back to the start from this room")
 
 
-_SECRET_FIELDS = {"id", "name", "size", "count", "points", "dragon_egg", "potion", "effects"}
-
-
 def _parse_secrets(path: Path) -> dict[str, SecretDef]:
     raw = load_json(path)
     if not isinstance(raw, dict) or not isinstance(raw.get("secrets"), list):
@@ -477,28 +449,12 @@ def _parse_secrets(path: Path) -> dict[str, SecretDef]:
     out: dict[str, SecretDef] = {}
     for i, item in enumerate(raw["secrets"]):
         e = _Entry(path.name, str(item.get("id", f"#{i}")) if isinstance(item, dict) else f"#{i}", item)
-        e.check_keys(_SECRET_FIELDS)
-        size = e.str_("size")
-        if size not in ("major", "minor"):
-            raise e.fail("size", "must be 'major' or 'minor'")
-        s = SecretDef(
-            id=e.str_("id"),
-            name=e.str_("name"),
-            size=size,
-            count=e.int_("count", default=1, lo=1, hi=18),
-            points=e.int_("points", default=0, lo=0, hi=20),
-            dragon_egg=e.bool_("dragon_egg"),
-            potion=e.bool_("potion"),
-            effects=_parse_effects(e, "effects", e.data.get("effects", [])),
-        )
+        e.check_keys(SECRET_FIELDS)
+        s = secret_def(e, 18, lambda entry: _parse_effects(entry, "effects", entry.data.get("effects", [])))
         for eff in s.effects:
             if eff.op in ("trash", "discard_for", "choose", "if", "clank_all"):
                 raise e.fail("effects", f"op {eff.op} is not allowed on a secret")
-        if s.id in out:
-            raise e.fail("id", "duplicate secret id")
-        if not s.effects and not s.points and not s.dragon_egg:
-            raise e.fail("effects", "a secret must do something")
-        out[s.id] = s
+        add_secret(e, s, out)
     return out
 
 

@@ -29,6 +29,7 @@ from referee.core.content_files import (
     then_effects,
 )
 from referee.core.effects import Effect
+from referee.games.clank_core.content import SECRET_FIELDS, SecretDef, add_secret, card_fields, secret_def
 
 __all__ = [
     "CAMPAIGN_CONDITIONS",
@@ -149,20 +150,6 @@ class CardDef:
     defeat: tuple[Effect, ...] = ()
     reveal: tuple[Effect, ...] = ()
     text: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class SecretDef:
-    """A secret token kind (`size` major or minor). Potions are kept and drunk later."""
-
-    id: str
-    name: str
-    size: str
-    count: int
-    points: int = 0
-    dragon_egg: bool = False
-    potion: bool = False
-    effects: tuple[Effect, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,20 +467,8 @@ def _card_file(directory: Path, name: str, cards: dict[str, CardDef], refs: list
     counts: dict[str, int] = {}
     for e in file_entries(name, load_json(directory / name), "cards"):
         e.check_keys(_CARD_FIELDS)
-        kind = e.str_("kind")
-        if kind not in CARD_KINDS:
-            raise e.fail("kind", f"must be one of {', '.join(sorted(CARD_KINDS))}")
-        tags = e.list_("tags")
-        if not all(isinstance(t, str) and t for t in tags):
-            raise e.fail("tags", "must be a list of non-empty strings")
         card = CardDef(
-            id=e.str_("id"),
-            name=e.str_("name"),
-            kind=kind,
-            cost=e.int_("cost", lo=0, hi=20),
-            count=e.int_("count", default=1, lo=1, hi=50),
-            points=e.int_("points", default=0, lo=0, hi=20),
-            tags=tuple(tags),
+            **card_fields(e, CARD_KINDS),
             dragon_attack=e.bool_("dragon_attack"),
             play=_effects(e, "play", _CARD_OPS, refs, PLAY_CONDITIONS),
             acquire=_effects(e, "acquire", _CARD_OPS, refs, PLAY_CONDITIONS),
@@ -501,13 +476,13 @@ def _card_file(directory: Path, name: str, cards: dict[str, CardDef], refs: list
             reveal=_effects(e, "reveal", _EVENT_OPS, refs),
             text=_text(e),
         )
-        if kind == "monster" and (card.play or card.acquire or card.reveal or card.cost < 1):
+        if card.kind == "monster" and (card.play or card.acquire or card.reveal or card.cost < 1):
             raise e.fail("kind", "a monster costs at least 1 Sword and has only 'defeat' effects")
-        if kind == "event" and (
+        if card.kind == "event" and (
             card.play or card.acquire or card.defeat or not card.reveal or card.cost or card.points
         ):
             raise e.fail("kind", "an event costs 0, scores 0 and has only (non-empty) 'reveal' effects")
-        if kind == "card" and (card.defeat or card.reveal):
+        if card.kind == "card" and (card.defeat or card.reveal):
             raise e.fail("kind", "a card has 'play' and 'acquire' effects only")
         if card.id in cards:
             raise e.fail("id", "duplicate card id (ids are unique across all card files)")
@@ -522,25 +497,8 @@ def _card_file(directory: Path, name: str, cards: dict[str, CardDef], refs: list
 def _parse_secrets(directory: Path, refs: list[_Ref]) -> dict[str, SecretDef]:
     out: dict[str, SecretDef] = {}
     for e in file_entries("secrets.json", load_json(directory / "secrets.json"), "secrets"):
-        e.check_keys({"id", "name", "size", "count", "points", "dragon_egg", "potion", "effects"})
-        size = e.str_("size")
-        if size not in ("major", "minor"):
-            raise e.fail("size", "must be 'major' or 'minor'")
-        s = SecretDef(
-            id=e.str_("id"),
-            name=e.str_("name"),
-            size=size,
-            count=e.int_("count", default=1, lo=1, hi=20),
-            points=e.int_("points", default=0, lo=0, hi=20),
-            dragon_egg=e.bool_("dragon_egg"),
-            potion=e.bool_("potion"),
-            effects=_effects(e, "effects", _SECRET_OPS, refs),
-        )
-        if s.id in out:
-            raise e.fail("id", "duplicate secret id")
-        if not s.effects and not s.points and not s.dragon_egg:
-            raise e.fail("effects", "a secret must do something")
-        out[s.id] = s
+        e.check_keys(SECRET_FIELDS)
+        add_secret(e, secret_def(e, 20, lambda entry: _effects(entry, "effects", _SECRET_OPS, refs)), out)
     return out
 
 
