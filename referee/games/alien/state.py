@@ -12,13 +12,11 @@ Sergeants), except the Hatchery, which is face up and read from index 0. The Com
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import pickle
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.core.fastcopy import copy_state
+from referee.core.state_data import DataState
 
 __all__ = ["ALIVE", "DEAD", "AlienState", "PlayerState"]
 
@@ -51,8 +49,10 @@ class PlayerState:
 
 
 @dataclass(slots=True)
-class AlienState:
+class AlienState(DataState):
     """The whole state of one Alien game."""
+
+    player_class = PlayerState
 
     seed: int
     players_n: int
@@ -104,30 +104,8 @@ class AlienState:
     #: why the game ended: "objectives", "all_dead", "round_limit"
     ended_by: str = ""
 
-    def copy(self) -> AlienState:
-        """A deep, independent copy (referee.core.fastcopy: a copier made from the field types,
-        several times faster than a pickle round trip)."""
-        return copy_state(self)
+    # copy, json_view, to_json, from_json: DataState
 
-    def json_view(self) -> dict[str, Any]:
-        """The state as nested dicts and lists that SHARE the state's own lists: read-only use
-        (digests, one-shot serialisation). Far cheaper than dataclasses.asdict."""
-        view = {name: getattr(self, name) for name in _STATE_FIELDS}
-        view["players"] = [{name: getattr(p, name) for name in _PLAYER_FIELDS} for p in self.players]
-        return view
-
-    def to_json(self) -> dict[str, Any]:
-        """The state as JSON-able data (an independent copy)."""
-        copied: dict[str, Any] = json.loads(json.dumps(self.json_view()))
-        return copied
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> AlienState:
-        """Rebuild a state from to_json() output (the source data is not shared)."""
-        values = pickle.loads(pickle.dumps(dict(data), protocol=pickle.HIGHEST_PROTOCOL))
-        values["players"] = [PlayerState(**p) for p in values["players"]]
-        return cls(**values)
-
-
-_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(AlienState))
-_PLAYER_FIELDS = tuple(f.name for f in dataclasses.fields(PlayerState))
+    @staticmethod
+    def _copy_input(data: dict[str, Any]) -> Any:
+        return pickle.loads(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))

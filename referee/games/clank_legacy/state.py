@@ -7,12 +7,10 @@ the campaign state as this game changes it (`campaign_now`) are kept as their ca
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.core.fastcopy import copy_state
+from referee.core.state_data import DataState
 from referee.games.clank_core.state import ESCAPED, KNOCKED_OUT, PLAYING, TurnPool
 
 __all__ = [
@@ -86,8 +84,11 @@ class TurnLog:
 
 
 @dataclass(slots=True)
-class LegacyState:
+class LegacyState(DataState):
     """The whole state of one Clank! Legacy game."""
+
+    player_class = LegacyPlayer
+    nested_classes = {"pool": TurnPool, "turn": TurnLog}
 
     seed: int
     players_n: int
@@ -149,35 +150,4 @@ class LegacyState:
         """The game (epilogue included) has ended."""
         return self.phase == PHASE_OVER
 
-    def copy(self) -> LegacyState:
-        """A deep, independent copy (referee.core.fastcopy: a copier made from the field types,
-        several times faster than a pickle round trip)."""
-        return copy_state(self)
-
-    def json_view(self) -> dict[str, Any]:
-        """The state as nested dicts and lists sharing the state's own lists (read-only use)."""
-        view = {name: getattr(self, name) for name in _STATE_FIELDS}
-        view["players"] = [{name: getattr(p, name) for name in _PLAYER_FIELDS} for p in self.players]
-        view["pool"] = {name: getattr(self.pool, name) for name in _POOL_FIELDS}
-        view["turn"] = {name: getattr(self.turn, name) for name in _TURN_FIELDS}
-        return view
-
-    def to_json(self) -> dict[str, Any]:
-        """The state as JSON-able data (an independent copy)."""
-        copied: dict[str, Any] = json.loads(json.dumps(self.json_view()))
-        return copied
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> LegacyState:
-        """Rebuild a state from to_json() output (the source data is not shared)."""
-        values: dict[str, Any] = json.loads(json.dumps(data))
-        values["players"] = [LegacyPlayer(**p) for p in values["players"]]
-        values["pool"] = TurnPool(**values["pool"])
-        values["turn"] = TurnLog(**values["turn"])
-        return cls(**values)
-
-
-_STATE_FIELDS = tuple(f.name for f in dataclasses.fields(LegacyState))
-_PLAYER_FIELDS = tuple(f.name for f in dataclasses.fields(LegacyPlayer))
-_POOL_FIELDS = tuple(f.name for f in dataclasses.fields(TurnPool))
-_TURN_FIELDS = tuple(f.name for f in dataclasses.fields(TurnLog))
+    # copy, json_view, to_json, from_json: DataState
