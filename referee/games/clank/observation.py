@@ -12,10 +12,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from referee.games.clank_core.observation import pending_view, player_view, pool_view, reveal_all, you_view
+from referee.games.clank_core.observation import (
+    check_seat,
+    pending_view,
+    players_view,
+    pool_view,
+    reveal_all,
+    you_view,
+)
 
 if TYPE_CHECKING:
     from referee.games.clank.engine import ClankGame
+    from referee.games.clank.state import PlayerState
 
 __all__ = ["observe", "observe_all"]
 
@@ -64,28 +72,18 @@ def _left(rooms: dict[str, list[str]]) -> dict[str, int]:
     return found.copy()
 
 
+def _own_fields(p: PlayerState) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A Clank! player's own fields: its Monkey Idols, the Mastery token."""
+    return {"idols": p.idols}, {"mastery": p.mastery}, {}
+
+
 def observe(game: ClankGame, seat: int) -> dict[str, Any]:
     """The observation of `seat` (JSON-able)."""
     s = game.s
-    if not 0 <= seat < s.players_n:
-        raise ValueError(f"no seat {seat}")
+    check_seat(s.players_n, seat)
     rules = game.content.rules
-    health = rules["health"]
     clank_area, bag_cubes = s.clank_area, s.bag_cubes
-    players = [
-        player_view(
-            i,
-            p,
-            ("room", p.room),
-            health,
-            clank_area,
-            bag_cubes,
-            {"idols": p.idols},
-            {"mastery": p.mastery},
-            {},
-        )
-        for i, p in enumerate(s.players)
-    ]
+    players = players_view(s.players, "room", rules["health"], clank_area, bag_cubes, _own_fields)
     artifacts = s.artifacts
     return {
         "game": "clank",

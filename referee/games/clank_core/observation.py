@@ -10,7 +10,7 @@ these lists are empty most of the game).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from referee.core.game import Decision
@@ -18,7 +18,16 @@ from referee.games.clank_core.game import GamePlayer
 from referee.games.clank_core.rules import CoreCard, card_counts
 from referee.games.clank_core.state import TurnPool
 
-__all__ = ["pending_view", "player_view", "pool_view", "reveal_all", "summary_lines", "you_view"]
+__all__ = [
+    "check_seat",
+    "pending_view",
+    "player_view",
+    "players_view",
+    "pool_view",
+    "reveal_all",
+    "summary_lines",
+    "you_view",
+]
 
 
 class SeenPlayer(GamePlayer, Protocol):
@@ -27,6 +36,32 @@ class SeenPlayer(GamePlayer, Protocol):
     kept_secrets: list[str]
     potions: list[str]
     may_take: bool
+
+
+def check_seat(players_n: int, seat: int) -> None:
+    """Refuse a seat the game does not have (ValueError)."""
+    if not 0 <= seat < players_n:
+        raise ValueError(f"no seat {seat}")
+
+
+#: a game's own fields of a player: (after `items`, after `potions`, after `trashed`)
+OwnFields = Callable[[Any], tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]]
+
+
+def players_view(
+    players: Sequence[SeenPlayer],
+    place: str,
+    health: int,
+    clank_area: Sequence[int],
+    bag_cubes: Sequence[int],
+    own: OwnFields,
+) -> list[dict[str, Any]]:
+    """Every player's `player_view`, its figure's place read from the field `place` ("room",
+    "space"), its game's own fields from `own(player)`."""
+    return [
+        player_view(i, p, (place, getattr(p, place)), health, clank_area, bag_cubes, *own(p))
+        for i, p in enumerate(players)
+    ]
 
 
 def player_view(

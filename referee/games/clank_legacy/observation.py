@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from referee.core.rng import RandomStreams
 from referee.games.clank_core.observation import (
+    check_seat,
     pending_view,
-    player_view,
+    players_view,
     pool_view,
     reveal_all,
     summary_lines,
@@ -26,32 +27,24 @@ from referee.games.clank_core.rules import redeal_hidden_cards
 
 if TYPE_CHECKING:
     from referee.games.clank_legacy.engine import ClankLegacyGame
+    from referee.games.clank_legacy.state import LegacyPlayer
 
 __all__ = ["hidden_variant", "observe", "observe_all", "summarize"]
+
+
+def _own_fields(p: LegacyPlayer) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """A Legacy employee's own fields: its mystic fruit and Mug, the spaces it has visited."""
+    fruit = {"fruit": p.fruit, "fruit_expended": p.fruit_expended, "mug": p.mug}
+    return {}, fruit, {"visited": p.visited.copy()}
 
 
 def observe(game: ClankLegacyGame, seat: int) -> dict[str, Any]:
     """The observation of `seat` (JSON-able)."""
     s = game.s
-    if not 0 <= seat < s.players_n:
-        raise ValueError(f"no seat {seat}")
+    check_seat(s.players_n, seat)
     rules = game.content.rules
-    health = rules["health"]
     clank_area, bag_cubes = s.clank_area, s.bag_cubes
-    players = [
-        player_view(
-            i,
-            p,
-            ("space", p.space),
-            health,
-            clank_area,
-            bag_cubes,
-            {},
-            {"fruit": p.fruit, "fruit_expended": p.fruit_expended, "mug": p.mug},
-            {"visited": p.visited.copy()},
-        )
-        for i, p in enumerate(s.players)
-    ]
+    players = players_view(s.players, "space", rules["health"], clank_area, bag_cubes, _own_fields)
     pending = pending_view(game.decision(), s.stack)
     if pending is not None:
         pending["votes"] = list(s.stack[-1].get("votes", []))
