@@ -306,14 +306,11 @@ class ClankGame(ClankGameBase):
         seat = s.current
         p = s.players[seat]
         pool = s.pool
-        cards = self.content.cards
         kind, args = action.kind, action.args
         if self._apply_card_action(seat, action):
             pass  # play, acquire, buy_reserve, fight, drink: the shared rules (ClankCore)
         elif kind == "fight_goblin":
-            c = cards[self.content.goblin]
-            pool.swords -= c.cost
-            self._resolve(seat, c.defeat)
+            self._fight_guardian(seat, self.content.goblin)
         elif kind == "move":
             t_index, spend = int(args[0]), int(args[1])
             t = self.board.tunnels[t_index]

@@ -270,6 +270,14 @@ class ClankCore:
             return False
         return True
 
+    def _fight_guardian(self, seat: int, card_id: str) -> None:
+        """Fight the monster that is always there (Clank!'s Goblin, Legacy's Cultist): it stays,
+        its defeat effects resolve."""
+        c = self.content.cards[card_id]
+        self.s.pool.swords -= c.cost
+        self._count_defeat()
+        self._resolve(seat, c.defeat)
+
     def _take_from_row(self, slot: int) -> str:
         """Take the card out of row slot `slot` (the slot stays empty until the refill)."""
         card_id = self.s.row[slot]

@@ -509,16 +509,12 @@ class ClankLegacyGame(ClankGameBase):
         seat = s.current
         p = s.players[seat]
         pool = s.pool
-        cards = self.content.cards
         rules = self.content.rules
         kind, args = action.kind, action.args
         if self._apply_card_action(seat, action):
             pass  # play, acquire, buy_reserve, fight, drink: the shared rules (ClankCore)
         elif kind == "fight_cultist":
-            c = cards[self.content.cultist]
-            pool.swords -= c.cost
-            s.turn.defeated += 1
-            self._resolve(seat, c.defeat)
+            self._fight_guardian(seat, self.content.cultist)
         elif kind == "patron":
             patron = self.content.patrons[str(args[0])]
             pool.skill -= patron.cost
