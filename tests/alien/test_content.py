@@ -6,37 +6,16 @@ Every bad-content test copies the content directory, breaks exactly one thing an
 
 from __future__ import annotations
 
-import json
-import shutil
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from referee.core.content_files import ContentError
 from referee.games.alien.content import CONTENT_DIR, load_content
+from tests.content_edits import content_copy_fixture, edit_json, expect_content_error
 
-
-@pytest.fixture
-def content_copy(tmp_path: Path) -> Path:
-    target = tmp_path / "content"
-    shutil.copytree(CONTENT_DIR, target)
-    return target
-
-
-def _edit(path: Path, change: Callable[[Any], None]) -> None:
-    data = json.loads(path.read_text())
-    change(data)
-    path.write_text(json.dumps(data))
-
-
-def _expect_error(directory: Path, file: str, entry: str, field: str) -> None:
-    with pytest.raises(ContentError) as info:
-        load_content(directory)
-    err = info.value
-    assert (err.file, err.entry, err.field) == (file, entry, field), str(err)
-    assert file in str(err) and repr(entry) in str(err) and repr(field) in str(err)
+content_copy = content_copy_fixture(CONTENT_DIR, "content_copy")
+_edit = edit_json
+_expect_error = partial(expect_content_error, load_content)
 
 
 def test_bundled_content_loads() -> None:

@@ -5,8 +5,8 @@ then acts only through the public API (`decision().actions`, `apply`) and checks
 Content is picked by property (a tunnel with two damage, a device that gives gold...) rather
 than by id, so the tests survive content edits.
 
-The helpers both games share (`act`, `actions`, `can`, `player`, `refresh`, `set_hand`,
-`set_pool`) live in `tests/clank_core/scenario.py` and are re-exported here.
+The game-independent ones (acting, the hand, the pool) come from `tests/clank_core/scenario.py`,
+shared with Clank! Legacy's tests.
 """
 
 from __future__ import annotations

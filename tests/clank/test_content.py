@@ -8,15 +8,13 @@ field, so an author can find the mistake without reading the loader.
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter, deque
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from referee.core.content_files import ContentError
 from referee.games.clank.content import (
     CARD_KINDS,
     CONTENT_DIR,
@@ -25,6 +23,7 @@ from referee.games.clank.content import (
     Effect,
     load_content,
 )
+from tests.content_edits import content_copy_fixture, edit_json, expect_content_error
 
 
 @pytest.fixture(scope="module")
@@ -32,27 +31,9 @@ def content() -> ClankContent:
     return load_content()
 
 
-@pytest.fixture
-def content_copy(tmp_path: Path) -> Path:
-    target = tmp_path / "content"
-    shutil.copytree(CONTENT_DIR, target)
-    return target
-
-
-def _edit(path: Path, change: Callable[[Any], None]) -> None:
-    data = json.loads(path.read_text())
-    change(data)
-    path.write_text(json.dumps(data))
-
-
-def _expect_error(directory: Path, file: str, entry: str, field: str) -> ContentError:
-    with pytest.raises(ContentError) as info:
-        load_content(directory)
-    err = info.value
-    assert (err.file, err.entry, err.field) == (file, entry, field), str(err)
-    message = str(err)
-    assert file in message and repr(entry) in message and repr(field) in message
-    return err
+content_copy = content_copy_fixture(CONTENT_DIR, "content_copy")
+_edit = edit_json
+_expect_error = partial(expect_content_error, load_content)
 
 
 def _all_effects(effects: tuple[Effect, ...]) -> list[Effect]:

@@ -5,8 +5,8 @@ situation (hand, pool, space, row...), then acts only through the public API
 (`decision().actions`, `apply`) and checks the outcome. Paths and spaces are picked by property
 (a canoe path, a Coach space...) so the tests survive board edits.
 
-The helpers both games share (`act`, `actions`, `can`, `player`, `refresh`, `set_hand`,
-`set_pool`) live in `tests/clank_core/scenario.py` and are re-exported here.
+Acting and arranging the hand and pool are Clank!'s helpers too: they are imported from
+`tests/clank_core/scenario.py`.
 """
 
 from __future__ import annotations

@@ -8,16 +8,14 @@ bad-content test copies the content directory, breaks exactly one thing and expe
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections import deque
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from referee.core.content_files import ContentError
 from referee.core.effects import Effect
 from referee.games.clank_legacy.content import (
     CONTENT_DIR,
@@ -27,6 +25,7 @@ from referee.games.clank_legacy.content import (
     load_content,
     walk_campaign,
 )
+from tests.content_edits import content_copy_fixture, edit_json, expect_content_error
 
 SEED = Path("/work/shared/seeds/000_b717977c54ccd47e.txt")
 
@@ -36,26 +35,9 @@ def content() -> LegacyContent:
     return load_content()
 
 
-@pytest.fixture
-def copy(tmp_path: Path) -> Path:
-    target = tmp_path / "content"
-    shutil.copytree(CONTENT_DIR, target)
-    return target
-
-
-def _edit(path: Path, change: Callable[[Any], None]) -> None:
-    data = json.loads(path.read_text())
-    change(data)
-    path.write_text(json.dumps(data))
-
-
-def _expect(directory: Path, file: str, entry: str, field: str, words: str = "") -> ContentError:
-    with pytest.raises(ContentError) as info:
-        load_content(directory)
-    err = info.value
-    assert (err.file, err.entry, err.field) == (file, entry, field), str(err)
-    assert words in str(err), str(err)
-    return err
+copy = content_copy_fixture(CONTENT_DIR, "copy")
+_edit = edit_json
+_expect = partial(expect_content_error, load_content)
 
 
 def _walk_effects(effects: tuple[Effect, ...]) -> Iterator[Effect]:
