@@ -1,10 +1,12 @@
 """The parts of the greedy reference bot that Clank! and Clank! Legacy share.
 
 Both games' greedy bots (`referee.games.clank.bots`, `referee.games.clank_legacy.bots`) group
-the legal actions by kind, answer pending choices alike, buy the card worth most and fight the
-monster worth most; these functions do that, with the game's own taste passed in
-(`effects_value`, `card_value`). Each bot keeps what differs: how it values effects and cards,
-its path finding and target, the tokens and items it wants, and the order of its other actions.
+the legal actions by kind, answer pending choices and play cards first (`opening`), value
+effects alike (`effects_value`, from `RESOURCE_VALUE` and the game's own resources), pick the
+artifact worth the trip (`best_target`) and the step towards it (`best_step`), buy the card and
+fight the monster worth most (`buy_or_fight`); these functions do that, with the game's own
+taste passed in. Each bot keeps what differs: its resource values, its board's path costs and
+risk, the tokens and items it wants, and the order of its other actions.
 """
 
 from __future__ import annotations
@@ -16,14 +18,17 @@ from referee.core.effects import Effect, effects_from_json
 from referee.core.game import Action
 
 __all__ = [
+    "RESOURCE_VALUE",
     "TRASH_ORDER",
     "GreedyCard",
     "best_buy",
     "best_fight",
     "best_step",
     "best_target",
+    "buy_or_fight",
     "by_kind",
     "effects_value",
+    "opening",
     "pending_choice",
     "row_or_pile",
 ]
@@ -32,6 +37,18 @@ __all__ = [
 TRASH_ORDER = ("stumble", "burgle", "sidestep")
 
 EffectsValue = Callable[[Sequence[Effect]], float]
+
+#: what a unit of each resource both games give is worth to the greedy bots (each adds its own)
+RESOURCE_VALUE = {
+    "skill": 1.0,
+    "swords": 0.9,
+    "boots": 1.2,
+    "gold": 0.5,
+    "draw": 1.1,
+    "heal": 0.8,
+    "teleport": 1.5,
+    "clank": -0.6,
+}
 
 
 class GreedyCard(Protocol):
@@ -191,3 +208,34 @@ def best_step(
         if best_i >= 0:
             return best_i
     return -1
+
+
+def opening(
+    obs: dict[str, Any],
+    legal_actions: Sequence[Action],
+    kinds: Mapping[str, list[int]],
+    effects_value: EffectsValue,
+) -> int:
+    """A greedy bot's first thought: answer a pending choice (`pending_choice`), else play the
+    first card it may; -1 when neither applies."""
+    pending = obs.get("pending")
+    if pending is not None:
+        return pending_choice(pending, legal_actions, effects_value)
+    if "play" in kinds:
+        return kinds["play"][0]
+    return -1
+
+
+def buy_or_fight(
+    obs: dict[str, Any],
+    legal_actions: Sequence[Action],
+    kinds: Mapping[str, list[int]],
+    cards: Mapping[str, CardT],
+    card_value: Callable[[CardT], float],
+    effects_value: EffectsValue,
+) -> int:
+    """The best buy (`best_buy`), else the best fight (`best_fight`); -1 if neither is worth it."""
+    best_i = best_buy(obs, legal_actions, kinds, cards, card_value)
+    if best_i >= 0:
+        return best_i
+    return best_fight(obs, legal_actions, kinds, cards, effects_value)

@@ -22,27 +22,20 @@ from typing import Any
 from referee.core.effects import Effect
 from referee.core.game import Action
 from referee.games.clank_core.greedy import (
-    best_buy,
-    best_fight,
+    RESOURCE_VALUE,
     best_step,
     best_target,
+    buy_or_fight,
     by_kind,
     effects_value,
-    pending_choice,
+    opening,
 )
 from referee.games.clank_legacy.content import Board, CardDef, LegacyContent, default_content
 
 __all__ = ["LegacyGreedyBot"]
 
 _RESOURCE_VALUE = {
-    "skill": 1.0,
-    "swords": 0.9,
-    "boots": 1.2,
-    "gold": 0.5,
-    "draw": 1.1,
-    "heal": 0.8,
-    "teleport": 1.5,
-    "clank": -0.6,
+    **RESOURCE_VALUE,
     "minor_secret": 1.0,
     "major_secret": 2.0,
     "mystic_fruit": 1.0,
@@ -117,16 +110,14 @@ class LegacyGreedyBot:
         cards = self.content.cards
         kinds = by_kind(legal_actions)
 
-        pending = obs.get("pending")
-        if pending is not None:
-            return pending_choice(pending, legal_actions, _effects_value)
+        first = opening(obs, legal_actions, kinds, _effects_value)
+        if first >= 0:
+            return first
 
         me = obs["players"][obs["seat"]]
         board = self.content.boards[obs["board"]]
         pool = obs["pool"]
 
-        if "play" in kinds:
-            return kinds["play"][0]
         if "take" in kinds:
             tokens = {legal_actions[i].args[0]: i for i in kinds["take"]}
             for token in ("artifact", "major_secret", "mystic_fruit"):
@@ -150,10 +141,7 @@ class LegacyGreedyBot:
         if best_i >= 0:
             return best_i
 
-        best_i = best_buy(obs, legal_actions, kinds, cards, _card_value)
-        if best_i >= 0:
-            return best_i
-        best_i = best_fight(obs, legal_actions, kinds, cards, _effects_value)
+        best_i = buy_or_fight(obs, legal_actions, kinds, cards, _card_value, _effects_value)
         if best_i >= 0:
             return best_i
         if "patron" in kinds:
