@@ -23,6 +23,7 @@ __all__ = [
     "content_version",
     "effect_items",
     "file_entries",
+    "listed_entries",
     "load_json",
     "then_effects",
 ]
@@ -116,6 +117,14 @@ def file_entries(file: str, raw: Any, key: str) -> list[ContentEntry]:
         name = item.get("id", f"#{i}") if isinstance(item, dict) else f"#{i}"
         out.append(ContentEntry(file, str(name), item))
     return out
+
+
+def listed_entries(file: str, top: ContentEntry, fld: str) -> Iterator[ContentEntry]:
+    """The entries of the list field `fld` of `top` (a board's rooms or spaces...), each named by
+    its ``id`` (or ``fld[index]``)."""
+    for i, item in enumerate(top.list_(fld)):
+        name = item.get("id", f"{fld}[{i}]") if isinstance(item, dict) else f"{fld}[{i}]"
+        yield ContentEntry(file, str(name), item)
 
 
 def content_version(directory: Path) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -68,14 +68,9 @@ def _describe_amount(effect: Effect) -> str:
     return f"{effect.op} {effect.n}"
 
 
-def describe_effect(effect: Effect) -> str:
-    """A short rules text for one effect."""
-    return effects.describe_effect(effect, _describe_amount)
-
-
-def describe_effects(effects_: Sequence[Effect]) -> str:
-    """Rules text for a list of effects."""
-    return effects.describe_effects(effects_, _describe_amount)
+#: a short rules text for one effect, and for a list of effects ("nothing" for none)
+describe_effect = partial(effects.describe_effect, own=_describe_amount)
+describe_effects = partial(effects.describe_effects, own=_describe_amount)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from referee.core.content_files import (
     choose_effect,
     content_version,
     effect_items,
+    listed_entries,
     load_json,
     then_effects,
 )
@@ -71,14 +72,9 @@ def _describe_amount(effect: Effect) -> str:
     return f"{sign}{effect.n} {effect.op}"
 
 
-def describe_effect(effect: Effect) -> str:
-    """A short rules text for one effect."""
-    return effects.describe_effect(effect, _describe_amount)
-
-
-def describe_effects(effects_: Sequence[Effect]) -> str:
-    """Rules text for a list of effects."""
-    return effects.describe_effects(effects_, _describe_amount)
+#: a short rules text for one effect, and for a list of effects ("nothing" for none)
+describe_effect = partial(effects.describe_effect, own=_describe_amount)
+describe_effects = partial(effects.describe_effects, own=_describe_amount)
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,10 +295,7 @@ def _parse_board(path: Path, rules: Mapping[str, Any]) -> Board:
     top = _Entry(file, "board", raw)
     top.check_keys({"id", "name", "start", "rooms", "tunnels"})
     rooms: dict[str, Room] = {}
-    for i, item in enumerate(top.list_("rooms")):
-        e = _Entry(
-            file, str(item.get("id", f"rooms[{i}]")) if isinstance(item, dict) else f"rooms[{i}]", item
-        )
+    for e in listed_entries(file, top, "rooms"):
         e.check_keys(_ROOM_FIELDS)
         room = Room(
             id=e.str_("id"),

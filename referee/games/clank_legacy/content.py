@@ -25,6 +25,7 @@ from referee.core.content_files import (
     content_version,
     effect_items,
     file_entries,
+    listed_entries,
     load_json,
     then_effects,
 )
@@ -715,10 +716,7 @@ def _parse_board(path: Path, rules: Mapping[str, Any], refs: list[_Ref]) -> Boar
     top = _Entry(file, "board", raw)
     top.check_keys({"id", "name", "hq", "spaces", "paths"})
     spaces: dict[str, Space] = {}
-    for i, item in enumerate(top.list_("spaces")):
-        e = _Entry(
-            file, str(item.get("id", f"spaces[{i}]")) if isinstance(item, dict) else f"spaces[{i}]", item
-        )
+    for e in listed_entries(file, top, "spaces"):
         e.check_keys(_SPACE_FIELDS)
         s = Space(
             id=e.str_("id"),

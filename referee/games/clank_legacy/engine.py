@@ -17,7 +17,8 @@ Engine choices the rules leave open are in `RULES_NOTES.md` beside this file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from functools import partial
 from typing import Any, Self
 
 from referee.core import effects
@@ -98,14 +99,9 @@ def _describe_own(e: Effect) -> str:
     return f"{'+' if e.n >= 0 else ''}{e.n} {e.op.replace('_', ' ')}"
 
 
-def describe_effect(e: Effect) -> str:
-    """A short rules text for one effect."""
-    return effects.describe_effect(e, _describe_own)
-
-
-def describe_effects(effects_: Sequence[Effect]) -> str:
-    """Rules text for a list of effects."""
-    return effects.describe_effects(effects_, _describe_own)
+#: a short rules text for one effect, and for a list of effects ("nothing" for none)
+describe_effect = partial(effects.describe_effect, own=_describe_own)
+describe_effects = partial(effects.describe_effects, own=_describe_own)
 
 
 _ADJACENCY: dict[
