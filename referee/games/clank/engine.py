@@ -393,23 +393,13 @@ class ClankGame(ClankGameBase):
         room = p.room
         p.may_take = False
         if token == "artifact":
-            p.artifacts.append(s.artifacts.pop(room))
-            self._advance_rage(1)
+            self._take_artifact(p, room)
         elif token == "monkey_idol":
             s.idols.remove(room)
             p.idols += 1
         else:
             secrets = (s.minor_secrets if token == "minor_secret" else s.major_secrets)[room]
-            secret_id = secrets.pop()
-            secret = self.content.secrets[secret_id]
-            if secret.dragon_egg:
-                self._advance_rage(1)
-            if secret.potion:
-                p.potions.append(secret_id)
-            else:
-                if secret.points or secret.dragon_egg:
-                    p.kept_secrets.append(secret_id)
-                self._resolve(seat, secret.effects)
+            self._gain_secret(seat, secrets.pop())
 
     # --- finishing ----------------------------------------------------------------------
 

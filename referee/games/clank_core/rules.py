@@ -88,6 +88,14 @@ class CoreSecret(Protocol):
     def effects(self) -> tuple[Effect, ...]:
         """Effects on taking it (on drinking it, for a potion)."""
 
+    @property
+    def dragon_egg(self) -> bool:
+        """A dragon egg: taking it angers the dragon."""
+
+    @property
+    def potion(self) -> bool:
+        """A potion: kept, drunk later."""
+
 
 class CoreContent(Protocol):
     """What the shared rules read of a game's content."""
@@ -269,6 +277,27 @@ class ClankCore:
         else:
             return False
         return True
+
+    # --- tokens ----------------------------------------------------------------------------------
+
+    def _take_artifact(self, p: CorePlayer, place: str) -> None:
+        """Pick up the artifact at `place`: the dragon's Rage goes up one."""
+        p.artifacts.append(self.s.artifacts.pop(place))
+        self._advance_rage(1)
+
+    def _gain_secret(self, seat: int, secret_id: str) -> None:
+        """A secret taken: a dragon egg angers the dragon; a potion is kept to drink later; a
+        secret worth points (or an egg) is kept, and its effects resolve."""
+        p = self.s.players[seat]
+        secret = self.content.secrets[secret_id]
+        if secret.dragon_egg:
+            self._advance_rage(1)
+        if secret.potion:
+            p.potions.append(secret_id)
+            return
+        if secret.points or secret.dragon_egg:
+            p.kept_secrets.append(secret_id)
+        self._resolve(seat, secret.effects)
 
     def _fight_guardian(self, seat: int, card_id: str) -> None:
         """Fight the monster that is always there (Clank!'s Goblin, Legacy's Cultist): it stays,

@@ -71,6 +71,8 @@ class CoreState(Protocol):
     bag_cubes: list[int]
     rage: int
     stack: list[dict[str, Any]]
+    #: artifacts on the board, by room or space
+    artifacts: dict[str, int]
 
     @property
     def players(self) -> Sequence[CorePlayer]:

@@ -710,25 +710,12 @@ class ClankLegacyGame(ClankGameBase):
         space = p.space
         p.may_take = False
         if token == "artifact":
-            p.artifacts.append(s.artifacts.pop(space))
-            self._advance_rage(1)
+            self._take_artifact(p, space)
         elif token == "mystic_fruit":
             s.fruit_spaces.remove(space)
             p.fruit += 1
         else:
             self._gain_secret(seat, s.major_secrets[space].pop())
-
-    def _gain_secret(self, seat: int, secret_id: str) -> None:
-        p = self.s.players[seat]
-        secret = self.content.secrets[secret_id]
-        if secret.dragon_egg:
-            self._advance_rage(1)
-        if secret.potion:
-            p.potions.append(secret_id)
-            return
-        if secret.points or secret.dragon_egg:
-            p.kept_secrets.append(secret_id)
-        self._resolve(seat, secret.effects)
 
     # --- turn end, the dragon, the end -----------------------------------------------------
 
