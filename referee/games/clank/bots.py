@@ -14,7 +14,7 @@ Plan each decision:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.core.game import Action
@@ -27,12 +27,12 @@ from referee.games.clank.content import (
 )
 from referee.games.clank_core.greedy import (
     RESOURCE_VALUE,
+    GreedyBot,
     best_step,
     best_target,
     buy_or_fight,
-    by_kind,
     effects_value,
-    opening,
+    preferred,
 )
 
 __all__ = ["ClankGreedyBot"]
@@ -52,10 +52,9 @@ def _card_value(card: CardDef) -> float:
     return value
 
 
-class ClankGreedyBot:
+class ClankGreedyBot(GreedyBot):
     """The greedy reference bot for Clank!."""
 
-    name = "greedy"
 
     def __init__(self, content: ClankContent | None = None) -> None:
         self.content = content or default_content()
@@ -95,34 +94,32 @@ class ClankGreedyBot:
 
     # --- deciding ------------------------------------------------------------------------
 
-    def act(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> int:
-        """Pick an action index (see the module docstring for the plan)."""
-        obs = observation
+    def _effects_value(self, effects: Sequence[Effect]) -> float:
+        return _effects_value(effects)
+
+    def _turn(
+        self,
+        obs: dict[str, Any],
+        legal_actions: Sequence[Action],
+        kinds: Mapping[str, list[int]],
+        me: dict[str, Any],
+    ) -> int:
+        """Tokens, then the plan's moves, buys and fights (see the module docstring)."""
         cards = self.content.cards
-        kinds = by_kind(legal_actions)
-
-        first = opening(obs, legal_actions, kinds, _effects_value)
-        if first >= 0:
-            return first
-
-        me = obs["players"][obs["seat"]]
         board = self.content.boards[obs["board"]]
         pool = obs["pool"]
 
-        if "take" in kinds:
-            tokens = {legal_actions[i].args[0]: i for i in kinds["take"]}
-            for token in ("artifact", "major_secret", "minor_secret", "monkey_idol"):
-                if token in tokens and (
-                    token != "artifact" or not me["artifacts"] or "backpack" in me["items"]
-                ):
-                    return tokens[token]
+        # an artifact if it carries none (or has a Backpack for a second one)
+        artifact = not me["artifacts"] or "backpack" in me["items"]
+        wanted = ("artifact",) * artifact + ("major_secret", "minor_secret", "monkey_idol")
+        best_i = preferred(legal_actions, kinds, "take", wanted)
+        if best_i >= 0:
+            return best_i
         if "drink" in kinds and me["damage"] >= 2:
             return kinds["drink"][0]
-        if "buy_item" in kinds:
-            items = {legal_actions[i].args[0]: i for i in kinds["buy_item"]}
-            for item in ("crown", "master_key", "backpack"):
-                if item in items:
-                    return items[item]
+        best_i = preferred(legal_actions, kinds, "buy_item", ("crown", "master_key", "backpack"))
+        if best_i >= 0:
+            return best_i
 
         has_key = "master_key" in me["items"]
         target = self._target(obs, board, me, has_key)

@@ -20,6 +20,7 @@ from referee.core.game import Action
 __all__ = [
     "RESOURCE_VALUE",
     "TRASH_ORDER",
+    "GreedyBot",
     "GreedyCard",
     "best_buy",
     "best_fight",
@@ -30,6 +31,7 @@ __all__ = [
     "effects_value",
     "opening",
     "pending_choice",
+    "preferred",
     "row_or_pile",
 ]
 
@@ -239,3 +241,43 @@ def buy_or_fight(
     if best_i >= 0:
         return best_i
     return best_fight(obs, legal_actions, kinds, cards, effects_value)
+
+
+def preferred(
+    legal_actions: Sequence[Action], kinds: Mapping[str, list[int]], kind: str, order: Sequence[str]
+) -> int:
+    """The `kind` action (take, buy_item...) whose argument comes first in `order`; -1 if none."""
+    offered = {legal_actions[i].args[0]: i for i in kinds.get(kind, [])}
+    for wanted in order:
+        if wanted in offered:
+            return offered[wanted]
+    return -1
+
+
+class GreedyBot:
+    """The frame of both games' greedy bots: `act` answers a pending choice or plays a card
+    (`opening`), else asks the game's `_turn` (tokens, moves, buys, fights, its own actions)."""
+
+    name = "greedy"
+
+    def _effects_value(self, effects: Sequence[Effect]) -> float:
+        """What effects are worth to this game's bot."""
+        raise NotImplementedError
+
+    def _turn(
+        self,
+        obs: dict[str, Any],
+        legal_actions: Sequence[Action],
+        kinds: Mapping[str, list[int]],
+        me: dict[str, Any],
+    ) -> int:
+        """The rest of a main turn's choice; `me` is the bot's own player in the observation."""
+        raise NotImplementedError
+
+    def act(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> int:
+        """Pick an action index (see the game's bot module for the plan)."""
+        kinds = by_kind(legal_actions)
+        first = opening(observation, legal_actions, kinds, self._effects_value)
+        if first >= 0:
+            return first
+        return self._turn(observation, legal_actions, kinds, observation["players"][observation["seat"]])

@@ -16,19 +16,19 @@ Plan each decision:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.core.effects import Effect
 from referee.core.game import Action
 from referee.games.clank_core.greedy import (
     RESOURCE_VALUE,
+    GreedyBot,
     best_step,
     best_target,
     buy_or_fight,
-    by_kind,
     effects_value,
-    opening,
+    preferred,
 )
 from referee.games.clank_legacy.content import Board, CardDef, LegacyContent, default_content
 
@@ -52,10 +52,9 @@ def _card_value(card: CardDef) -> float:
     return _effects_value(card.play) + 0.3 * _effects_value(card.acquire) + 0.35 * card.points
 
 
-class LegacyGreedyBot:
+class LegacyGreedyBot(GreedyBot):
     """The greedy reference bot for Clank! Legacy."""
 
-    name = "greedy"
 
     def __init__(self, content: LegacyContent | None = None) -> None:
         self.content = content or default_content()
@@ -104,25 +103,25 @@ class LegacyGreedyBot:
 
     # --- deciding ------------------------------------------------------------------------
 
-    def act(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> int:
-        """Pick an action index (see the module docstring for the plan)."""
-        obs = observation
+    def _effects_value(self, effects: Sequence[Effect]) -> float:
+        return _effects_value(effects)
+
+    def _turn(
+        self,
+        obs: dict[str, Any],
+        legal_actions: Sequence[Action],
+        kinds: Mapping[str, list[int]],
+        me: dict[str, Any],
+    ) -> int:
+        """Tokens, then the plan's moves, buys and fights (see the module docstring)."""
         cards = self.content.cards
-        kinds = by_kind(legal_actions)
-
-        first = opening(obs, legal_actions, kinds, _effects_value)
-        if first >= 0:
-            return first
-
-        me = obs["players"][obs["seat"]]
         board = self.content.boards[obs["board"]]
         pool = obs["pool"]
 
-        if "take" in kinds:
-            tokens = {legal_actions[i].args[0]: i for i in kinds["take"]}
-            for token in ("artifact", "major_secret", "mystic_fruit"):
-                if token in tokens and (token != "artifact" or not me["artifacts"]):
-                    return tokens[token]
+        wanted = ("artifact",) * (not me["artifacts"]) + ("major_secret", "mystic_fruit")
+        best_i = preferred(legal_actions, kinds, "take", wanted)
+        if best_i >= 0:
+            return best_i
         if "drink" in kinds and me["damage"] >= 2:
             return kinds["drink"][0]
         if "expend_fruit" in kinds and (me["damage"] >= 1 or pool["boots"] == 0):
@@ -148,11 +147,10 @@ class LegacyGreedyBot:
             return kinds["patron"][0]
         if "fight_cultist" in kinds:
             return kinds["fight_cultist"][0]
-        if "buy_item" in kinds and me["gold"] >= 10:
-            items = {legal_actions[i].args[0]: i for i in kinds["buy_item"]}
-            for item in ("lucky_badge", "canoe"):
-                if item in items:
-                    return items[item]
+        if me["gold"] >= 10:
+            best_i = preferred(legal_actions, kinds, "buy_item", ("lucky_badge", "canoe"))
+            if best_i >= 0:
+                return best_i
         if "end_turn" in kinds:
             return kinds["end_turn"][0]
         return 0
