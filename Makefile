@@ -32,7 +32,7 @@ test: $(STAMP) services  ## what CI runs: ruff, mypy --strict and the whole test
 	VENV=$(VENV) bash tests/run_suite.sh
 
 # the engine suites (tests/run_suite.sh's ENGINE_SUITES) and unit tests that start no service
-FAST_TESTS = tests/clank tests/alien tests/clank_legacy tests/test_conformance.py \
+FAST_TESTS = tests/clank tests/alien tests/clank_legacy tests/clank_core tests/test_conformance.py \
 	tests/test_layers.py tests/test_engine_versions.py tests/test_settings.py \
 	tests/referee/test_static_content.py tests/referee/test_codecs.py tests/referee/test_rulings.py
 

@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 "$VENV/bin/ruff" check referee bots workers ladder bench cli tests || exit 1
 # The engine suites: pure Python over the engines, no services, no fixed ports.
-ENGINE_SUITES=(tests/clank tests/alien tests/clank_legacy tests/test_conformance.py tests/lab
+ENGINE_SUITES=(tests/clank tests/alien tests/clank_legacy tests/clank_core tests/test_conformance.py tests/lab
                tests/test_ismcts.py tests/test_fastcopy.py)
 SECOND_LANE=("${ENGINE_SUITES[@]}" tests/competitions tests/ladder tests/web tests/deploy)
 ignore_second=()
