@@ -16,8 +16,8 @@ def line_chart(
     width: int = 900,
     height: int = 280,
 ) -> Markup | None:
-    """A chart of `series` (label, colour, [(x, y, match id), ...]) with axes and a legend; None
-    if empty. x is the order the points were recorded in (only its order matters: the axis says
+    """A chart of `series` (label, colour, [(x, y, match id or -season), ...]) with axes and a
+    legend; None if empty. x is the order the points were recorded in (only its order matters: the axis says
     "recorded earlier / later"); the last point of each line is marked and titled with its
     rating and match, the value the standings show."""
     points = [p for _, _, pts in series for p in pts]
@@ -61,10 +61,16 @@ def line_chart(
         parts.append(
             f"<circle class=last data-series='{escape(label)}' data-rating='{last_y:.1f}' "
             f"data-match='{last_match}' cx={sx(last_x):.1f} cy={sy(last_y):.1f} r=3 "
-            f"fill='{escape(colour)}'><title>{escape(label)}: {last_y:.1f} after match "
-            f"#{last_match}, its latest recorded</title></circle>"
+            f"fill='{escape(colour)}'><title>{escape(label)}: {last_y:.1f} {_after(last_match)}, "
+            "its latest recorded</title></circle>"
         )
         swatch = f"<span class=swatch style='background:{escape(colour)}'></span>"
         legend.append(f"<span>{swatch}{escape(label)} {last_y:.1f}</span>")
     parts.append("</svg>")
     return Markup("".join(parts) + f"<p class=legend>{''.join(legend)}</p>")
+
+
+def _after(match: int) -> str:
+    """What a point follows: a match (its id), or, for a negative id -n, the close of season n,
+    where the ratings were shrunk toward the mean (``ladder.web.data.rating_series``)."""
+    return f"after match #{match}" if match >= 0 else f"from the close of season {-match}"

@@ -28,6 +28,7 @@ from ladder.schema import (
     campaigns,
     competitions,
     ladder_entries,
+    ladder_periods,
     ladders,
     matches,
     rating_history,
@@ -129,7 +130,28 @@ def rating_series(
         points = [(int(r.id), round(float(r.after), 1), int(r.match_id)) for r in conn.execute(query)]
         points.reverse()
         out[bot_id] = points
+    if ladder_id is not None:
+        _season_points(conn, ladder_id, out)
     return out
+
+
+def _season_points(conn: Connection, ladder_id: int, out: dict[int, list[ChartPoint]]) -> None:
+    """Add to each line in `out` the step where a season close shrank its rating (RATINGS.md,
+    "Seasons"), at the close's place in the recording order and with match id -(season number),
+    so a line still ends at the rating the standings show."""
+    closed = sa.select(ladder_periods).where(ladder_periods.c.ladder_id == ladder_id)
+    for number, period in enumerate(conn.execute(closed.order_by(ladder_periods.c.id)), start=1):
+        if period.carry == 1 or period.mean is None:
+            continue
+        for entry in period.standings.get("bots", []):
+            points = out.get(int(entry["bot_id"]))
+            if points is None:
+                continue
+            shrunk = period.mean + period.carry * (float(entry["rating"]) - period.mean)
+            at = int(period.last_rating_id)
+            where = sum(1 for x, _, _ in points if x <= at)
+            if where:  # (a close before the line's window, or before its first game: no step)
+                points.insert(where, (at, round(shrunk, 1), -number))
 
 
 def recent_ladder_matches(conn: Connection, ladder_id: int, limit: int = RECENT) -> list[MatchSummary]:

@@ -315,6 +315,16 @@ def test_a_closed_season_is_linked_from_the_ladder_and_shows_its_standings(
     _open(browser, f"{base}/ladders/{ladder}", "ladder-seasons")
     assert _console_errors(browser) == []
     assert "Season 2" in browser.find_element(By.ID, "seasons").text
+    # the chart steps down to the shrunk rating at the close: each line ends where the standings are
+    ends = {
+        mark.get_attribute("data-series"): mark.get_attribute("data-rating")
+        for mark in browser.find_elements(By.CSS_SELECTOR, "svg.chart circle.last")
+    }
+    assert ends == {"sol": "1528.3", "tam": "1471.7"}
+    assert [r.split()[:2] for r in _texts(browser, "#standings tbody tr")] == [
+        ["1", "sol"],
+        ["2", "tam"],
+    ] and "1528.3" in _texts(browser, "#standings tbody tr")[0]
     browser.find_element(By.CSS_SELECTOR, f"#seasons a[href='/ladders/{ladder}/seasons/1']").click()
     WebDriverWait(browser, 10).until(lambda d: d.current_url.endswith(f"/ladders/{ladder}/seasons/1"))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
