@@ -25,8 +25,10 @@ import contextlib
 import csv
 import dataclasses
 import json
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -325,10 +327,14 @@ def _run_stored(args: argparse.Namespace, db_url: str, competition_id: int, *, r
     from workers.tournament import run_competition
 
     replay_dir = _replay_dir(args)
+    # SIGINT only sets `stop` while games run; the loop raises KeyboardInterrupt between polls,
+    # where nothing can swallow it (run_competition's docstring)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: stop.set())
     try:
         with play_on(db_url, args.workers) as dispatcher, _progress(not args.json, "games") as progress:
             run_competition(engine_for(db_url), competition_id, dispatcher, on_progress=progress,
-                            timeout=args.timeout)
+                            timeout=args.timeout, stop=stop)
     except KeyboardInterrupt:
         done, scheduled = _games_done(db_url, competition_id)
         kept = ""
@@ -341,6 +347,8 @@ def _run_stored(args: argparse.Namespace, db_url: str, competition_id: int, *, r
                 "competition that `arena tournament start ID --db FILE` resumes)"
             ) from None
         raise Interrupted(f"{what}; `{resume}` resumes competition {competition_id}") from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
     res = _results(db_url, competition_id)
     assert res is not None
     if replay_dir is not None:

@@ -17,6 +17,7 @@ how many run at once; pairs still in flight when it stops are not counted.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -200,11 +201,16 @@ def run_competition(
     sweep_seconds: float = 2.0,
     stale_seconds: float = STALE_SECONDS,
     timeout: float | None = None,
+    stop: threading.Event | None = None,
 ) -> CompetitionRun:
     """Play competition `competition_id` to its end (or resume it) and mark it done.
 
     `on_progress(finished, scheduled)` is called when the counts change. Database outages are
-    waited out (the loop retries); raises CompetitionStalled at `timeout` seconds.
+    waited out (the loop retries); raises CompetitionStalled at `timeout` seconds. `stop`, once
+    set (by an interrupt handler that does nothing else), raises KeyboardInterrupt here, between
+    two polls: a KeyboardInterrupt raised wherever the signal lands can be lost ("Exception
+    ignored" when it lands in a callback, e.g. inside an import's module lock), and the run would
+    play on.
     """
     started = time.monotonic()
     if _competition(engine, competition_id).status != "done":
@@ -213,6 +219,8 @@ def run_competition(
     last_sweep = 0.0
     reported = (-1, -1)
     while True:
+        if stop is not None and stop.is_set():
+            raise KeyboardInterrupt
         try:
             dispatcher.pump()
             now = time.monotonic()
@@ -238,7 +246,10 @@ def run_competition(
         _check_timeout(started, timeout, competition_id)
         if isinstance(dispatcher, Inline) and not dispatcher.idle():
             continue
-        time.sleep(poll_seconds)
+        if stop is not None:
+            stop.wait(poll_seconds)  # a stop wakes it at once
+        else:
+            time.sleep(poll_seconds)
 
 
 def _resend_stale(engine: Engine, competition_id: int, dispatcher: Dispatcher, stale_seconds: float) -> None:
