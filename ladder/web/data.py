@@ -10,7 +10,7 @@ W/D/L: a win is a sole first place, a draw a shared first place, a loss anything
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, Generic, TypeVar
 
 import sqlalchemy as sa
@@ -35,6 +35,7 @@ from ladder.schema import (
     replays,
     results,
 )
+from referee.games import game_spec
 
 __all__ = [
     "MAX_PAGE_SIZE",
@@ -387,13 +388,25 @@ class CampaignSeat(TypedDict):
     change: float | None
 
 
+class CampaignChange(TypedDict):
+    """One thing a campaign game changed (the game's campaign rules describe it): its kind
+    (names, board, vote, cards, ability, path, fact, promotion, end) and a line of text."""
+
+    kind: str
+    text: str
+
+
 class CampaignGameRow(TypedDict):
-    """A game of a campaign: its index, match, the match's status and the seats' scores."""
+    """A game of a campaign: its index, match, the match's status, the seats' scores and, once
+    recorded, what it changed in the campaign state (None before, or if the states stored for
+    it cannot be read: `changes_error` says why)."""
 
     index: int
     match_id: int
     status: str
     scores: list[int] | None
+    changes: list[CampaignChange] | None
+    changes_error: str | None
 
 
 class CampaignView(TypedDict):
@@ -424,7 +437,12 @@ def campaign_view(conn: Connection, campaign_id: int) -> CampaignView | None:
         return None
     game_rows = conn.execute(
         sa.select(
-            campaign_games.c.game_index, campaign_games.c.match_id, campaign_games.c.scores, matches.c.status
+            campaign_games.c.game_index,
+            campaign_games.c.match_id,
+            campaign_games.c.scores,
+            campaign_games.c.state_after,
+            matches.c.status,
+            matches.c.config,
         )
         .join(matches, matches.c.id == campaign_games.c.match_id)
         .where(campaign_games.c.campaign_id == campaign_id)
@@ -486,16 +504,42 @@ def campaign_view(conn: Connection, campaign_id: int) -> CampaignView | None:
         "rated": row.rated_at is not None,
         "rating_ladder": rating_ladder,
         "seats": out_seats,
-        "games": [
+        "games": _with_changes(row, game_rows),
+    }
+
+
+def _with_changes(campaign: Any, game_rows: Sequence[Any]) -> list[CampaignGameRow]:
+    """The campaign's games with what each recorded game changed. The state before game k is
+    the one its match was queued with (``matches.config["campaign"]``); the state after it is
+    the one game k + 1 was queued with, or, for the last recorded game, the campaign's own
+    state. The game's campaign rules (through its spec: ladder/ names no game) describe the
+    difference."""
+    rules = game_spec(campaign.game).campaign_state_rules()
+    out: list[CampaignGameRow] = []
+    for i, g in enumerate(game_rows):
+        changes: list[CampaignChange] | None = None
+        error: str | None = None
+        if g.state_after is not None:
+            later = game_rows[i + 1] if i + 1 < len(game_rows) else None
+            after = (later.config or {}).get("campaign") if later is not None else campaign.state
+            before = (g.config or {}).get("campaign")
+            try:
+                if before is None or after is None:
+                    raise ValueError("the campaign state before or after it is not stored")
+                changes = [{"kind": c["kind"], "text": c["text"]} for c in rules.changes(before, after)]
+            except ValueError as exc:  # an old or hand-edited state: the page still loads
+                error = str(exc)
+        out.append(
             {
                 "index": int(g.game_index),
                 "match_id": int(g.match_id),
                 "status": g.status,
                 "scores": None if g.scores is None else [int(x) for x in g.scores],
+                "changes": changes,
+                "changes_error": error,
             }
-            for g in game_rows
-        ],
-    }
+        )
+    return out
 
 
 def ladder_campaigns(conn: Connection, ladder_id: int, limit: int = RECENT) -> list[dict[str, Any]]:

@@ -71,6 +71,12 @@ class CampaignRules(Protocol):
         """The campaign as a whole as JSON; holds ``over`` (bool) and ``promotions`` (per seat)."""
         ...
 
+    def changes(self, before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, str]]:
+        """What one game changed, `before` the state it started from and `after` the state after
+        it: lines ``{"kind": ..., "text": ...}`` for a page to list (ValueError for a state the
+        game refuses, or `after` not one game after `before`)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class GameSpec:
