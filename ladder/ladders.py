@@ -210,16 +210,12 @@ def upgrade_ladder(engine: Engine, ladder_id: int, version: str, *, now: datetim
     """
     from ladder.db import write_transaction
     from ladder.schema import campaigns
-    from ladder.seasons import close_period
+    from ladder.seasons import close_period, lock_ladder
     from referee.games import game_spec
 
     now = now or datetime.now(UTC)
     with write_transaction(engine) as conn:
-        ladder = conn.execute(
-            sa.select(ladders).where(ladders.c.id == ladder_id).with_for_update()
-        ).one_or_none()
-        if ladder is None:
-            raise NotFound(f"no ladder {ladder_id}")
+        ladder = lock_ladder(conn, ladder_id)
         known = game_spec(ladder.game).versions()
         if version not in known:
             have = ", ".join(known)

@@ -133,6 +133,16 @@ def close_period(
     return len(closed) + 1, len(entries), mean
 
 
+def lock_ladder(conn: Connection, ladder_id: int) -> Any:
+    """Ladder `ladder_id`'s row, locked for update until the transaction ends (recording reads
+    it under a share lock, so no result is rated half before and half after a close); raises
+    NotFound for no such ladder."""
+    ladder = conn.execute(sa.select(ladders).where(ladders.c.id == ladder_id).with_for_update()).one_or_none()
+    if ladder is None:
+        raise NotFound(f"no ladder {ladder_id}")
+    return ladder
+
+
 def close_season(engine: Engine, ladder_id: int, *, now: datetime | None = None) -> ClosedSeason:
     """Close ladder `ladder_id`'s current season and start the next at the same engine version
     (RATINGS.md, "Seasons"): its standings are archived, each rating shrunk toward the mean by
@@ -145,11 +155,7 @@ def close_season(engine: Engine, ladder_id: int, *, now: datetime | None = None)
     with write_transaction(engine) as conn:
         # the row lock: recording reads the ladder under a share lock, so no result is rated
         # half in one season and half in the next (as with an upgrade)
-        ladder = conn.execute(
-            sa.select(ladders).where(ladders.c.id == ladder_id).with_for_update()
-        ).one_or_none()
-        if ladder is None:
-            raise NotFound(f"no ladder {ladder_id}")
+        ladder = lock_ladder(conn, ladder_id)
         played = conn.execute(
             sa.select(sa.func.coalesce(sa.func.sum(ladder_entries.c.games), 0)).where(
                 ladder_entries.c.ladder_id == ladder_id
