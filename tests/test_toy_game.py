@@ -3,8 +3,10 @@
 In a copy of the repository's code, `tests/toy_game/toy/` becomes `referee/games/toy/`; `make
 proto` there assembles the contract and the stubs; then `arena match toy` plays it over gRPC
 between two Python SDK bots that read only the typed messages (tests/toy_game/toy_bot.py checks
-the SDK's derived `ARG_FIELDS` and typed actions on every decision), and the replay verifies.
-Nothing else is added or edited: the copy's other files are compared with the originals after.
+the SDK's derived `ARG_FIELDS`, typed actions and observation dict on every decision), and the
+replay verifies. The SDK's `observation_dict` gives back exactly the engine's observation of
+every seat at every step, shaped by toy.proto's view options alone. Nothing else is added or
+edited: the copy's other files are compared with the originals after.
 """
 
 from __future__ import annotations
@@ -27,6 +29,30 @@ COPIED = ("referee", "ladder", "workers", "proto", "bots/python", "Makefile", "p
 GENERATED = ("proto", "bots/python/arena_bot/_proto", "referee/wire/_proto")
 
 pytestmark = pytest.mark.slow
+
+#: run in the copy: random games of Toy Nim, each seat's observation through the game's codec,
+#: the wire and the SDK's observation_dict, compared with the engine's dict (also at the end)
+ROUND_TRIP = """
+import random
+from arena_bot import observation_dict
+from arena_bot._proto.arena.v1 import bot_pb2
+from referee.games import game_class
+from referee.server.codecs import codec_for
+
+cls, encode, rnd, checked = game_class("toy"), codec_for("toy"), random.Random(5), 0
+for seed in range(8):
+    game = cls.new_game(cls.default_config(2), seed)
+    while True:
+        for seat in (0, 1):
+            obs = game.observe(seat)
+            wire = bot_pb2.Observation.FromString(encode(obs).SerializeToString())
+            assert observation_dict(wire) == obs, (observation_dict(wire), obs)
+            checked += 1
+        if game.is_over():
+            break
+        game.apply_index(rnd.randrange(len(game.decision().actions)))
+print("checked", checked)
+"""
 
 
 def _copy(dest: Path) -> None:
@@ -68,6 +94,17 @@ def test_a_typed_toy_game_is_a_folder_and_make_proto(tmp_path: Path) -> None:
     assert (copy / "referee" / "wire" / "_proto" / "arena" / "v1" / "toy_pb2.py").is_file()
     changed = _changed(REPO / "referee", copy / "referee")
     assert [c for c in changed if not c.startswith(("games/toy", "wire/_proto"))] == []
+    sdk = _changed(REPO / "bots" / "python", copy / "bots" / "python")
+    assert [c for c in sdk if not c.startswith("arena_bot/_proto")] == [] and sdk
+
+    # the SDK's engine dict of every seat's view at every step equals the engine's own
+    round_trip = subprocess.run(
+        [sys.executable, "-c", ROUND_TRIP], cwd=copy, capture_output=True, text=True, env=env, timeout=60
+    )
+    assert round_trip.returncode == 0, round_trip.stdout + round_trip.stderr
+    # 8 games of 11 stones: at least 4 takes each, so 5 views of each seat
+    word, count = round_trip.stdout.split()
+    assert word == "checked" and int(count) >= 8 * 5 * 2, round_trip.stdout
 
     replay = tmp_path / "toy.replay.gz"
     bot = f"{sys.executable} {TOY / 'toy_bot.py'}"

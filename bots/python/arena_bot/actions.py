@@ -1,16 +1,16 @@
 """Legal actions as small frozen values (the same shape as the engine's own `Action`).
 
 Each action also carries its typed form when the game has one (`action.game_action`, also
-`action.clank` in Clank!, `action.alien` in Alien, `action.clank_legacy` in Clank! Legacy; None
-otherwise): the same action with named
-fields, e.g. `action.clank.move.tunnel_index`. `action.typed` is the inner message of its kind
-directly (`ClankMove`, `AlienFight`, ...). PROTOCOL.md lists every kind and field.
+`action.<game>` under its game's name, e.g. `action.clank`; None for every other game's name):
+the same action with named fields, e.g. `action.clank.move.tunnel_index`. `action.typed` is the
+inner message of its kind directly (`ClankMove`, `AlienFight`, ...). PROTOCOL.md lists every
+kind and field.
 
 Which game a typed action belongs to is read from the wire itself: the field of the
 ``LegalAction.typed`` oneof that carries it is named after its game. A new game needs no code
-here beyond its generated stub: which of its fields identify an action (`ARG_FIELDS`) is read
-from the `(identifies)` option its .proto puts on them; `action.<game>` is a typing convenience
-only.
+here beyond its generated stub: the games' names are that oneof's fields, and which of a game's
+fields identify an action (`ARG_FIELDS`) is read from the `(identifies)` option its .proto puts
+on them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from ._proto.arena.v1 import alien_pb2, clank_legacy_pb2, clank_pb2, common_pb2, options_pb2
+from ._proto.arena.v1 import common_pb2, options_pb2
 
 __all__ = ["ARG_FIELDS", "Action", "decode_action", "typed_kind_args"]
 
@@ -67,7 +67,7 @@ class Action:
 
     Equal when kind and args are equal; `text` is for people and logs. `game_action` holds the
     game's typed action (`ClankAction`, `AlienAction`, ...; None when the request carried none)
-    and `game` the name of its game.
+    and `game` the name of its game; `action.<game>` is `game_action` under its game's name.
     """
 
     kind: str
@@ -76,21 +76,12 @@ class Action:
     game_action: Message | None = field(default=None, compare=False, repr=False)
     game: str | None = field(default=None, compare=False, repr=False)
 
-    @property
-    def clank(self) -> clank_pb2.ClankAction | None:
-        """The typed Clank! action, or None (another game's, or none sent)."""
-        return self.game_action if isinstance(self.game_action, clank_pb2.ClankAction) else None
-
-    @property
-    def alien(self) -> alien_pb2.AlienAction | None:
-        """The typed Alien action, or None (another game's, or none sent)."""
-        return self.game_action if isinstance(self.game_action, alien_pb2.AlienAction) else None
-
-    @property
-    def clank_legacy(self) -> clank_legacy_pb2.ClankLegacyAction | None:
-        """The typed Clank! Legacy action, or None (another game's, or none sent)."""
-        action = self.game_action
-        return action if isinstance(action, clank_legacy_pb2.ClankLegacyAction) else None
+    def __getattr__(self, name: str) -> Any:
+        """`action.<game>`: the typed action when `name` is this action's game, None when it is
+        another game's (the games are the fields of ``LegalAction.typed``, read from the stubs)."""
+        if name in ARG_FIELDS:
+            return self.game_action if name == self.game else None
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def typed(self) -> Message | None:

@@ -8,8 +8,11 @@ class ToyGame(Game):
     engine_version = "toy-1"
     passive_kinds = ("take",)
 
-    def __init__(self, stones, current=0, winner=None, step=0):
+    def __init__(self, stones, current=0, winner=None, step=0, taken=None):
         self.stones, self.current, self.winner, self.step = stones, current, winner, step
+        #: per seat, the stones of each take, in order
+        self.taken = [list(t) for t in taken] if taken is not None else [[], []]
+        self.last = None  # (seat, stones) of the last take
         self._decision = None
 
     @classmethod
@@ -36,6 +39,8 @@ class ToyGame(Game):
 
     def _apply(self, decision, action):
         self.stones -= action.args[0]
+        self.taken[self.current].append(action.args[0])
+        self.last = (self.current, action.args[0])
         self.step += 1
         if self.stones == 0:
             self.winner = self.current
@@ -48,8 +53,12 @@ class ToyGame(Game):
         return self.copy()
 
     def observe(self, seat):
+        # winner None while playing, taken a list of lists, last {} before any take: the shapes
+        # toy.proto's view options give back (arena_bot.observation_dict)
+        last = {} if self.last is None else {"seat": self.last[0], "stones": self.last[1]}
         return {"game": "toy", "seat": seat, "current": self.current, "stones": self.stones,
-                "over": self.is_over()}
+                "over": self.is_over(), "winner": self.winner, "taken": [list(t) for t in self.taken],
+                "last": last}
 
     def observe_all(self):
         return self.observe(-1)
@@ -63,11 +72,16 @@ class ToyGame(Game):
         return Result(tuple(2 - p for p in places), places, outcomes)
 
     def copy(self):
-        return ToyGame(self.stones, self.current, self.winner, self.step)
+        game = ToyGame(self.stones, self.current, self.winner, self.step, self.taken)
+        game.last = self.last
+        return game
 
     def to_json(self):
-        return {"stones": self.stones, "current": self.current, "winner": self.winner, "step": self.step}
+        return {"stones": self.stones, "current": self.current, "winner": self.winner, "step": self.step,
+                "taken": self.taken, "last": self.last}
 
     @classmethod
     def from_json(cls, data):
-        return cls(data["stones"], data["current"], data["winner"], data["step"])
+        game = cls(data["stones"], data["current"], data["winner"], data["step"], data["taken"])
+        game.last = tuple(data["last"]) if data["last"] is not None else None
+        return game

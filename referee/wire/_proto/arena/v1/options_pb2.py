@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import descriptor_pb2 as google_dot_protobuf_dot_descriptor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61rena/v1/options.proto\x12\x08\x61rena.v1\x1a google/protobuf/descriptor.proto:3\n\nidentifies\x12\x1d.google.protobuf.FieldOptions\x18\xb4\x87\x03 \x01(\x08\x42\x14P\x01Z\x10\x61rena/v1;arenav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61rena/v1/options.proto\x12\x08\x61rena.v1\x1a google/protobuf/descriptor.proto:3\n\nidentifies\x12\x1d.google.protobuf.FieldOptions\x18\xb4\x87\x03 \x01(\x08:6\n\rempty_is_null\x12\x1d.google.protobuf.FieldOptions\x18\xb5\x87\x03 \x01(\x08:7\n\x0eunset_is_empty\x12\x1d.google.protobuf.FieldOptions\x18\xb6\x87\x03 \x01(\x08:8\n\x0fomit_if_default\x12\x1d.google.protobuf.FieldOptions\x18\xb7\x87\x03 \x01(\x08:2\n\tnull_flag\x12\x1d.google.protobuf.FieldOptions\x18\xb8\x87\x03 \x01(\x08:1\n\x06unwrap\x12\x1f.google.protobuf.MessageOptions\x18\xbe\x87\x03 \x01(\x08\x42\x14P\x01Z\x10\x61rena/v1;arenav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
