@@ -1081,15 +1081,61 @@ def check_image(deploy: Path = DEPLOY) -> list[str]:
     ]
 
 
+#: the referee's cap on TCP connections per client address, as the image holds it, and the
+#: compose entrypoint that loads it and then runs the referee unprivileged
+CONNLIMIT_RULES = "/app/deploy/referee-connlimit.nft"
+CONNLIMIT_ENTRYPOINT = "/app/deploy/referee-entrypoint.sh"
+
+
+def _starts_unprivileged(c: Container) -> bool:
+    """A compose service started by the referee's entrypoint: root (with NET_ADMIN) only to load
+    the connection cap, then `arena` as uid 10001 with no capability."""
+    return c.spec.get("entrypoint") == [CONNLIMIT_ENTRYPOINT] and not c.spec.get("privileged")
+
+
+def check_connlimit(deploy: Path = DEPLOY) -> list[str]:
+    """Every referee loads the per-address connection cap before it takes a connection:
+    compose through the entrypoint (root with NET_ADMIN, then the arena user), Kubernetes through
+    an init container running `nft -f` on the rule file with NET_ADMIN; the image has nftables
+    and both files (referee/server/PROTOCOL.md, "Server limits")."""
+    problems: list[str] = []
+    for c in arena_containers(deploy):
+        if c.path != ("serve", "referee"):
+            continue
+        if c.where.startswith("docker-compose"):
+            if c.spec.get("entrypoint") != [CONNLIMIT_ENTRYPOINT]:
+                problems.append(f"{c.where}: not started by {CONNLIMIT_ENTRYPOINT}: no per-address "
+                                "connection cap")
+            if "NET_ADMIN" not in (c.spec.get("cap_add") or []):
+                problems.append(f"{c.where}: no NET_ADMIN, which the entrypoint needs to load the cap")
+            continue
+        loads = [
+            i for i in c.pod.get("initContainers") or []
+            if i.get("command") == ["nft", "-f", CONNLIMIT_RULES]
+            and "NET_ADMIN" in (((i.get("securityContext") or {}).get("capabilities") or {}).get("add") or [])
+        ]
+        if not loads:
+            problems.append(f"{c.where}: no init container runs nft -f {CONNLIMIT_RULES} with NET_ADMIN: "
+                            "no per-address connection cap")
+    copied = _copied(deploy)
+    for wanted in ("deploy/referee-connlimit.nft", "deploy/referee-entrypoint.sh"):
+        if wanted not in copied:
+            problems.append(f"Dockerfile: does not COPY {wanted}")
+    if "nftables" not in (deploy / "Dockerfile").read_text(encoding="utf-8").split():
+        problems.append("Dockerfile: does not install nftables (the referee's connection cap)")
+    return problems
+
+
 def check_sandbox(deploy: Path = DEPLOY) -> list[str]:
     """The workers (`arena worker` without --unsafe-no-sandbox) get what the hosted-bot
-    sandbox needs: root and privileges (workers/SANDBOX.md); nothing else is privileged."""
+    sandbox needs: root and privileges (workers/SANDBOX.md); nothing else is privileged (the
+    referee's compose entrypoint starts as root only to load its connection cap)."""
     problems: list[str] = []
     for c in arena_containers(deploy):
         is_worker = c.path == ("worker",)
         if c.where.startswith("docker-compose"):
             privileged = bool(c.spec.get("privileged"))
-            root = str(c.spec.get("user", "")) in ("root", "0", "0:0")
+            root = str(c.spec.get("user", "")) in ("root", "0", "0:0") and not _starts_unprivileged(c)
         else:
             sc = c.spec.get("securityContext") or {}
             privileged = bool(sc.get("privileged"))
@@ -1106,7 +1152,7 @@ def check_sandbox(deploy: Path = DEPLOY) -> list[str]:
 
 
 CHECKS = (check_commands, check_env, check_ports, check_processes, check_metrics, check_secrets, check_pods,
-          check_sandbox, check_image)
+          check_sandbox, check_image, check_connlimit)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

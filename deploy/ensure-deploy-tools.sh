@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the validators `make deploy-check` and tests/deploy run when they are missing:
 # promtool (Debian's prometheus package) and docker-compose (Debian's Compose, used client side
-# only: `config` needs no daemon). kubernetes-validate and check-jsonschema are Python dev
+# only: `config` needs no daemon), and nft (Debian's nftables: tests/deploy/test_referee_connlimit.py
+# loads deploy/referee-connlimit.nft into a network namespace). kubernetes-validate and check-jsonschema are Python dev
 # dependencies (pyproject.toml), installed by `make install`.
 # Needs root and Debian's apt on a fresh machine; it never removes anything.
 set -euo pipefail
@@ -9,6 +10,7 @@ set -euo pipefail
 missing=()
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+command -v nft >/dev/null 2>&1 || PATH="$PATH:/usr/sbin:/sbin" command -v nft >/dev/null 2>&1 || missing+=(nftables)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "ensure-deploy-tools: installing ${missing[*]}" >&2

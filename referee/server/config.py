@@ -140,7 +140,8 @@ class ServerLimits:
     #: HTTP/2 streams at once on one connection
     max_streams_per_connection: int = 256
     #: TCP connections open at once in the whole server (gRPC's connection quota); one more is
-    #: closed as it is accepted
+    #: closed as it is accepted. Per client address they are capped by the kernel, not here
+    #: (deploy/referee-connlimit.nft: gRPC cannot count them; PROTOCOL.md, "Connections")
     max_connections: int = 4096
     #: BotService.Play streams open at once from one client address (Unix-socket clients and
     #: `--auth-limit-exempt` networks excepted); one more is RESOURCE_EXHAUSTED
