@@ -127,6 +127,7 @@ def _seed(engine: Engine, state: _Ladder, count: int) -> float:
         first_id = int(conn.execute(sa.text("SELECT coalesce(max(id), 0) + 1 FROM matches")).scalar_one())
     n = len(state.bot_ids)
     match_rows, result_rows, history_rows = io.StringIO(), io.StringIO(), io.StringIO()
+    seat_rows = io.StringIO()
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     for k in range(count):
         match_id = first_id + k
@@ -142,6 +143,7 @@ def _seed(engine: Engine, state: _Ladder, count: int) -> float:
             f"{match_id}\t{state.ladder_id}\tdone\t{match_id}\t"
             f"[{state.version_of[a]}, {state.version_of[b]}]\t1\t{at}\t{at}\t{at}\t{state.engine_version}\n"
         )
+        seat_rows.write(f"{match_id}\t0\t{state.version_of[a]}\n{match_id}\t1\t{state.version_of[b]}\n")
         result_rows.write(
             f"{match_id}\t[{places[0]}, {places[1]}]\t[1, 0]\t[\"escaped\", \"dead\"]\tfinished\n"
         )
@@ -169,6 +171,7 @@ def _seed(engine: Engine, state: _Ladder, count: int) -> float:
         with driver.cursor() as cur:
             _copy(cur, "matches", ("id", "ladder_id", "status", "seed", "seats", "attempts", "created_at",
                                    "started_at", "finished_at", "engine_version"), match_rows)
+            _copy(cur, "match_seats", ("match_id", "seat", "version_id"), seat_rows)
             _copy(cur, "results", ("match_id", "places", "scores", "outcomes", "reason"), result_rows)
             _copy(cur, "rating_history", ("match_id", "bot_id", "ladder_id", "before", "after", "delta"),
                   history_rows)

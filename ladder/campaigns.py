@@ -35,6 +35,7 @@ from ladder.db import write_transaction
 from ladder.elo import rating_deltas
 from ladder.errors import InvalidInput, NotFound
 from ladder.ladders import ensure_entries, ladder_policy
+from ladder.match_queue import insert_match
 from ladder.schema import (
     bot_versions,
     bots,
@@ -293,19 +294,10 @@ def schedule_game(engine: Engine, campaign_id: int, *, now: datetime | None = No
             return _game(existing)
         seed = game_seed(int(row.seed), index)
         seats = [int(s["version_id"]) for s in row.seats]
-        match_id: int = conn.execute(
-            sa.insert(matches)
-            .values(
-                ladder_id=row.ladder_id,
-                status="queued",
-                seed=seed,
-                seats=seats,
-                config={"players": row.players, "campaign": row.state},
-                attempts=0,
-                created_at=now,
-            )
-            .returning(matches.c.id)
-        ).scalar_one()
+        match_id = insert_match(
+            conn, ladder_id=row.ladder_id, seed=seed, seats=seats,
+            config={"players": row.players, "campaign": row.state}, created_at=now,
+        )
         conn.execute(
             sa.insert(campaign_games).values(
                 campaign_id=campaign_id,

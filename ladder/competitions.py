@@ -36,6 +36,7 @@ from ladder.bots import MAX_LOG_BYTES
 from ladder.competition_results import results_table
 from ladder.db import write_transaction
 from ladder.errors import Conflict, InvalidInput, NotFound
+from ladder.match_queue import insert_match
 from ladder.scenarios import coop_games, match_scenario
 from ladder.schema import (
     bot_logs,
@@ -447,19 +448,10 @@ def schedule_round(
                     config: Any = sa.null()
                     if game.scenario is not None and scenario_configs[game.scenario]:
                         config = scenario_configs[game.scenario]
-                    match_id = conn.execute(
-                        sa.insert(matches)
-                        .values(
-                            ladder_id=comp.ladder_id,
-                            status="queued",
-                            seed=seed,
-                            seats=[versions[e] for e in game.seats],
-                            config=config,
-                            attempts=0,
-                            created_at=now,
-                        )
-                        .returning(matches.c.id)
-                    ).scalar_one()
+                    match_id = insert_match(
+                        conn, ladder_id=comp.ladder_id, seed=seed, seats=[versions[e] for e in game.seats],
+                        config=config, created_at=now,
+                    )
                     conn.execute(
                         sa.insert(competition_games).values(
                             competition_id=competition_id,

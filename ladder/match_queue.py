@@ -31,12 +31,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import sqlalchemy as sa
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 from ladder.db import write_transaction
 from ladder.errors import InvalidInput, NotFound
 from ladder.scenarios import match_scenario
-from ladder.schema import bot_versions, ladders, matches
+from ladder.schema import bot_versions, ladders, match_seats, matches
 from referee import settings
 
 __all__ = [
@@ -129,19 +129,37 @@ def enqueue_match(
         missing = sorted(set(seat_list) - known)
         if missing:
             raise NotFound(f"no bot versions {missing}")
-        match_id: int = conn.execute(
-            sa.insert(matches)
-            .values(
-                ladder_id=ladder_id,
-                status="queued",
-                seed=seed,
-                seats=seat_list,
-                config=stored_config,
-                attempts=0,
-                created_at=now or datetime.now(UTC),
-            )
-            .returning(matches.c.id)
-        ).scalar_one()
+        return insert_match(
+            conn, ladder_id=ladder_id, seed=seed, seats=seat_list, config=stored_config,
+            created_at=now or datetime.now(UTC),
+        )
+
+
+def insert_match(
+    conn: Connection, *, ladder_id: int, seed: int, seats: Sequence[int], config: Any, created_at: datetime
+) -> int:
+    """Write one queued match and its seats' rows (``match_seats``) in the caller's transaction;
+    its id. Every path that creates a match goes through here, so the two never disagree.
+
+    `config` is stored as given (``sa.null()`` for the game's default config)."""
+    seat_list = [int(s) for s in seats]
+    match_id: int = conn.execute(
+        sa.insert(matches)
+        .values(
+            ladder_id=ladder_id,
+            status="queued",
+            seed=seed,
+            seats=seat_list,
+            config=config,
+            attempts=0,
+            created_at=created_at,
+        )
+        .returning(matches.c.id)
+    ).scalar_one()
+    conn.execute(
+        sa.insert(match_seats),
+        [{"match_id": match_id, "seat": seat, "version_id": v} for seat, v in enumerate(seat_list)],
+    )
     return match_id
 
 

@@ -29,6 +29,7 @@ from ladder.schema import (
     competitions,
     ladder_entries,
     ladders,
+    match_seats,
     matches,
     rating_history,
     replays,
@@ -615,15 +616,15 @@ def _seats(seats: Sequence[int], known: dict[int, SeatInfo]) -> list[SeatInfo]:
     return out
 
 
-def _seats_contain(conn: Connection, version_ids: Sequence[int]) -> sa.ColumnElement[bool]:
-    """SQL: the match's JSON `seats` list holds one of `version_ids`."""
-    if conn.dialect.name == "postgresql":
-        elements = sa.func.json_array_elements_text(matches.c.seats).table_valued("value")
-        hit = sa.cast(elements.c.value, sa.Integer).in_(version_ids)
-    else:
-        elements = sa.func.json_each(matches.c.seats).table_valued("value")
-        hit = elements.c.value.in_(version_ids)
-    return sa.exists(sa.select(sa.literal(1)).select_from(elements).where(hit))
+def seats_contain(version_ids: Sequence[int]) -> sa.ColumnElement[bool]:
+    """SQL: one of `version_ids` holds a seat of the match.
+
+    Read from ``match_seats`` by its (version_id, match_id) index, so it costs the versions'
+    own matches, not the ladder's whole history (the JSON ``seats`` column it replaces was
+    unpacked for every match of the ladder)."""
+    return matches.c.id.in_(
+        sa.select(match_seats.c.match_id).where(match_seats.c.version_id.in_([int(v) for v in version_ids]))
+    )
 
 
 def bot_matches(conn: Connection, bot_id: int, limit: int = 50) -> list[MatchSummary] | None:
@@ -637,7 +638,7 @@ def bot_matches(conn: Connection, bot_id: int, limit: int = 50) -> list[MatchSum
     )
     if not version_ids:
         return []
-    return match_summaries(conn, _seats_contain(conn, version_ids), limit)
+    return match_summaries(conn, seats_contain(version_ids), limit)
 
 
 def match_summaries(conn: Connection, where: sa.ColumnElement[bool], limit: int) -> list[MatchSummary]:

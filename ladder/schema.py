@@ -291,6 +291,20 @@ matches = Table(
     Index(None, "status", "lease_expires_at"),
 )
 
+match_seats = Table(
+    "match_seats",
+    metadata,
+    # matches.seats as rows (migration 0014), written with the match (ladder.match_queue.
+    # insert_match): "the matches a bot played" is a keyed look-up here, where reading the JSON
+    # column meant scanning every match of the ladder (issue 29's bot page)
+    Column("match_id", ForeignKey("matches.id", ondelete="CASCADE"), nullable=False),
+    Column("seat", Integer, nullable=False),
+    Column("version_id", Integer, nullable=False),
+    PrimaryKeyConstraint("match_id", "seat"),
+    # a bot's matches newest first: by version, then match id
+    Index(None, "version_id", "match_id"),
+)
+
 results = Table(
     "results",
     metadata,

@@ -126,26 +126,18 @@ def _was_retried(conn: sa.Connection, row: Any, seed: int) -> bool:
 def _queue_again(conn: sa.Connection, campaign_id: int, row: Any, failed: Any, now: datetime) -> int:
     """A new match playing failed match `failed`'s game again (its seed, seats and config: the
     same campaign state, checked by digest), now the game's match; its id."""
-    from ladder.schema import campaign_games, matches
+    from ladder.match_queue import insert_match
+    from ladder.schema import campaign_games
     from referee.core.game import json_digest
 
     if json_digest((failed.config or {}).get("campaign")) != row.state_digest:
         raise CampaignFailed(
             f"campaign {campaign_id}: game {row.next_index}'s match does not carry the campaign state"
         )
-    retry_id: int = conn.execute(
-        sa.insert(matches)
-        .values(
-            ladder_id=failed.ladder_id,
-            status="queued",
-            seed=failed.seed,
-            seats=failed.seats,
-            config=failed.config,
-            attempts=0,
-            created_at=now,
-        )
-        .returning(matches.c.id)
-    ).scalar_one()
+    retry_id = insert_match(
+        conn, ladder_id=failed.ladder_id, seed=failed.seed, seats=failed.seats, config=failed.config,
+        created_at=now,
+    )
     conn.execute(
         sa.update(campaign_games)
         .where(

@@ -18,8 +18,7 @@ from sqlalchemy import Connection
 from typing_extensions import TypedDict
 
 from ladder.campaigns import campaign_places
-from ladder.queries import MatchSummary, match_summaries, storable_id, unranked_reasons
-from ladder.queries import _seats_contain as seats_contain
+from ladder.queries import MatchSummary, match_summaries, seats_contain, storable_id, unranked_reasons
 from ladder.schema import (
     bot_versions,
     bots,
@@ -168,7 +167,7 @@ def played_by(conn: Connection, bot_id: int) -> sa.ColumnElement[bool] | None:
         return None
     query = sa.select(bot_versions.c.id).where(bot_versions.c.bot_id == bot_id)
     versions = list(conn.execute(query).scalars())
-    return seats_contain(conn, versions) if versions else None
+    return seats_contain(versions) if versions else None
 
 
 class Paged(TypedDict, Generic[T]):
@@ -617,7 +616,7 @@ def seat_and_opponent_rates(conn: Connection, bot_id: int) -> tuple[list[Rate], 
     rows = conn.execute(
         sa.select(matches.c.seats, results.c.places)
         .join(results, results.c.match_id == matches.c.id)
-        .where(seats_contain(conn, sorted(mine)))
+        .where(seats_contain(sorted(mine)))
         .order_by(matches.c.id.desc())
         .limit(RATE_WINDOW)
     ).all()
