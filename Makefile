@@ -49,6 +49,7 @@ check: lint typecheck test  ## everything CI checks, plus lint and types
 
 bench: $(BENCH_STAMP)  ## benchmarks (figures, not pass/fail)
 	$(PY) -m bench.engines
+	$(PY) -m bench.lab
 	$(PY) -m bench.workers
 
 demo: $(STAMP)  ## play a local ladder season on embedded defaults

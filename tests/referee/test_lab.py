@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import collections
+import enum
 import random
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,8 +16,9 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
 from referee.core.game import Action
-from referee.games import all_specs
+from referee.games import all_specs, game_class
 from referee.lab import gymnasium_env, pettingzoo_env
+from referee.lab.encoding import OBS_BOUND, OBS_SIZE, encode_observation
 
 GAME_PLAYERS = [(s.name, p) for s in all_specs() for p in range(s.min_players, s.max_players + 1)]
 
@@ -126,3 +130,63 @@ def test_callable_opponents_and_an_illegal_action() -> None:
     no_bot = "no built-in bot 'nobody' for clank; available: greedy, ismcts, random"
     with pytest.raises(ValueError, match=no_bot):
         gymnasium_env("clank", 2, opponents="nobody").reset(seed=1)
+
+
+def _layout(observation: Any) -> np.ndarray:
+    """README.md's "Observation layout" read plainly: each leaf's path text (keys sorted, list
+    positions as numbers) hashed by CRC-32 modulo 512, a number adding its value, a string 1.0
+    at ``path=text``; clipped to ±OBS_BOUND."""
+    out = np.zeros(OBS_SIZE, dtype=np.float64)
+
+    def walk(value: Any, path: str) -> None:
+        if isinstance(value, dict):
+            for key in sorted(value):
+                walk(value[key], f"{path}/{key}")
+        elif isinstance(value, list | tuple):
+            for i, item in enumerate(value):
+                walk(item, f"{path}/{i}")
+        elif isinstance(value, bool | int | float):
+            out[zlib.crc32(path.encode()) % OBS_SIZE] += float(value)
+        elif isinstance(value, str):
+            out[zlib.crc32(f"{path}={value}".encode()) % OBS_SIZE] += 1.0
+
+    walk(observation, "")
+    return np.clip(out, -OBS_BOUND, OBS_BOUND).astype(np.float32)
+
+
+@pytest.mark.parametrize("game", [s.name for s in all_specs()])
+def test_the_encoding_is_the_documented_layout(game: str) -> None:
+    """The encoder carries each path's CRC down the walk instead of its text (for speed,
+    bench/lab.py): every seat's observation at every decision of two random games gives
+    exactly the vector of the documented layout."""
+    cls = game_class(game)
+    checked = 0
+    for seed in (1, 2):
+        state = cls.new_game(cls.default_config(2), seed)
+        rnd = random.Random(seed)
+        while (decision := state.decision()) is not None:
+            for seat in range(2):
+                observation = state.observe(seat)
+                np.testing.assert_array_equal(encode_observation(observation), _layout(observation))
+                checked += 1
+            state.apply_index(rnd.randrange(len(decision.actions)))
+    assert checked > 100
+
+
+class _Colour(enum.IntEnum):
+    RED = 3
+
+
+def test_the_encoding_of_unusual_leaves() -> None:
+    """Subclassed containers and numbers, long lists, floats, null, empty containers, unicode
+    and huge values land where the layout puts them (and are clipped)."""
+    observation = {
+        "ordered": collections.OrderedDict([("b", 2), ("a", _Colour.RED)]),
+        "long": list(range(300)),
+        "pair": (1.5, "x", None, True, False),
+        "nested": [{"deep": [["é", -4]]}, {}, []],
+        "huge": 3e9,
+        "low": -2e9,
+    }
+    np.testing.assert_array_equal(encode_observation(observation), _layout(observation))
+    assert encode_observation(observation).max() == OBS_BOUND
