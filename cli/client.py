@@ -417,6 +417,8 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
             f"  {entry.get('ladder_name')}: rating {float(entry.get('rating', 0)):.1f}{mark}, "
             f"{_count(int(entry.get('games', 0)), 'game')}, {_count(int(entry.get('wins', 0)), 'win')}"
         )
+        if entry.get("division"):
+            lines.append("    " + _division_line(entry))
         if entry.get("waiting"):
             lines.append(f"    {_printable(str(entry['waiting']))}")
     lines.append("recent matches:" if matches else "recent matches: none yet")
@@ -429,6 +431,27 @@ def _status_lines(bot: dict[str, Any], matches: Sequence[dict[str, Any]]) -> lis
         )
         lines.append(f"  match {m['id']}: {m.get('status')}, {where} {m.get('finished_at') or ''}".rstrip())
     return lines
+
+
+def _division_line(entry: dict[str, Any]) -> str:
+    """A ladder entry's division and its distance to the boss (ladder/RATINGS.md, "Divisions")."""
+    position, count = int(entry.get("division_position") or 0), int(entry.get("divisions") or 0)
+    where = f"division {_printable(str(entry['division']))} ({position + 1} of {count}"
+    where += ", the top)" if position + 1 == count else ")"
+    if entry.get("boss_name") is None:
+        return f"{where}: its boss"
+    to_boss = float(entry.get("to_boss") or 0.0)
+    low = float(entry.get("rating_low") or 0.0)
+    gap = f"{abs(to_boss):.1f} below" if to_boss >= 0 else f"{-to_boss:.1f} above"
+    then = (
+        "" if position + 1 == count
+        else "; promoted at the next matchmaking pass" if to_boss < 0
+        else "; above it: promoted"
+    )
+    return (
+        f"{where}: boss {_printable(str(entry['boss_name']))} at {float(entry.get('boss_rating') or 0):.1f}; "
+        f"the low end of your rating's interval, {low:.1f}, is {gap} it{then}"
+    )
 
 
 def _fetch_status(api: Any, name: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -803,6 +826,19 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
             f"(give --kind {kind}, or leave --kind out)"
         )
     policy = _rating_policy(args)
+    plan = None
+    if args.divisions is not None:
+        from ladder.divisions import parse_divisions
+
+        try:
+            plan = parse_divisions(args.divisions, args.game)
+        except LadderError as exc:
+            raise ClientError(f"--divisions: {str(exc).removeprefix('divisions: ')}") from None
+        if kind != "ffa":
+            raise ClientError(
+                f"--divisions: {args.game}'s ladders are kind {kind!r}; only free-for-all ladders "
+                "have divisions"
+            )
     engine = create_engine(database_url(args.db))
     try:
         problem = schema_problem(engine, UPGRADE_FIRST)
@@ -814,11 +850,14 @@ def _cmd_ladder_create(args: argparse.Namespace) -> int:
                 bank_ms=args.bank_ms, max_strikes=args.max_strikes,
                 reference=reference_bots(args.game) if args.reference_bots else (), policy=policy,
             )
+            divided = [] if plan is None else add_divisions(engine, ladder_id, args.game, plan)
         except LadderError as exc:
             raise ClientError(str(exc)) from exc
     finally:
         engine.dispose()
     print(f"created ladder {args.name} (id {ladder_id}): {args.game}, {args.players} players, kind {kind}")
+    if divided:
+        print(f"divisions, bottom first: {', '.join(divided)}; every bot starts in the bottom one")
     if policy != DEFAULT_POLICY:
         print(
             f"rating policy: K {policy.k_provisional:g} for a bot's first {policy.provisional_games} "
@@ -963,6 +1002,75 @@ def create_ladder_with_reference_bots(
     )
     add_reference_bots(engine, ladder_id, game, players, reference)
     return ladder_id
+
+
+def add_divisions(engine: Any, ladder_id: int, game: str, plan: Sequence[tuple[str, str]]) -> list[str]:
+    """Give ladder `ladder_id` the divisions of `plan` ((name, boss strategy) bottom to top:
+    ``ladder.divisions.parse_divisions``), each boss a reference bot of the platform named
+    ``reference-<game>-boss<N>-<strategy>`` (made once, shared by the game's ladders), put on the
+    ladder in its division. Checked before any boss is made: an error changes nothing. Returns
+    one line per division, bottom first."""
+    import sqlalchemy as sa
+
+    from ladder.bots import REFERENCE_OWNER, add_bot_version, register_bot
+    from ladder.divisions import check_can_divide, set_divisions
+    from ladder.errors import Conflict
+    from ladder.ladders import join_ladder
+    from ladder.schema import bots
+    from workers.bot_commands import builtin_command
+
+    names = [f"reference-{game}-boss{n}-{strategy}" for n, (_, strategy) in enumerate(plan, start=1)]
+    with engine.connect() as conn:
+        check_can_divide(conn, ladder_id)
+        found = {
+            str(row.name): row
+            for row in conn.execute(
+                sa.select(bots.c.id, bots.c.name, bots.c.owner, bots.c.account_id)
+                .where(bots.c.name.in_(names))
+            )
+        }
+    for row in found.values():
+        if row.owner != REFERENCE_OWNER or row.account_id is not None:
+            raise Conflict(
+                f"bot {row.id} {row.name!r} belongs to {row.owner}, not the platform: no boss can be made "
+                "under its name"
+            )
+    bosses = []
+    for bot_name, (_, strategy) in zip(names, plan, strict=True):
+        bot_id = int(found[bot_name].id) if bot_name in found else None
+        if bot_id is None:
+            bot_id = register_bot(engine, bot_name, REFERENCE_OWNER, game=game).bot_id
+            add_bot_version(engine, bot_id, "1", builtin_command(strategy))
+        join_ladder(engine, ladder_id, bot_id)
+        bosses.append(bot_id)
+    set_divisions(engine, ladder_id, [(name, boss) for (name, _), boss in zip(plan, bosses, strict=True)])
+    return [f"{name} (boss {bot_name})" for (name, _), bot_name in zip(plan, names, strict=True)]
+
+
+def _cmd_ladder_divisions(args: argparse.Namespace) -> int:
+    """On the server host: give an existing ladder its divisions, each with its boss."""
+    import sqlalchemy as sa
+
+    from ladder.client import ClientError
+    from ladder.divisions import parse_divisions
+    from ladder.errors import LadderError
+    from ladder.schema import ladders
+
+    engine, ladder_id = _operator_ladder(args)
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(
+                sa.select(ladders.c.name, ladders.c.game).where(ladders.c.id == ladder_id)
+            ).one()
+        try:
+            lines = add_divisions(engine, ladder_id, row.game, parse_divisions(args.divisions, row.game))
+        except LadderError as exc:
+            raise ClientError(str(exc)) from exc
+    finally:
+        engine.dispose()
+    print(f"ladder {row.name} (id {ladder_id}): divisions, bottom first: {', '.join(lines)}; every bot "
+          "starts in the bottom one (ladder/RATINGS.md, Divisions)")
+    return 0
 
 
 def _find_ladder(ladders: Sequence[dict[str, Any]], wanted: str) -> dict[str, Any]:
@@ -1153,8 +1261,23 @@ def register(sub: Commands) -> None:
         help="put the game's built-in reference bots on it, one for every seat but one (opponents "
              "from the first match)",
     )
+    create_ladder.add_argument(
+        "--divisions", metavar="SPEC",
+        help="leagues, bottom first: 'default' (Wood,Bronze,Silver,Gold,Legend) or NAME[:BUILTIN],... "
+             "each guarded by a boss (a built-in; left out: weakest at the bottom, the strongest at "
+             "the top); ladder/RATINGS.md, Divisions",
+    )
     create_ladder.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
     create_ladder.set_defaults(func=_guarded(_cmd_ladder_create))
+    divide = ladders.add_parser(
+        "divisions",
+        help="(operator, on the server host) give a ladder divisions (leagues), each guarded by a boss",
+    )
+    divide.add_argument("ladder", help="the ladder's name or id")
+    divide.add_argument("divisions", metavar="SPEC",
+                        help="'default' or NAME[:BUILTIN],... bottom first (as ladder create --divisions)")
+    divide.add_argument("--db", help="database URL (default $DATABASE_URL, else sqlite:///arena.db)")
+    divide.set_defaults(func=_guarded(_cmd_ladder_divisions))
     refs = ladders.add_parser(
         "reference-bots",
         help="(operator, on the server host) put the game's reference bots on an existing ladder, "

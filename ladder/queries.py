@@ -21,6 +21,7 @@ from typing_extensions import TypedDict
 
 from ladder import coop_rating, skill
 from ladder.bots import REMOTE, version_kind
+from ladder.divisions import DivisionInfo, divisions_of, low_end
 from ladder.rating_policy import POLICY_COLUMNS, RatingPolicy, policy_of
 from ladder.schema import (
     bot_versions,
@@ -127,6 +128,10 @@ class Standing(TypedDict):
     rating_high: float
     #: the probability that this bot is stronger than the next row's (null on the last row)
     los_next: float | None
+    #: its division's name on a ladder with divisions (ladder/RATINGS.md, "Divisions"), else null
+    division: str | None
+    #: true on a division's boss's row (a reference bot: rated above it, a bot moves up)
+    boss: bool
 
 
 class Unranked(TypedDict):
@@ -148,6 +153,9 @@ class StandingsPage(TypedDict):
     ladder: LadderInfo
     standings: list[Standing]
     unranked: list[Unranked]
+    #: the ladder's divisions, bottom first (empty: it has none); with divisions the standings
+    #: list the top division's bots first
+    divisions: list[DivisionInfo]
 
 
 class ScenarioRating(TypedDict):
@@ -205,6 +213,19 @@ class BotLadderInfo(TypedDict):
     provisional: bool
     #: why the ladder can make no match now and what is missing (ladder.waiting), or null
     waiting: str | None
+    #: on a ladder with divisions (ladder/RATINGS.md, "Divisions"): its division's name and
+    #: position (0: the bottom; of `divisions`), else null
+    division: str | None
+    division_position: int | None
+    divisions: int | None
+    #: its division's boss and the boss's rating; null without divisions (or for a boss)
+    boss_name: str | None
+    boss_rating: float | None
+    #: the low end of its rating's interval, what is compared with the boss's rating
+    rating_low: float
+    #: boss rating - rating_low: points the low end must still gain to pass the boss (negative:
+    #: it is past it; in a division below the top, promoted at the next matchmaking pass)
+    to_boss: float | None
 
 
 class BotInfo(TypedDict):
@@ -353,7 +374,9 @@ def ladder_info(conn: Connection, ladder_id: int) -> LadderInfo | None:
 
 def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
     """A ladder's standings table, or None for no ladder. Rows are ranked by the low end of
-    each rating's 95% interval (then rating, then name): ladder/RATINGS.md, "Rank order"."""
+    each rating's 95% interval (then rating, then name): ladder/RATINGS.md, "Rank order"; on a
+    ladder with divisions, by division first (the top one's bots first), each boss among its
+    division's bots."""
     ladder = ladder_info(conn, ladder_id)
     if ladder is None:
         return None
@@ -367,6 +390,7 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
             ladder_entries.c.wins,
             ladder_entries.c.draws,
             ladder_entries.c.information,
+            ladder_entries.c.division,
         )
         .join(bots, bots.c.id == ladder_entries.c.bot_id)
         .where(ladder_entries.c.ladder_id == ladder_id)
@@ -390,7 +414,13 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
     # says otherwise; ladder/RATINGS.md, "Rank order"), so a bot with few games ranks below an
     # equally rated one with many
     z = policy.z
-    rows = sorted(rows, key=lambda r: (-(r.rating - z * deviation[r.bot_id]), -r.rating, r.name))
+    tiers = divisions_of(conn, ladder_id)
+    tier_name = {t["position"]: t["name"] for t in tiers}
+    bosses = {t["boss_bot_id"] for t in tiers}
+    rows = sorted(
+        rows,
+        key=lambda r: (-r.division if tiers else 0, -(r.rating - z * deviation[r.bot_id]), -r.rating, r.name),
+    )
     table: list[Standing] = []
     for rank, row in enumerate(rows, start=1):
         half = z * deviation[row.bot_id]
@@ -416,9 +446,11 @@ def standings(conn: Connection, ladder_id: int) -> StandingsPage | None:
                     ),
                     3,
                 ),
+                "division": tier_name.get(row.division) if tiers else None,
+                "boss": row.bot_id in bosses,
             }
         )
-    return {"ladder": ladder, "standings": table, "unranked": unranked}
+    return {"ladder": ladder, "standings": table, "unranked": unranked, "divisions": tiers}
 
 
 _UNRANKED_WORDS: Final = {
@@ -519,32 +551,47 @@ def bot_info(conn: Connection, bot_id: int, *, with_output: bool = False) -> Bot
             .order_by(bot_versions.c.id)
         )
     ]
-    entries: list[BotLadderInfo] = [
-        {
-            "ladder_id": row.ladder_id,
-            "ladder_name": row.name,
-            "players": row.players,
-            "rating": round(row.rating, 1),
-            "games": row.games,
-            "wins": row.wins,
-            "provisional": policy_of(row).is_provisional(row.games),
-            "waiting": why_no_match(conn, row.ladder_id),
-        }
-        for row in conn.execute(
-            sa.select(
-                ladder_entries.c.ladder_id,
-                ladders.c.name,
-                ladders.c.players,
-                ladder_entries.c.rating,
-                ladder_entries.c.games,
-                ladder_entries.c.wins,
-                *(ladders.c[name] for name in POLICY_COLUMNS),
-            )
-            .join(ladders, ladders.c.id == ladder_entries.c.ladder_id)
-            .where(ladder_entries.c.bot_id == bot_id)
-            .order_by(ladders.c.name)
+    entries: list[BotLadderInfo] = []
+    for row in conn.execute(
+        sa.select(
+            ladder_entries.c.ladder_id,
+            ladders.c.name,
+            ladders.c.players,
+            ladder_entries.c.rating,
+            ladder_entries.c.games,
+            ladder_entries.c.wins,
+            ladder_entries.c.information,
+            ladder_entries.c.division,
+            *(ladders.c[name] for name in POLICY_COLUMNS),
         )
-    ]
+        .join(ladders, ladders.c.id == ladder_entries.c.ladder_id)
+        .where(ladder_entries.c.bot_id == bot_id)
+        .order_by(ladders.c.name)
+    ):
+        policy = policy_of(row)
+        low = low_end(float(row.rating), float(row.information), policy)
+        tiers = divisions_of(conn, row.ladder_id)
+        tier = next((t for t in tiers if t["position"] == row.division), None)
+        boss = None if tier is None or tier["boss_bot_id"] == bot_id else tier
+        entries.append(
+            {
+                "ladder_id": row.ladder_id,
+                "ladder_name": row.name,
+                "players": row.players,
+                "rating": round(row.rating, 1),
+                "games": row.games,
+                "wins": row.wins,
+                "provisional": policy.is_provisional(row.games),
+                "waiting": why_no_match(conn, row.ladder_id),
+                "division": None if tier is None else tier["name"],
+                "division_position": None if tier is None else tier["position"],
+                "divisions": len(tiers) if tiers else None,
+                "boss_name": None if boss is None else boss["boss_name"],
+                "boss_rating": None if boss is None else boss["boss_rating"],
+                "rating_low": round(low, 1),
+                "to_boss": None if boss is None else round(boss["boss_rating"] - low, 1),
+            }
+        )
     return {
         "id": bot.id,
         "name": bot.name,

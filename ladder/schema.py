@@ -56,6 +56,7 @@ __all__ = [
     "competition_entrants",
     "competition_games",
     "competitions",
+    "ladder_divisions",
     "ladder_entries",
     "ladders",
     "matches",
@@ -256,6 +257,9 @@ ladder_entries = Table(
     # Σ w·E·(1 - E) over the bot's rated games, E at the ratings each was recorded at (migration
     # 0012; ladder/RATINGS.md "Ladder standings"): recording adds to it, the standings read it
     Column("information", Float, nullable=False, server_default="0"),
+    # its division on a ladder with divisions (migration 0015; ladder.divisions): 0 is the
+    # bottom one, where every bot starts; a promotion raises it, nothing lowers it
+    Column("division", Integer, nullable=False, server_default="0"),
     Column("joined_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     # one row per (ladder, bot): recording locks these rows while it changes the rating
@@ -340,6 +344,20 @@ ladder_periods = Table(
     Column("closed_by", String(16), nullable=False, server_default="upgrade"),
     Column("carry", Float, nullable=False, server_default="1"),
     Column("mean", Float),
+)
+
+ladder_divisions = Table(
+    "ladder_divisions",
+    metadata,
+    # a ladder's divisions (migration 0015; ladder.divisions), bottom (position 0) to top; a
+    # ladder without rows here has none. Each is guarded by its boss, a reference bot playing
+    # in it (its ladder_entries.division is the position): a bot rated above it moves up one
+    Column("ladder_id", ForeignKey("ladders.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("name", String(32), nullable=False),
+    Column("boss_bot_id", ForeignKey("bots.id", ondelete="CASCADE"), nullable=False),
+    PrimaryKeyConstraint("ladder_id", "position"),
+    UniqueConstraint("ladder_id", "name"),
 )
 
 rating_history = Table(

@@ -10,7 +10,10 @@ operator commands close one, both through :func:`close_period`:
   the ratings are carried as they were (carry 1).
 
 Either way the games, wins and draws restart at zero (each bot is provisional again), and the
-closed season's standings are kept as the ladder page showed them, forever.
+closed season's standings are kept as the ladder page showed them, forever. On a ladder with
+divisions (``ladder.divisions``) every bot keeps its division into the next season: the shrink
+moves its rating and its boss's alike toward the mean, so no bot passes or falls behind a boss
+by it, and a promotion is never undone.
 """
 
 from __future__ import annotations
@@ -89,6 +92,8 @@ def close_period(
             "games": e.games,
             "wins": e.wins,
             "draws": e.draws,
+            # its division's position (ladder.divisions): carried into the next season as it is
+            "division": e.division,
         }
         for e in rows
     ]

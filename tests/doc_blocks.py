@@ -68,6 +68,8 @@ RUN_BY: dict[tuple[str, str], str] = {
     ("workers/SANDBOX.md", "under-limits"): "tests/test_doc_blocks.py::test_sandbox_md_runs_as_written",
     ("ladder/RATINGS.md", "upgrade"):
         "tests/workers/test_engine_upgrade.py::test_the_upgrade_command_in_ratings_md_runs_as_printed",
+    ("ladder/RATINGS.md", "divisions"):
+        "tests/ladder/test_divisions.py::test_the_division_commands_in_ratings_md_run_as_printed",
     ("ladder/RATINGS.md", "seasons"):
         "tests/ladder/test_seasons.py::test_the_season_commands_in_ratings_md_run_as_printed",
     ("tests/golden/README.md", "new-version"):

@@ -1307,3 +1307,81 @@ def test_bot_create_outside_a_bots_folder_names_both_kits_commands(
     assert code == 0, err
     assert ('next, from the folder holding your bot\'s main.js: arena bot upload kitless-js . '
             '--run "node main.js"') in out, out
+
+
+def test_bot_status_shows_the_division_and_the_distance_to_the_boss(
+    api: Api, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`arena ladder create --divisions` makes the divisions and their bosses; a bot that joins
+    starts in the bottom one, and `arena bot status` prints its division, its boss and how far
+    the low end of its interval is from the boss's rating, then the top division once a
+    matchmaking pass promoted it. Bad `--divisions` and a second set are one line each."""
+    from ladder.divisions import promote_past_bosses
+
+    code, out, err = _arena(capsys, "ladder", "create", "clank-leagues", "--game", "clank",
+                            "--divisions", "Wood:random,Gold:greedy", "--db", api.db)
+    assert code == 0, err
+    assert ("divisions, bottom first: Wood (boss reference-clank-boss1-random), Gold (boss "
+            "reference-clank-boss2-greedy); every bot starts in the bottom one") in out
+    for argv, error in [
+        (["create", "clank-bad", "--game", "clank", "--divisions", "Wood"],
+         "error: --divisions: 2 to 10, bottom first (e.g. Wood,Bronze,Gold), got 'Wood'\n"),
+        (["create", "alien-bad", "--game", "alien", "--divisions", "A,B"],
+         "error: --divisions: alien's ladders are kind 'coop'; only free-for-all ladders have "
+         "divisions\n"),
+        (["divisions", "clank-leagues", "A,B"],
+         "error: ladder clank-leagues has its divisions already (they are set once)\n"),
+    ]:
+        code, _, err = _arena(capsys, "ladder", *argv, "--db", api.db)
+        assert (code, err) == (1, error)
+
+    _login(capsys, tmp_path, api.url, api.alice)
+    assert _arena(capsys, "bot", "create", "climber", "--game", "clank")[0] == 0
+    assert _arena(capsys, "ladder", "join", "climber", "clank-leagues")[0] == 0
+    engine = create_engine(api.db)
+    try:
+        with engine.begin() as conn:
+            bot_id = conn.execute(sa.select(bots.c.id).where(bots.c.name == "climber")).scalar_one()
+            mine = conn.execute(sa.insert(bot_versions).values(
+                bot_id=bot_id, version="1", command="python main.py", qualification="passed",
+                created_at=datetime.now(UTC),
+            ).returning(bot_versions.c.id)).scalar_one()
+            boss = conn.execute(
+                sa.select(bot_versions.c.id).join(bots, bots.c.id == bot_versions.c.bot_id)
+                .where(bots.c.name == "reference-clank-boss1-random")
+            ).scalar_one()
+            ladder_id = conn.execute(
+                sa.text("SELECT id FROM ladders WHERE name = 'clank-leagues'")
+            ).scalar_one()
+
+        def status() -> tuple[dict[str, object], str]:
+            code, out, _ = _arena(capsys, "bot", "status", "climber", "--json")
+            assert code == 0
+            entry = next(e for e in json.loads(out)["ladders"] if e["ladder_name"] == "clank-leagues")
+            code, out, _ = _arena(capsys, "bot", "status", "climber")
+            assert code == 0
+            return entry, out
+
+        entry, out = status()
+        assert (entry["division"], entry["boss_name"], entry["boss_rating"], entry["rating_low"]) == (
+            "Wood", "reference-clank-boss1-random", 1500.0, 819.0,  # 1500 - 1.96 x 347.5: no game yet
+        )
+        assert ("    division Wood (1 of 2): boss reference-clank-boss1-random at 1500.0; the low end of "
+                "your rating's interval, 819.0, is 681.0 below it; above it: promoted") in out.splitlines()
+        for n in range(15):  # beats the Wood boss fifteen times
+            match_id = enqueue_match(engine, ladder_id, [mine, boss], seed=n)
+            record_result(engine, match_id, Result((5, 1), (1, 2), ("a", "b")), b"{}", "finished")
+        entry, out = status()
+        assert entry["division"] == "Wood" and entry["to_boss"] < 0  # past it, not moved yet
+        assert (f"    division Wood (1 of 2): boss reference-clank-boss1-random at "
+                f"{entry['boss_rating']:.1f}; the low end of your rating's interval, "
+                f"{entry['rating_low']:.1f}, is {-entry['to_boss']:.1f} above it; promoted at the next "
+                "matchmaking pass") in out.splitlines()
+        assert [p.to_name for p in promote_past_bosses(engine, [ladder_id])] == ["Gold"]
+    finally:
+        engine.dispose()
+    entry, out = status()
+    assert (entry["division"], entry["boss_name"]) == ("Gold", "reference-clank-boss2-greedy")
+    assert (f"    division Gold (2 of 2, the top): boss reference-clank-boss2-greedy at 1500.0; the low "
+            f"end of your rating's interval, {entry['rating_low']:.1f}, is {entry['to_boss']:.1f} below "
+            "it") in out.splitlines()

@@ -17,6 +17,13 @@
   (`Entrant.site`, from ``GrpcMatchExecutor.referee_of``); with several referees, remote bots
   on different ones are never seated together (no referee could run that match). Hosted and
   built-in bots have no site and go anywhere;
+* **within a division** — on a ladder with divisions (``ladder.divisions``), an anchor's
+  opponents are bots of its own division, or across a border only the overlap
+  (:func:`ladder.divisions.may_meet`: the :data:`~ladder.divisions.DIVISION_OVERLAP` best of a
+  division and as many lowest of the next); a table of more seats fills from the anchor's reach.
+  Only a table that cannot be filled within it at all takes the nearest others (a bot is never
+  left with no game); before each pass, bots rated above their division's boss move up
+  (:func:`ladder.divisions.promote_past_bosses`);
 * **never reference bots alone** — a ladder's reference bots (``arena ladder create
   --reference-bots``, owner :data:`ladder.bots.REFERENCE_OWNER`) are opponents, never a match's
   anchor: every match seats at least one other bot, and a ladder nobody has joined yet plays
@@ -48,6 +55,7 @@ import sqlalchemy as sa
 from sqlalchemy import Connection, Engine
 
 from ladder.bots import REFERENCE_OWNER
+from ladder.divisions import DIVISION_OVERLAP, may_meet, promote_past_bosses
 from ladder.formats import rotations
 from ladder.match_queue import enqueue_match
 from ladder.schema import bot_versions, bots, campaigns, competitions, ladder_entries, ladders, matches
@@ -92,6 +100,9 @@ QUEUE_DEPTH_ENV: Final = "ARENA_QUEUE_DEPTH"
 DEFAULT_QUEUE_DEPTH: Final = 8
 # an added distance that makes a rematch the last resort
 _REMATCH_PENALTY: Final = 1e6
+# larger still: an opponent outside the anchor's division and its overlap, taken only when the
+# table cannot be filled from within (before a rematch inside is given up)
+_DIVISION_PENALTY: Final = 1e9
 
 
 #: "1": the matchmaker plans duplicate sets (one seed, every cyclic seat rotation) instead of games
@@ -130,6 +141,8 @@ class Entrant:
     #: a reference bot (`ladder.bots.REFERENCE_OWNER`): an opponent for the others, never a
     #: match's reason to be made (a table of reference bots only tells nobody anything)
     reference: bool = False
+    #: its division's position on a ladder with divisions (0: the bottom one, or no divisions)
+    division: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +183,7 @@ def plan_matches(
     history: Sequence[Sequence[int]] = (),
     pending: Mapping[int, int] | None = None,
     placement_games: int = PLACEMENT_GAMES,
+    overlap: int = DIVISION_OVERLAP,
 ) -> list[PlannedMatch]:
     """Plan `count` matches of `players` seats among `entrants`.
 
@@ -177,6 +191,8 @@ def plan_matches(
     `pending` the number of queued or running matches per bot. Returns fewer matches (none)
     when there are fewer entrants than seats. Every match is made around an entrant that is not
     a reference bot: a ladder of reference bots only (no bot has joined it yet) stays quiet.
+    Opponents come from the anchor's division and the `overlap` at its borders (module
+    docstring).
     """
     by_bot = {e.bot_id: e for e in entrants}
     if len(by_bot) < players or count <= 0:
@@ -188,6 +204,12 @@ def plan_matches(
         plan.remember(past)
         plan.load.update(b for b in past if b in by_bot)
     placed = {b: e.games + pending.get(b, 0) for b, e in by_bot.items()}
+    reach = may_meet(
+        {b: e.division for b, e in by_bot.items()},
+        {b: e.rating for b, e in by_bot.items()},
+        {b: e.reference for b, e in by_bot.items()},
+        overlap=overlap,
+    )
     planned = []
     #: anchors with no full table on their referee: not tried again in this batch
     stranded: set[int] = set()
@@ -207,6 +229,7 @@ def plan_matches(
             + rng.uniform(0, RATING_JITTER)
             + LOAD_WEIGHT * max(0, plan.load[b] - plan.load[anchor])
             + (_REMATCH_PENALTY if b in avoid else 0.0)
+            + (0.0 if b in reach[anchor] else _DIVISION_PENALTY)
             for b in sorted(by_bot)
             if b != anchor
         }
@@ -328,6 +351,7 @@ def load_entrants(
             ladder_entries.c.bot_id,
             ladder_entries.c.rating,
             ladder_entries.c.games,
+            ladder_entries.c.division,
             # made by the operator's tool, never through an account (an account
             # named like the owner does not make its bots reference bots)
             sa.and_(bots.c.owner == REFERENCE_OWNER, bots.c.account_id.is_(None)).label("reference"),
@@ -363,6 +387,7 @@ def load_entrants(
             e.games,
             site_of(command_of[newest[e.bot_id]], e.bot_id),
             reference=bool(e.reference),
+            division=int(e.division),
         )
         for e in entries
         if e.bot_id in newest
@@ -495,7 +520,11 @@ def fill_queues(
         # their queued matches the queue): their bots play their last good versions
         for version_id in suspend_forfeiting_versions(engine):
             log.warning("version %s suspended from matchmaking: it keeps forfeiting", version_id)
-        for view in load_ladder_views(engine, ladder_ids):
+        # then bots rated above their division's boss move up, before they are paired
+        ids = None if ladder_ids is None else list(ladder_ids)
+        for up in promote_past_bosses(engine, ids):
+            log.info("ladder %s: bot %s promoted to %s", up.ladder_id, up.bot_id, up.to_name)
+        for view in load_ladder_views(engine, ids):
             metrics.QUEUE_DEPTH.labels(ladder=view.name).set(view.queued)
             want = queue_target(depth, view.running) - view.queued
             if limit is not None:

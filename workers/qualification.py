@@ -530,6 +530,9 @@ def _tables(engine: Engine, bot_id: int, game: str) -> list[_Table]:
                 .join(ladder_entries, ladder_entries.c.bot_id == bots.c.id)
                 .where(
                     ladder_entries.c.ladder_id == row.id,
+                    # on a ladder with divisions, those of the bottom one, where a new bot
+                    # starts (a higher division's boss is what it works up to)
+                    ladder_entries.c.division == 0,
                     bots.c.owner == REFERENCE_OWNER,
                     bots.c.account_id.is_(None),
                     bot_versions.c.command.startswith("builtin:"),

@@ -448,6 +448,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             level=round(100 * policy.confidence, 1),  # the interval the standings show and rank by
             z=policy.z,
             standings=page["standings"],
+            divisions=page["divisions"],
             unranked=page["unranked"],
             last=last,
             chart=chart,

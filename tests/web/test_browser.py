@@ -337,3 +337,73 @@ def test_a_closed_season_is_linked_from_the_ladder_and_shows_its_standings(
         ("2", "tam", "1462.3", ["2", "0", "0", "2"]),
     ]
     assert "Closed. Engine version clank-2" in browser.find_element(By.ID, "season-facts").text
+
+
+def test_a_ladder_with_divisions_shows_them_with_each_boss_line(
+    site: tuple[str, Seeded], browser: WebDriver, postgres_url: str
+) -> None:
+    """A ladder of its own with the default divisions (Wood to Legend, a boss each): a bot that
+    beat the Wood boss often enough is promoted by a matchmaking pass; the page lists the
+    divisions top first, a heading row per division in the standings, each boss's line marked,
+    and the promoted bot under Bronze."""
+    import sqlalchemy as sa
+
+    from cli.client import add_divisions
+    from ladder.bots import add_bot_version, register_bot
+    from ladder.divisions import parse_divisions, promote_past_bosses
+    from ladder.ladders import create_ladder, join_ladder
+    from ladder.match_queue import enqueue_match
+    from ladder.recording import record_result
+    from ladder.schema import bot_versions, bots
+    from referee.core.game import Result
+
+    base, _ = site
+    engine = create_engine(postgres_url)
+    try:
+        ladder = create_ladder(
+            engine, "clank-leagues", "clank", 2, decision_ms=1000, bank_ms=0, max_strikes=3
+        )
+        versions = {}
+        for name in ("una", "vic", "wes"):
+            reg = register_bot(engine, name, f"owner-{name}")
+            versions[name] = add_bot_version(engine, reg.bot_id, "1.0", f"python {name}.py")
+            join_ladder(engine, ladder, reg.bot_id)
+        add_divisions(engine, ladder, "clank", parse_divisions("default", "clank"))
+        with engine.connect() as conn:
+            wood_boss = conn.execute(
+                sa.select(bot_versions.c.id)
+                .join(bots, bots.c.id == bot_versions.c.bot_id)
+                .where(bots.c.name == "reference-clank-boss1-random")
+            ).scalar_one()
+        games = [("una", wood_boss)] * 15 + [("vic", versions["wes"]), ("wes", versions["vic"])]
+        for n, (winner, loser) in enumerate(games):
+            match_id = enqueue_match(engine, ladder, [versions[winner], loser], seed=n)
+            record_result(engine, match_id, Result((5, 1), (1, 2), ("a", "b")), b"{}", "finished")
+        promoted = promote_past_bosses(engine, [ladder])
+    finally:
+        engine.dispose()
+    assert [(p.to_name) for p in promoted] == ["Bronze"]
+    _open(browser, f"{base}/ladders/{ladder}", "leagues")
+    assert _console_errors(browser) == []
+    listed = browser.find_element(By.ID, "divisions").text
+    assert listed.startswith("Divisions, top first: Legend")
+    assert [listed.index(n) for n in ("Legend", "Gold", "Silver", "Bronze", "Wood")] == sorted(
+        listed.index(n) for n in ("Legend", "Gold", "Silver", "Bronze", "Wood")
+    )
+    assert "boss reference-clank-boss5-ismcts" in listed
+    assert _texts(browser, "#standings tr.division") == ["Legend", "Gold", "Silver", "Bronze", "Wood"]
+    rows = browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
+    under: dict[str, str] = {}
+    heading = ""
+    for row in rows:
+        if "division" in (row.get_attribute("class") or ""):
+            heading = row.text
+        else:
+            under[row.find_element(By.CSS_SELECTOR, "td a").text] = heading
+    assert under["una"] == "Bronze" and under["vic"] == under["wes"] == "Wood"
+    boss_rows = browser.find_elements(By.CSS_SELECTOR, "tr.boss")
+    bosses = [r.find_element(By.CSS_SELECTOR, "td a").text for r in boss_rows]
+    strategies = ((5, "ismcts"), (4, "greedy"), (3, "greedy"), (2, "random"), (1, "random"))
+    assert bosses == [f"reference-clank-boss{n}-{s}" for n, s in strategies]
+    assert all(under[b] for b in bosses) and under["reference-clank-boss1-random"] == "Wood"
+    assert all("BOSS" in r.text.upper() for r in boss_rows)

@@ -79,3 +79,45 @@ def test_reference_bots_are_opponents_never_a_table_of_their_own() -> None:
         assert len(planned) == 12
         assert all(9 in m.bots for m in planned), [m.bots for m in planned]
         assert {b for m in planned for b in m.bots} == {1, 2, 3, 9}  # the references all play
+
+
+def test_pairings_stay_within_a_division_and_its_overlap() -> None:
+    # three divisions of six bots each (ratings overlapping across the borders, so "closest
+    # rating" alone would cross them), a boss (reference bot) in each
+    field = [
+        Entrant(
+            bot_id=10 * d + i,
+            version_id=100 + 10 * d + i,
+            rating=1400 + 60 * d + 20 * i,
+            games=30,
+            division=d,
+        )
+        for d in range(3)
+        for i in range(6)
+    ] + [
+        Entrant(bot_id=90 + d, version_id=190 + d, rating=1500 + 60 * d, games=30, reference=True, division=d)
+        for d in range(3)
+    ]
+    by_bot = {e.bot_id: e for e in field}
+    planned = plan_matches(field, 2, 300, random.Random(4))
+    assert len(planned) == 300
+    crossing = Counter()
+    for m in planned:
+        a, b = (by_bot[x] for x in m.bots)
+        if a.division == b.division:
+            continue
+        low, high = sorted((a, b), key=lambda e: e.division)
+        # across a border: the 2 best of the lower division and the 2 lowest of the upper, no boss
+        assert high.division == low.division + 1 and not low.reference and not high.reference, m.bots
+        assert low.bot_id % 10 in (4, 5) and high.bot_id % 10 in (0, 1), m.bots
+        crossing[(low.bot_id, high.bot_id)] += 1
+    assert crossing, "the overlap is never used"
+    assert {low // 10 for low, _ in crossing} == {0, 1}  # at both borders
+
+
+def test_a_ladder_without_divisions_pairs_across_the_whole_field() -> None:
+    # the same ratings, every bot in division 0: the close-ratings rule alone decides
+    field = [Entrant(bot_id=b, version_id=100 + b, rating=1400 + 20 * b, games=30) for b in range(18)]
+    planned = plan_matches(field, 2, 200, random.Random(4))
+    far = [m for m in planned if abs(m.bots[0] - m.bots[1]) >= 5]
+    assert far  # pairs a division border would have kept apart
