@@ -10,7 +10,9 @@ or compares a name against one (read with `ast`, like tests/test_layers.py).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +21,7 @@ from textwrap import dedent
 import pytest
 
 import referee.games
-from referee.games import GAMES, all_specs, forget_specs, game_class, game_names, game_spec
+from referee.games import GAMES, all_specs, default_game, forget_specs, game_class, game_names, game_spec
 from referee.games.spec import GameSpec
 
 REPO = Path(__file__).resolve().parents[1]
@@ -107,6 +109,26 @@ def test_the_real_games_are_registered_from_their_folders() -> None:
     assert list(GAMES) == list(names) == sorted(names)
     with pytest.raises(KeyError, match="unknown game 'nosuch'; known: alien, clank"):
         game_class("nosuch")
+
+
+def test_the_default_game_is_the_one_its_spec_declares(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`arena bot check`, the demo ladder and a bot that names no game play `default_game()`:
+    the game whose own spec says `default=True` (Clank!), never a name written outside it."""
+    declared = [s.name for s in all_specs() if s.default]
+    assert declared == ["clank"] and default_game() == "clank"
+    registry = referee.games._registry()
+    try:
+        # none declared: the first game; two declared: refused, naming both
+        for name in declared:
+            monkeypatch.setitem(registry, name, dataclasses.replace(registry[name], default=False))
+        assert default_game() == game_names()[0]
+        for name in game_names()[:2]:
+            monkeypatch.setitem(registry, name, dataclasses.replace(registry[name], default=True))
+        with pytest.raises(LookupError, match="two games declare default=True: alien, clank"):
+            default_game()
+    finally:
+        monkeypatch.undo()
+    assert default_game() == "clank"
 
 
 def test_each_spec_states_the_player_range_its_engine_accepts() -> None:
@@ -218,22 +240,49 @@ def test_an_engine_whose_passive_kinds_differ_from_its_spec_is_refused() -> None
 
 #: the components scanned (a game's own folder, referee/games/<name>/, may name itself: "clank"
 #: is also Clank!'s effect op)
-SCANNED = ("referee", "ladder", "workers", "bots/python/arena_bot")
+SCANNED = ("referee", "ladder", "workers", "cli", "proto", "bots")
+#: the declared fixtures: Python outside tests/ that is about one game on purpose, not scanned
+FIXTURES = {
+    # each benchmark measures a named game's play (its figures are per game)
+    "bench": "benchmarks",
+    # the multi-host drill plays a named game's ladder across hosts
+    "deploy": "the deployment drill",
+    # example bots, each written for one game (greedy_clank_bot.py, alien_coop_bot.py)
+    "bots/python/examples": "example bots",
+}
 #: (file, line text) that may name games, and why
 ALLOWED = {
     # "clank" here is Clank!'s effect op (make clank), not the game: the effect primitives both
     # Clank! games share (issue 26 item 2 moved them out of the game folders)
     ("referee/core/content_files.py", 'if n < 0 and op != "clank":'),
+    # Legacy's .proto imports Clank!'s messages (ClankEffect: `import "arena/v1/clank.proto"`),
+    # so its codec fills them with Clank!'s encoder: the dependency is the wire contract's
+    ("referee/games/clank_legacy/codec.py", "from referee.games.clank.codec import encode_effects"),
 }
 
 
-def _imported(node: ast.AST) -> list[str]:
-    """The modules an import statement, or an ``importlib.import_module("...")`` call with a
-    literal name, loads (``from referee.games import clank`` loads ``referee.games.clank``)."""
+def _imported(node: ast.AST, package: list[str] | None = None) -> list[str]:
+    """The modules an import statement, an ``importlib.import_module("...")`` call with a
+    literal name or a dotted "module:attribute" string loads (``from referee.games import
+    clank`` loads ``referee.games.clank``); a relative import is resolved against `package`, the
+    importing module's package."""
     if isinstance(node, ast.Import):
         return [a.name for a in node.names]
-    if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-        return [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    if isinstance(node, ast.ImportFrom) and (node.module or node.level):
+        if node.level:
+            if package is None or node.level - 1 > len(package):
+                return []
+            base = package[: len(package) - (node.level - 1)]
+            module = ".".join([*base, *([node.module] if node.module else [])])
+        else:
+            module = str(node.module)
+        return [module, *(f"{module}.{a.name}" for a in node.names)]
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.fullmatch(r"[A-Za-z_][\w.]*\.[\w.]+:[A-Za-z_]\w*", node.value)
+    ):
+        return [node.value.partition(":")[0]]
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -246,46 +295,84 @@ def _imported(node: ast.AST) -> list[str]:
     return []
 
 
+def _module_of(path: Path, base: Path) -> list[str]:
+    """The dotted package a module file sits in (``referee/server/x.py`` -> referee.server)."""
+    return list(path.relative_to(base).parent.parts)
+
+
+def _game_folder_of(path: Path, games_dir: Path) -> str | None:
+    """The folder under referee/games/ a file sits in (None: outside every game folder)."""
+    if path.parent == games_dir or games_dir not in path.parents:
+        return None
+    return path.relative_to(games_dir).parts[0]
+
+
 def _names_in_code(names: set[str], base: Path = REPO) -> Iterator[tuple[str, int, str, str]]:
     """(file, line, the line, what) outside the games' own folders for each literal
     list/tuple/set/dict holding two or more game names, each ==/!=/in comparison with a game
     name, each constant (a name assigned a game's name: ``CAMPAIGN_GAME = "clank_legacy"``) and
-    each import of a game folder's modules (``referee.games.<folder>...``, also folders of code
-    games share): a game is reached through the registry and its spec only."""
+    any other string naming a game (a call's argument ``create_ladder(e, n, "clank")``, a
+    keyword's ``default="clank"``, ``game or "clank"``); and each import of a game folder's
+    modules (``referee.games.<folder>...``, also folders of code games share; absolute,
+    relative ``from ..games.clank import x``, by importlib or by a dotted "module:attr" string),
+    also from another game's folder (a game folder may import itself and shared folders): a
+    game is reached through the registry and its spec only."""
     games_dir = base / "referee" / "games"
     folders = {p.name for p in games_dir.glob("*/") if p.name != "__pycache__"}
     for root in SCANNED:
         for path in sorted((base / root).rglob("*.py")):
-            if "_proto" in path.parts or (path.parent != games_dir and games_dir in path.parents):
+            rel = path.relative_to(base).as_posix()
+            if "_proto" in path.parts or "node_modules" in path.parts or rel.startswith(
+                tuple(f"{fixture}/" for fixture in FIXTURES)
+            ):
                 continue
+            own = _game_folder_of(path, games_dir)
             text = path.read_text()
             lines = text.splitlines()
-            for node in ast.walk(ast.parse(text)):
+            reported: set[int] = set()  # the constants a more specific check named already
+            tree = ast.parse(text)
+            if own is not None:  # inside a game folder: only imports of another game's folder
+                for node in ast.walk(tree):
+                    for module in _imported(node, _module_of(path, base)):
+                        parts = module.split(".")
+                        if parts[:2] == ["referee", "games"] and len(parts) > 2 and parts[2] in names - {own}:
+                            line = getattr(node, "lineno", 0)
+                            yield rel, line, lines[line - 1].strip(), f"an import of {module}"
+                continue
+            for node in ast.walk(tree):
                 where = (str(path.relative_to(base)), node.lineno if hasattr(node, "lineno") else 0)
                 elements: list[ast.expr | None] = []
                 if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
                     elements = list(node.elts)
                 elif isinstance(node, ast.Dict):
                     elements = list(node.keys)
-                found = {e.value for e in elements if isinstance(e, ast.Constant) and e.value in names}
-                if len(found) >= 2:
-                    yield *where, lines[where[1] - 1].strip(), f"a list of games {sorted(found)}"
+                listed = [e for e in elements if isinstance(e, ast.Constant) and e.value in names]
+                if len({e.value for e in listed}) >= 2:
+                    reported.update(id(e) for e in listed)
+                    found = sorted({str(e.value) for e in listed})
+                    yield *where, lines[where[1] - 1].strip(), f"a list of games {found}"
                 if isinstance(node, ast.Compare) and any(
                     isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops
                 ):
                     for side in (node.left, *node.comparators):
                         if isinstance(side, ast.Constant) and side.value in names:
+                            reported.add(id(side))
                             yield *where, lines[where[1] - 1].strip(), f"a comparison with {side.value!r}"
                 values = [node.value] if isinstance(node, (ast.Assign, ast.AnnAssign)) else []
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     values = [*node.args.defaults, *node.args.kw_defaults]  # a parameter's default
                 for value in values:
                     if isinstance(value, ast.Constant) and value.value in names:
+                        reported.add(id(value))
                         yield *where, lines[where[1] - 1].strip(), f"a constant naming {value.value!r}"
-                for module in _imported(node):
+                for module in _imported(node, _module_of(path, base)):
                     parts = module.split(".")
                     if parts[:2] == ["referee", "games"] and len(parts) > 2 and parts[2] in folders:
                         yield *where, lines[where[1] - 1].strip(), f"an import of {module}"
+            for node in ast.walk(tree):  # every other string naming a game, once each
+                if isinstance(node, ast.Constant) and node.value in names and id(node) not in reported:
+                    line = node.lineno
+                    yield rel, line, lines[line - 1].strip(), f"a string naming {node.value!r}"
 
 
 def test_no_module_outside_the_registry_names_the_games() -> None:
@@ -298,9 +385,11 @@ def test_no_module_outside_the_registry_names_the_games() -> None:
 
 def test_the_scan_finds_a_list_an_if_chain_a_constant_and_an_import(tmp_path: Path) -> None:
     """The checker itself, on a copy-sized tree: a stray table, an if-chain on a game name, a
-    constant or a parameter default naming a game, and an import of a game folder's module
-    (also by importlib) are reported; a game's own folder, a single name in a list and the
-    registry's own modules are not."""
+    constant or a parameter default naming a game, any other string naming one (a keyword's
+    default, a call's argument, ``game or "clank"``, a single name in a list), and an import of a
+    game folder's module (absolute, relative, by importlib, by a "module:attr" string; also from
+    another game's folder) are reported; a game's own folder naming and importing itself or a
+    shared folder, a docstring mentioning a game and the registry's own modules are not."""
     for root in SCANNED:
         (tmp_path / root).mkdir(parents=True, exist_ok=True)
     (tmp_path / "ladder" / "stray.py").write_text(
@@ -316,15 +405,40 @@ def test_the_scan_finds_a_list_an_if_chain_a_constant_and_an_import(tmp_path: Pa
         '    importlib.import_module("referee.games.alien.codec")\n'
         "from referee.games import clank\n"
     )
-    (tmp_path / "referee" / "games" / "clank").mkdir(parents=True)
-    (tmp_path / "referee" / "games" / "alien").mkdir(parents=True)
+    # the three shapes issue 26 found after the first scan: a keyword's default, `or` a name, a
+    # call's argument; and imports by a relative path and by a dotted string
+    (tmp_path / "referee" / "server").mkdir(parents=True)
+    (tmp_path / "referee" / "server" / "defaults.py").write_text(
+        '"""Plays clank by default (a docstring may say so)."""\n'
+        'check.add_argument("--game", default="clank")\n'
+        'name = str(game or "alien")\n'
+        'create_ladder(engine, "demo", "clank", 2)\n'
+        "from ..games.alien import codec\n"
+        "from . import commands\n"
+        'CODEC = "referee.games.clank.codec:encode_observation"\n'
+    )
+    for folder in ("clank", "alien", "shared"):
+        (tmp_path / "referee" / "games" / folder).mkdir(parents=True)
     (tmp_path / "referee" / "games" / "clank" / "content.py").write_text(
         'OPS = ("clank", "alien")\nfrom referee.games.alien.codec import x\n'
+        "from referee.games.clank.engine import y\nfrom referee.games.shared import z\n"
+        "from ..alien import w\n"
     )
     found = [(file, line, what) for file, line, _, what in _names_in_code({"clank", "alien"}, tmp_path)]
     assert sorted(found) == [
         ("ladder/stray.py", 1, "a list of games ['alien', 'clank']"),
+        ("ladder/stray.py", 2, "a string naming 'clank'"),
         ("ladder/stray.py", 6, "a comparison with 'alien'"),
+        ("referee/games/clank/content.py", 2, "an import of referee.games.alien.codec"),
+        ("referee/games/clank/content.py", 2, "an import of referee.games.alien.codec.x"),
+        ("referee/games/clank/content.py", 5, "an import of referee.games.alien"),
+        ("referee/games/clank/content.py", 5, "an import of referee.games.alien.w"),
+        ("referee/server/defaults.py", 2, "a string naming 'clank'"),
+        ("referee/server/defaults.py", 3, "a string naming 'alien'"),
+        ("referee/server/defaults.py", 4, "a string naming 'clank'"),
+        ("referee/server/defaults.py", 5, "an import of referee.games.alien"),
+        ("referee/server/defaults.py", 5, "an import of referee.games.alien.codec"),
+        ("referee/server/defaults.py", 7, "an import of referee.games.clank.codec"),
         ("workers/named.py", 4, "an import of referee.games.clank.campaign"),
         ("workers/named.py", 4, "an import of referee.games.clank.campaign.RULES"),
         ("workers/named.py", 5, "a constant naming 'clank'"),
@@ -332,3 +446,17 @@ def test_the_scan_finds_a_list_an_if_chain_a_constant_and_an_import(tmp_path: Pa
         ("workers/named.py", 7, "an import of referee.games.alien.codec"),
         ("workers/named.py", 8, "an import of referee.games.clank"),
     ]
+
+
+def test_every_python_folder_is_scanned_or_a_declared_fixture() -> None:
+    """A new top-level folder of code is scanned unless declared a fixture (with its reason)."""
+    covered = (*SCANNED, *FIXTURES, "tests")
+    stray = sorted(
+        str(path.relative_to(REPO))
+        for top in REPO.iterdir()
+        if top.is_dir() and not top.name.startswith(".") and top.name != "node_modules"
+        for path in top.rglob("*.py")
+        if "node_modules" not in path.parts
+        and not any(path.relative_to(REPO).as_posix().startswith(f"{c}/") for c in covered)
+    )
+    assert stray == [], "add the folder to SCANNED (or FIXTURES, saying why)"

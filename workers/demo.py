@@ -40,6 +40,7 @@ from ladder.bots import add_bot_version, register_bot
 from ladder.db import create_engine, database_url, upgrade
 from ladder.ladders import create_ladder, join_ladder
 from ladder.schema import bot_versions, bots, ladders, replays
+from referee.games import default_game
 from referee.settings import current
 from workers.bot_commands import builtin_command
 from workers.local_pool import DEFAULT_POOL_SIZE, LocalPool
@@ -145,16 +146,20 @@ def setup_demo_ladder(
     entrants: Sequence[tuple[str, str]] = DEMO_BOTS,
     think_ms: int = 0,
     name: str | None = None,
+    game: str | None = None,
 ) -> DemoSetup:
-    """Create (or find) a Clank! ladder for `players` with the bundled bots on it."""
-    ladder_name = name or f"clank-{players}p"
+    """Create (or find) a ladder of `game` (None: the registry's default game,
+    `referee.games.default_game`) for `players` with the bundled bots on it, named
+    ``<game>-<players>p`` unless `name` is given."""
+    game = game or default_game()
+    ladder_name = name or f"{game}-{players}p"
     with engine.connect() as conn:
         ladder_id = conn.execute(
             sa.select(ladders.c.id).where(ladders.c.name == ladder_name)
         ).scalar_one_or_none()
     if ladder_id is None:
         ladder_id = create_ladder(
-            engine, ladder_name, "clank", players, decision_ms=1000, bank_ms=30_000, max_strikes=3
+            engine, ladder_name, game, players, decision_ms=1000, bank_ms=30_000, max_strikes=3
         )
     bot_ids = []
     for bot_name, strategy in entrants:

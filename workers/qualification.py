@@ -100,7 +100,7 @@ from ladder.bots import REMOTE, WAITING_FOR_CONNECTION, reference_opponents
 from ladder.db import write_transaction
 from ladder.schema import bot_versions, bots, ladder_entries, ladders, matches, qualification_replays
 from referee import settings
-from referee.games import game_class, game_spec
+from referee.games import default_game, game_class, game_spec
 from workers import metrics
 from workers.bot_commands import BotCommandError, parse_command
 from workers.executor import (
@@ -477,7 +477,8 @@ def _game_of(engine: Engine, bot_id: int) -> str:
                 .where(ladder_entries.c.bot_id == bot_id)
                 .limit(1)
             ).scalar_one_or_none()
-    return str(game or "clank")
+    # a bot on no ladder either (none can be made today): the registry's default game
+    return str(game or default_game())
 
 
 def reference_bots(game: str) -> tuple[str, ...]:

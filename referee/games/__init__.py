@@ -22,6 +22,7 @@ __all__ = [
     "GameSpec",
     "all_specs",
     "campaign_game_names",
+    "default_game",
     "forget_specs",
     "game_class",
     "game_names",
@@ -68,6 +69,19 @@ def game_names() -> tuple[str, ...]:
 def campaign_game_names() -> tuple[str, ...]:
     """The names of the games played in campaigns (`GameSpec.campaign`), sorted."""
     return tuple(s.name for s in _registry().values() if s.campaign)
+
+
+def default_game() -> str:
+    """The game played when none is named: the one whose spec declares `default`, else the
+    first registered game; LookupError when two declare it or no game is registered."""
+    declared = [s.name for s in _registry().values() if s.default]
+    if len(declared) > 1:
+        raise LookupError(f"two games declare default=True: {', '.join(declared)}")
+    if declared:
+        return declared[0]
+    if not _registry():
+        raise LookupError("no game is registered (referee/games/<name>/ with a SPEC)")
+    return game_names()[0]
 
 
 def forget_specs() -> None:

@@ -140,6 +140,10 @@ class GameSpec:
     #: "module:Class", each a subclass of the next that overrides only what changed (README.md
     #: "Engine versions"); a replay or a ladder names the version it plays
     older_versions: Mapping[str, str] = field(default_factory=dict)
+    #: the game a command plays when none is named (`arena bot check`, `arena demo`'s ladder, a
+    #: bot registered before bots named their game): at most one game declares it
+    #: (`referee.games.default_game`)
+    default: bool = False
 
     def __post_init__(self) -> None:
         if not _NAME.match(self.name):

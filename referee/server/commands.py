@@ -526,8 +526,11 @@ def _cmd_match(
 def _cmd_bot_check(args: argparse.Namespace) -> int:
     import asyncio
 
+    from referee.games import default_game
     from referee.server.bot_check import check_bot
 
+    if args.game is None:
+        args.game = default_game()
     try:
         tc = _time_control(args)
     except ValueError as exc:
@@ -692,7 +695,10 @@ def register(
 
     check = sub.group("bot").add_parser("check", help="the conformance kit: run a bot through short games")
     check.add_argument("command", help='the bot command, e.g. "python my_bot.py"')
-    check.add_argument("--game", default="clank", help="the game to play (default clank)")
+    check.add_argument(
+        "--game", default=None, help="the game to play (default: the registry's default game, "
+        "the one whose spec declares default=True)"
+    )
     check.add_argument("--games", type=positive_int, default=2, help="how many short games (default 2)")
     check.add_argument("--seed", type=int, default=1, help="seed of the first game (default 1)")
     check.add_argument("--json", action="store_true", help="print the report as JSON")

@@ -52,4 +52,5 @@ SPEC = GameSpec(
         ("knocked_out", ("knocked_out", "forfeited")),
     ),
     older_versions={"clank-1": "referee.games.clank.versions:Clank1"},
+    default=True,
 )
