@@ -55,6 +55,7 @@ __all__ = [
     "ladder_links",
     "last_played",
     "match_page",
+    "most_played",
     "played_by",
     "rating_series",
     "recent_ladder_matches",
@@ -76,6 +77,9 @@ ChartPoint = tuple[int, float, int]
 CHART_POINTS: Final = 300
 #: a bot's matches looked at for its win rate by seat and by opponent
 RATE_WINDOW: Final = 2000
+#: opponents listed on a bot's page (the most played; the rest are counted in one line), so the
+#: page does not grow with the bot's history
+OPPONENT_ROWS: Final = 20
 
 
 def last_played(conn: Connection, ladder_id: int) -> dict[int, str]:
@@ -603,6 +607,12 @@ def _rates(table: dict[Any, list[int]], names: dict[Any, tuple[str, int | None]]
             }
         )
     return out
+
+
+def most_played(rates: list[Rate], limit: int = OPPONENT_ROWS) -> tuple[list[Rate], int]:
+    """The `limit` rows with the most games (ties by name), and how many rows were left out."""
+    shown = sorted(rates, key=lambda r: (-r["games"], r["key"]))[:limit]
+    return shown, len(rates) - len(shown)
 
 
 def seat_and_opponent_rates(conn: Connection, bot_id: int) -> tuple[list[Rate], list[Rate], int]:

@@ -508,6 +508,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
                 result = "-"
             rows.append((m, {"seat_text": ", ".join(map(str, seats)) or "-", "result": result}))
         chart = line_chart([(bot["name"], SEAT_COLOURS[1], series.get(found, []))])
+        by_opponent, more_opponents = data.most_played(by_opponent, data.OPPONENT_ROWS)
         return render(
             "bot.html",
             bot=bot,
@@ -516,6 +517,7 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             ladder_names=links,
             by_seat=by_seat,
             by_opponent=by_opponent,
+            more_opponents=more_opponents,
             counted=counted,
             unranked=unranked.get(found),
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from html import unescape
 
+import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
@@ -110,6 +111,23 @@ def test_bot_page_versions_matches_and_rates(client: TestClient, seeded: Seeded)
     opponents = {r[0] for r in _rows(html, "by-opponent")}
     assert opponents == {"bram", "cleo"}
     assert "<svg class=chart" in html
+
+
+def test_bot_page_lists_its_most_played_opponents_and_counts_the_rest(
+    client: TestClient, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The opponents table is bounded (issue 29: the page must not grow with the bot's history):
+    the most played first, the rest counted in one line."""
+    from ladder.web import data
+
+    ada = seeded.bot_ids["ada"]
+    full = {r[0]: int(r[1]) for r in _rows(client.get(f"/bots/{ada}").text, "by-opponent")}
+    assert set(full) == {"bram", "cleo"}
+    monkeypatch.setattr(data, "OPPONENT_ROWS", 1)
+    rows = _rows(client.get(f"/bots/{ada}").text, "by-opponent")
+    most = max(full, key=lambda name: (full[name], [-ord(c) for c in name]))
+    assert [r[0] for r in rows[:-1]] == [most]
+    assert rows[-1] == ["and 1 more opponent, each played no more often than those above"]
 
 
 def test_match_page_seats_sandbox_timing_incidents_links(client: TestClient, seeded: Seeded) -> None:
