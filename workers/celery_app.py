@@ -37,16 +37,17 @@ billiard) reports the job lost after ``worker_lost_wait`` (:data:`LOST_WAIT_S`; 
 held the dead child's prefetch slot idle that long) and :class:`PlayRequest`
 requeues the match it held right then (``ladder.match_queue.requeue_lost``: the same platform
 fault as an expired lease) and sends it at :data:`RETRY_PRIORITY`, instead of leaving it to the
-sweeper after the lease. A worker killed whole (main process too) has nobody to say so: its
-matches wait for their leases.
+sweeper after the lease; it does so before the dead child's slot is freed (waiting up to
+:data:`REQUEUE_WAIT_S`), so that the slot's next message is that match. A worker killed whole
+(main process too) has nobody to say so: its matches wait for their leases.
 
 A worker killed whole may also have *reserved* a match's message (taken it off the queue, not
 yet claimed the match): the broker keeps such a message unacknowledged until the visibility
 timeout (an hour) and its dispatch marker says it is on its way, so the match would sit queued
 for the marker's 10 minutes. The sweeper reads the Redis transport's unacknowledged messages
-(:meth:`CeleryDispatcher.reserved_unclaimed`): a play message reserved longer ago than a lease
-whose match is still queued was taken by a worker that is gone, and the match is sent again at
-once (each such message once).
+(:meth:`CeleryDispatcher.reserved_unclaimed`): a play message reserved longer ago than
+:data:`RESCUE_AFTER_S` (a lease, if shorter) whose match is still queued was taken by a worker
+that is gone, and the match is sent again at once (each such message once).
 
 Dispatching also sets a marker key in Redis (``arena:<queue>:sent:<id>``, 10 minutes). The
 sweeper re-dispatches matches queued for a while whose marker is gone: after a broker restart
@@ -133,6 +134,8 @@ __all__ = [
     "NEW_PRIORITY",
     "PLAY_RETRY_CAP_S",
     "PLAY_RETRY_MAX",
+    "REQUEUE_WAIT_S",
+    "RESCUE_AFTER_S",
     "RETRY_PRIORITY",
     "VISIBILITY_TIMEOUT_S",
     "ArenaTaskPool",
@@ -152,6 +155,7 @@ __all__ = [
     "qualify",
     "recover_lost_match",
     "resend_lost_reservations",
+    "resend_vanished_retries",
     "retry_countdown",
     "wait_for_completion",
 ]
@@ -187,12 +191,23 @@ NEW_PRIORITY: Final = 6
 #: the Redis transport's bookkeeping of messages taken and not acknowledged (kombu's defaults)
 UNACKED_KEY: Final = "unacked"
 UNACKED_INDEX_KEY: Final = "unacked_index"
+#: between a queue's name and a priority step in the name of that priority's list (kombu's)
+TRANSPORT_SEP: Final = "\x06\x16"
 #: seconds billiard waits for a dead pool child's result before reporting its job lost (our
 #: tasks store no result: nothing to wait for)
 LOST_WAIT_S: Final = 1.0
 #: how often a worker's main process looks after its pool, the lost-job check among it
 #: (billiard's own 5 s reported a dead child's job 1 to 6 s after its death)
 MAINTAIN_POOL_S: Final = 0.5
+#: how long the main process waits for a dead child's match to be requeued and sent ahead
+#: before it frees the child's slot (see :class:`PlayRequest`); past it the requeue goes on
+#: in its thread, and the slot may take a new match first
+REQUEUE_WAIT_S: Final = 2.0
+#: a play message taken off the queue this long ago whose match is still queued was taken by a
+#: worker that is gone (a live one takes a message only for a free pool process, and claims the
+#: match at once), so the sweeper sends it again; at most a lease (a false alarm is a
+#: duplicate message, which the claim turns away)
+RESCUE_AFTER_S: Final = 3.0
 
 
 class _ArenaAsynPool(AsynPool):  # type: ignore[misc]
@@ -367,6 +382,38 @@ class CeleryDispatcher:
                 found[match_id] = priority
         return found
 
+    def in_flight(self) -> set[int]:
+        """Matches with an ``arena.play_match`` message on this queue now: waiting in one of its
+        priority lists, or taken by a worker and not yet acknowledged (the Redis transport's
+        ``unacked``). A message a worker popped and died before recording is in neither."""
+        if self._markers is None:
+            return set()
+        found: set[int] = set()
+        raws: list[tuple[bytes, bool]] = []
+        for step in PRIORITY_STEPS:  # the transport's lists: the queue, then queue + sep + step
+            name = self.queue if step == 0 else f"{self.queue}{TRANSPORT_SEP}{step}"
+            raws += [(raw, False) for raw in cast(list[bytes], self._markers.lrange(name, 0, -1))]
+        raws += [(raw, True) for raw in cast(list[bytes], self._markers.hvals(UNACKED_KEY))]
+        for raw, taken in raws:
+            try:
+                message = json.loads(raw)
+                if taken:
+                    message, _exchange, routing_key = message
+                    if routing_key != self.queue:
+                        continue
+                if message["headers"]["task"] == "arena.play_match":
+                    found.add(int(json.loads(base64.b64decode(message["body"]))[0][0]))
+            except (ValueError, KeyError, TypeError, IndexError):
+                continue
+        return found
+
+    def sent_ago(self, match_id: int) -> float | None:
+        """Seconds since the match was last sent (its marker's age); None without a marker."""
+        if self._markers is None:
+            return None
+        ttl = int(self._markers.ttl(self._marker(match_id)))
+        return None if ttl < 0 else float(MARKER_TTL_S - ttl)
+
     def ensure_dispatched(self, match_id: int, *, retry: bool = False) -> None:
         """Re-send a queued match if its marker is gone (lost with a restarted broker); `retry`:
         it was requeued after a platform fault (sent at :data:`RETRY_PRIORITY`)."""
@@ -468,19 +515,47 @@ def _play_match_task(task: Any, match_id: int) -> dict[str, Any]:
 
 
 def resend_lost_reservations(engine: Engine) -> list[int]:
-    """Send again the still-queued matches whose message a worker took more than a lease ago
-    and never acknowledged (:meth:`CeleryDispatcher.reserved_unclaimed`): that worker is gone."""
-    reserved = dispatcher().reserved_unclaimed(lease_seconds())
+    """Send again the still-queued matches whose message a worker took more than
+    :data:`RESCUE_AFTER_S` ago (a lease, if shorter) and never acknowledged
+    (:meth:`CeleryDispatcher.reserved_unclaimed`): that worker is gone."""
+    reserved = dispatcher().reserved_unclaimed(min(lease_seconds(), RESCUE_AFTER_S))
     if not reserved:
         return []
     with engine.connect() as conn:
         queued = set(conn.execute(
             sa.select(matches.c.id).where(matches.c.id.in_(list(reserved)), matches.c.status == "queued")
         ).scalars())
+    retried = set(retried_matches(engine, 0.0))
     for match_id in sorted(queued):
         log.warning("match %s: its message was taken by a worker that is gone; sending it again", match_id)
-        dispatcher().dispatch(match_id, priority=min(reserved[match_id], NEW_PRIORITY))
+        # a match requeued after a fault goes ahead, whichever of its messages was lost (the
+        # one taken may be its first, sent at the new matches' priority)
+        priority = RETRY_PRIORITY if match_id in retried else min(reserved[match_id], NEW_PRIORITY)
+        dispatcher().dispatch(match_id, priority=priority)
     return sorted(queued)
+
+
+def resend_vanished_retries(engine: Engine) -> list[int]:
+    """Send again the matches requeued after a platform fault that have no message anywhere
+    (none queued, none taken: :meth:`CeleryDispatcher.in_flight`) though one was sent more than
+    :data:`RESCUE_AFTER_S` ago. The Redis transport pops a message before it records it as
+    taken: a worker frozen or killed in between (waiting for work, it gets the next message
+    the moment it is sent, and the next is a requeued match) takes the message with it, and
+    its dispatch marker would keep the match waiting for the marker's 10 minutes."""
+    retried = retried_matches(engine, 0.0)
+    if not retried:
+        return []
+    flying = dispatcher().in_flight()
+    sent: list[int] = []
+    for match_id in retried:
+        ago = dispatcher().sent_ago(match_id)
+        if match_id in flying or (ago is not None and ago < RESCUE_AFTER_S):
+            continue
+        log.warning("match %s: requeued after a platform fault, but no message for it is queued or "
+                    "taken; sending it again", match_id)
+        dispatcher().dispatch_retry(match_id)
+        sent.append(match_id)
+    return sent
 
 
 def wait_for_completion(timeout: float) -> bool:
@@ -522,6 +597,7 @@ def sweep_leases() -> dict[str, list[int]]:
         engine = engine_for(database_url())
         result = sweep(engine, dispatch_retry)
         resend_lost_reservations(engine)
+        resend_vanished_retries(engine)
         retried = set(retried_matches(engine, STALE_S))
         for match_id in queued_before(engine, STALE_S):
             ensure_dispatched(match_id, retry=match_id in retried)
@@ -545,11 +621,17 @@ class PlayRequest(Request):  # type: ignore[misc]
         if isinstance(exc, ExceptionWithTraceback):
             exc = exc.exc
         if isinstance(exc, (WorkerLostError, SystemExit)) and self.worker_pid and self.args:
-            # a thread: the main process's event loop must not wait on the database
-            threading.Thread(
+            # a thread: the main process's event loop must not wait on the database for long.
+            # But a little: Celery's handling below gives the dead child's message back and so
+            # frees its slot, and the worker at once takes the next message off the queue. Sent
+            # first, the requeued match is that message; otherwise a new match was (the fault
+            # test saw one new match start ahead of each requeued one)
+            recovering = threading.Thread(
                 target=recover_lost_match, args=(int(self.args[0]), int(self.worker_pid)),
                 name="arena-lost-match", daemon=True,
-            ).start()
+            )
+            recovering.start()
+            recovering.join(REQUEUE_WAIT_S)
         return super().on_failure(exc_info, send_failed_event=send_failed_event, return_ok=return_ok)
 
 

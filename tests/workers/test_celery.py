@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 import sqlalchemy as sa
 from prometheus_client import CollectorRegistry
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -244,7 +245,10 @@ def test_a_dead_pool_childs_match_is_requeued_at_once_not_after_its_lease(
     worker_farm: WorkerFarm, broker: Broker, pg_url: str
 ) -> None:
     """The worker's main process sees its pool child die and requeues the match the child
-    held (one platform fault), long before its 120 s lease would run out; no sweeper runs."""
+    held (one platform fault), long before its 120 s lease would run out; no sweeper runs. The
+    freed process plays that match next, not one of the new matches queued behind it (the
+    requeued match is sent before the dead child's slot is freed: sent after, a new match took
+    the slot first)."""
     engine = create_engine(pg_url)
     dispatcher = _dispatcher(broker)
     try:
@@ -253,6 +257,8 @@ def test_a_dead_pool_childs_match_is_requeued_at_once_not_after_its_lease(
         ladder = make_ladder(engine, ["builtin:random?think_ms=30"] * 2)
         match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=7)
         dispatcher.dispatch(match_id)
+        for seed in (8, 9):  # new matches, queued behind it
+            dispatcher.dispatch(enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=seed))
         (proc,) = worker_farm.start(1)
         deadline = time.monotonic() + 90
         owner = None
@@ -261,6 +267,7 @@ def test_a_dead_pool_childs_match_is_requeued_at_once_not_after_its_lease(
             found = _running_owner(engine)
             owner = found[1] if found is not None else None
             time.sleep(0.1)
+        assert found is not None and found[0] == match_id  # the first queued is played first
         assert owner != proc.pid  # the pool child holds it, not the main process
         os.kill(owner, signal.SIGKILL)
         deadline = time.monotonic() + 45  # the lease has 100 s and more to run
@@ -279,7 +286,8 @@ def test_a_dead_pool_childs_match_is_requeued_at_once_not_after_its_lease(
         while _running_owner(engine) is None:
             assert time.monotonic() < deadline, worker_farm.log_text()
             time.sleep(0.1)
-        assert _running_owner(engine) not in (None, (match_id, owner))
+        again = _running_owner(engine)
+        assert again is not None and again[0] == match_id and again[1] != owner, (again, match_id)
         assert f"its pool process {owner} died; requeued and sent again" in worker_farm.log_text()
     finally:
         for proc in worker_farm.procs:  # no warm shutdown: the match in hand lasts long
@@ -288,16 +296,22 @@ def test_a_dead_pool_childs_match_is_requeued_at_once_not_after_its_lease(
         engine.dispose()
 
 
+@pytest.mark.parametrize(
+    ("lease", "rescue_after"), [("0.5", 3.0), ("30", 0.5)], ids=["lease", "rescue-after"]
+)
 def test_a_match_whose_message_a_vanished_worker_took_is_sent_again(
-    broker: Broker, pg_url: str, monkeypatch: pytest.MonkeyPatch
+    broker: Broker, pg_url: str, monkeypatch: pytest.MonkeyPatch, lease: str, rescue_after: float
 ) -> None:
     """A worker killed whole right after taking a match's message off the queue (not yet
     claimed) leaves it unacknowledged for the hour of the visibility timeout; the sweeper's
-    resend_lost_reservations sends such a still-queued match again, once."""
+    resend_lost_reservations sends such a still-queued match again, once, after RESCUE_AFTER_S
+    or the lease, whichever is shorter (0.5 s both ways here: with a 30 s lease the match no
+    longer waits for it)."""
     from workers import celery_app
 
     engine = create_engine(pg_url)
-    monkeypatch.setenv("ARENA_LEASE_SECONDS", "0.5")
+    monkeypatch.setenv("ARENA_LEASE_SECONDS", lease)
+    monkeypatch.setattr(celery_app, "RESCUE_AFTER_S", rescue_after)
     app = make_app(broker.url, broker.queue)
     monkeypatch.setattr(celery_app, "_dispatcher", CeleryDispatcher(app, broker.queue, broker.url))
     monkeypatch.setattr(celery_app, "_dispatcher_pid", os.getpid())
@@ -314,13 +328,59 @@ def test_a_match_whose_message_a_vanished_worker_took_is_sent_again(
         assert [first.payload[0][0], second.payload[0][0]] == [taken, played]
         with engine.begin() as conn:  # the second one's worker got as far as the claim
             conn.execute(sa.update(matches).where(matches.c.id == played).values(status="running"))
-        assert celery_app.resend_lost_reservations(engine) == []  # taken less than a lease ago
+            # the first was requeued after a fault meanwhile: what is sent again goes ahead
+            conn.execute(sa.update(matches).where(matches.c.id == taken).values(attempts=1))
+        assert celery_app.resend_lost_reservations(engine) == []  # taken less than 0.5 s ago
         time.sleep(0.7)
         assert celery_app.resend_lost_reservations(engine) == [taken]
         assert celery_app.resend_lost_reservations(engine) == []  # each message once
         again = inbox.get(timeout=10)
         assert again.payload[0][0] == taken
+        assert again.properties["priority"] == celery_app.RETRY_PRIORITY
         again.ack()
+    finally:
+        taker.release()
+        celery_app.dispatcher().close()
+        engine.dispose()
+
+
+def test_a_requeued_match_whose_message_vanished_is_sent_again_ahead(
+    broker: Broker, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker frozen or killed while it waits for work pops the next message, a requeued
+    match's, and never records it as taken: no message for the match is queued or unacknowledged,
+    and its marker says one is on its way. resend_vanished_retries sends it again at the retry
+    priority once it was sent RESCUE_AFTER_S ago; a requeued match whose message is still queued,
+    and one sent too recently are left alone."""
+    from workers import celery_app
+
+    engine = create_engine(pg_url)
+    app = make_app(broker.url, broker.queue)
+    monkeypatch.setattr(celery_app, "_dispatcher", CeleryDispatcher(app, broker.queue, broker.url))
+    monkeypatch.setattr(celery_app, "_dispatcher_pid", os.getpid())
+    monkeypatch.setattr(celery_app, "RESCUE_AFTER_S", 0.5)
+    taker = app.connection_for_read()
+    try:
+        ladder = make_ladder(engine, ["builtin:random"] * 2)
+        vanished, waiting, fresh = (enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=s)
+                                    for s in (1, 2, 3))
+        with engine.begin() as conn:  # the first two were requeued after a platform fault
+            conn.execute(sa.update(matches).where(matches.c.id.in_([vanished, waiting])).values(attempts=1))
+        celery_app.dispatcher().dispatch_retry(vanished)
+        celery_app.dispatcher().dispatch_retry(waiting)
+        celery_app.dispatcher().dispatch(fresh)
+        client = redis.Redis.from_url(broker.url)
+        assert client.rpop(broker.queue) is not None  # the oldest retry's message, popped and lost
+        assert celery_app.dispatcher().in_flight() == {waiting, fresh}
+        assert celery_app.resend_vanished_retries(engine) == []  # sent less than 0.5 s ago
+        time.sleep(1.1)  # the marker's age is counted in whole seconds
+        assert celery_app.resend_vanished_retries(engine) == [vanished]
+        assert celery_app.resend_vanished_retries(engine) == []  # in flight again
+        inbox = taker.SimpleQueue(broker.queue)
+        first = inbox.get(timeout=10)  # the retry list before the new matches'
+        assert first.payload[0][0] in (vanished, waiting)
+        assert {first.payload[0][0], inbox.get(timeout=10).payload[0][0]} == {vanished, waiting}
+        client.close()
     finally:
         taker.release()
         celery_app.dispatcher().close()

@@ -9,8 +9,12 @@ killed mid-game waits behind a backlog of new ones unless it is sent ahead of th
 
 Asserted: every match recorded once (0 lost, 0 doubled, 0 failed, 0 parked); each stored replay
 re-simulates to the stored result with the match's own seed; the ladder's books audit clean.
-Printed (the figures, not asserted beyond a generous bound): the kill-to-result time of every
-match a kill hit, p50 and max, against lease + sweep + the match's own length.
+Printed, never asserted (a timing is a figure, not a test; `pytest -s tests/workers/test_faults.py`
+shows them): the counts; the kill-to-result time of every match a kill hit, p50 and max, against
+lease + sweep + the match's own length; each hit match's timeline as a watcher polling the
+matches table saw it (queued again, started again, how many other matches started while it
+waited: a new match started ahead of a requeued one is a broken priority), with the worker's and
+the beat's log lines that name it; and the load average, since the machine is shared.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -51,8 +56,6 @@ BOT = "builtin:random?think_ms=3"
 #: the kills, in order, each of a worker playing a match, at least KILL_GAP_S apart
 KINDS = ("child", "whole", "child", "main", "child", "whole", "child", "main")
 KILL_GAP_S = 3.0
-#: room the timing check leaves for a loaded machine
-LOADED = 2.0
 
 
 def _children(pid: int) -> list[int]:
@@ -87,6 +90,47 @@ def _statuses(engine: Engine) -> dict[str, int]:
         ).all()}
 
 
+class Watcher:
+    """Every match's status changes, as seen by polling the matches table every 0.1 s: the
+    timeline of each hit match (kill, queued again, started again, result) in the printout."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        #: (time.time(), match id, new status, lease owner)
+        self.changes: list[tuple[float, int, str, str | None]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        seen: dict[int, tuple[str, str | None]] = {}
+        while not self._stop.wait(0.1):
+            with contextlib.suppress(sa.exc.SQLAlchemyError), self.engine.connect() as conn:
+                rows = conn.execute(sa.select(matches.c.id, matches.c.status, matches.c.lease_owner)).all()
+                now = time.time()
+                for row in rows:
+                    state = (str(row.status), row.lease_owner)
+                    if seen.get(row.id) != state:
+                        seen[row.id] = state
+                        self.changes.append((now, row.id, *state))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def first(self, match_id: int, status: str, after: float) -> float | None:
+        """When `match_id` was first seen in `status` after `after`."""
+        return next((t for t, m, s, _ in self.changes if m == match_id and s == status and t > after), None)
+
+    def starts_between(self, start: float, end: float, exclude: int) -> int:
+        """Matches other than `exclude` seen starting (running, a new owner) in (start, end]."""
+        return sum(1 for t, m, s, _ in self.changes if m != exclude and s == "running" and start < t <= end)
+
+
+def _plus(when: float | None, at: float) -> str:
+    return "?" if when is None else f"{when - at:.1f} s"
+
+
 def _count(engine: Engine, status: str) -> int:
     with engine.connect() as conn:
         return int(conn.execute(
@@ -95,12 +139,13 @@ def _count(engine: Engine, status: str) -> int:
 
 
 def test_killed_workers_never_fail_lose_or_double_a_match(
-    worker_farm: WorkerFarm, broker: Broker, pg_url: str
+    worker_farm: WorkerFarm, broker: Broker, pg_url: str, tmp_path: Path
 ) -> None:
     engine = create_engine(pg_url)
     dispatcher = CeleryDispatcher(make_app(broker.url, broker.queue), broker.queue, broker.url)
     rng = random.Random(24)
     beat = None
+    beat_log = (tmp_path / "beat.log").open("wb")
     orphans: set[int] = set()  # process groups whose main process was killed
     try:
         ladder = make_ladder(engine, [BOT] * 4)
@@ -119,8 +164,9 @@ def test_killed_workers_never_fail_lose_or_double_a_match(
         beat = subprocess.Popen(
             [sys.executable, "-m", "referee.cli", "beat", "--loglevel", "WARNING"],
             env={**os.environ, **worker_farm.env}, cwd=REPO,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=beat_log,
         )
+        watcher = Watcher(engine)
         started = time.monotonic()
         hits: list[tuple[float, int, str]] = []  # (kill time, match id, kind)
         kills = {"child": 0, "main": 0, "whole": 0}
@@ -160,12 +206,14 @@ def test_killed_workers_never_fail_lose_or_double_a_match(
                 if kind == "main":
                     orphans.add(main)
                 slots[slot] = worker_farm.start(1, concurrency=CONCURRENCY)[0]
-            print(f"{time.monotonic() - started:.1f} s: {kind} kill, held {held}, {_statuses(engine)}",
+            print(f"{time.monotonic() - started:.1f} s: {kind} kill of {pids}, held {held}, "
+                  f"{_statuses(engine)}",
                   file=sys.stderr)
         while _count(engine, "done") + _count(engine, "failed") + _count(engine, "parked") < MATCHES:
             assert time.monotonic() < deadline, ("season not over", _statuses(engine), kills)
             time.sleep(0.2)
         season_s = time.monotonic() - started
+        watcher.stop()
 
         # --- the counts: 0 lost, 0 doubled, 0 failed ---------------------------------------
         with engine.connect() as conn:
@@ -234,15 +282,32 @@ def test_killed_workers_never_fail_lose_or_double_a_match(
             f"by kill: {kinds_line}; kill to the last start p50 {statistics.median(restarts):.1f} s, "
             f"max {max(restarts):.1f} s"
         )
-        # the issue's bound (p50 within lease + sweep + length, the max within twice that) with a
-        # factor of 2 for a loaded machine: on two cores at a load of 10-17 every step is slower
-        # (the figures above are the measure, this only catches a recovery gone wrong)
-        assert p50 <= LOADED * statistics.median(bounds), (waits, bounds)
-        assert worst <= LOADED * 2 * max(bounds), (waits, bounds)
+        for at, match_id, kind in hits:
+            row = rows[match_id]
+            queued = watcher.first(match_id, "queued", at)
+            again = watcher.first(match_id, "running", queued or at)
+            ahead = watcher.starts_between(queued, again, match_id) if queued and again else 0
+            trail = ", ".join(f"+{t - at:.1f} {st} {(owner or '').rsplit(':', 1)[-1]}"
+                              for t, m, st, owner in watcher.changes if m == match_id and t > at)
+            print(
+                f"  match {match_id} ({kind} kill): queued again +{_plus(queued, at)}, started again "
+                f"+{_plus(again, at)} ({ahead} other starts while it waited), result "
+                f"+{row.finished_at.timestamp() - at:.1f} s (its last start to result "
+                f"{(row.finished_at - row.started_at).total_seconds():.1f} s)\n    {trail}"
+            )
+            for log in (tmp_path / "beat.log", *sorted(worker_farm.logs.glob("*.log"))):
+                for line in log.read_text(errors="replace").splitlines():
+                    if f"match {match_id}:" in line:
+                        print(f"    {log.stem}: {line}")
+        load = os.getloadavg()
+        print(f"load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1/5/15 min, "
+              f"{os.cpu_count()} cores, shared)")
+        # no timing is asserted: the figures above are the measure (workers/README.md)
     finally:
         if beat is not None:
             beat.terminate()
             beat.wait(timeout=20)
+        beat_log.close()
         for proc in worker_farm.procs:
             stop_worker(proc, sig=signal.SIGKILL)
         for group in orphans:  # children of a killed main process, if any still play
