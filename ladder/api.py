@@ -440,6 +440,10 @@ def create_app(
 
     app.include_router(competitions_router(engine, require_key, _errors))
 
+    from ladder.live_api import live_router  # /api/matches/{id}/live (ladder.live)
+
+    app.include_router(live_router(engine))
+
     # the web pages (/, /ladders/.., /bots/.., /matches/.., the replay viewer), /docs, /redoc, /static
     install_web(app, engine)
 

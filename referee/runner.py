@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Any
 
 from referee.bots import LocalBot, make_bot
-from referee.core.game import Game, Result
+from referee.core.game import Action, Game, Result
 from referee.games import game_class
 from referee.replay import IndexRecorder
 
@@ -41,9 +41,11 @@ def play_local(
     config: Mapping[str, Any] | None = None,
     bots: Sequence[LocalBot] | None = None,
     engine_version: str | None = None,
+    on_action: Callable[[int, Action], object] | None = None,
 ) -> LocalGame:
     """Play one game; seat i is played by bot_names[i] (a fresh built-in bot per seat), by the
-    rules of `engine_version` (None or empty: the current ones)."""
+    rules of `engine_version` (None or empty: the current ones). `on_action(seat, action)` is
+    called after each action is applied (a live match's feed)."""
     cls: type[Game] = game_class(game_name, engine_version or None)
     cfg = dict(config) if config is not None else cls.default_config(len(bot_names))
     game = cls.new_game(cfg, seed)
@@ -57,7 +59,10 @@ def play_local(
     record = recorder.action
     while (d := game.decision()) is not None:  # None once the game is over
         index = bots[d.seat].act(game.observe(d.seat), d.actions)
-        record(d.id, d.seat, index, game.apply_index(index))
+        action = game.apply_index(index)
+        record(d.id, d.seat, index, action)
+        if on_action is not None:
+            on_action(d.seat, action)
         decisions += 1
     return LocalGame(
         seed=seed,

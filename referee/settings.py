@@ -145,6 +145,18 @@ _DECLARED: Final = (
              "remote`); unset: the API says the operator has not published one", None, "ladder"),
     Variable("ARENA_PUBLIC_REFEREE_TLS", "whether ARENA_PUBLIC_REFEREE serves TLS: 1 (a bot "
              "connects with --tls) or 0 (plaintext, a referee started --insecure)", "1", "ladder"),
+    Variable("ARENA_LIVE_DELAY_DECISIONS", "a live match's spectators see a step once this many "
+             "later decisions were played (and ARENA_LIVE_DELAY_SECONDS passed); 0: no decision "
+             "delay (ladder/live.py)", "2", "ladder"),
+    Variable("ARENA_LIVE_DELAY_SECONDS", "a live match's spectators see a step once this many "
+             "seconds passed since it was played (and ARENA_LIVE_DELAY_DECISIONS later decisions); "
+             "0: no time delay", "5", "ladder"),
+    Variable("ARENA_LIVE_SUBSCRIBERS", "live-match streams (GET /api/matches/{id}/live) one API "
+             "process serves at once; one more is answered 503 with Retry-After", "100", "ladder"),
+    Variable("ARENA_LIVE_DIR", "the embedded mode's live-match folder (no Redis broker: workers "
+             "append each running match's public record to a file there, the API reads it); "
+             "unset: <SQLite file>.live, or a folder under the temporary folder", None,
+             "ladder, workers"),
     # --- the client commands (`arena login`, `arena bot ...`) ------------------------------------
     Variable("ARENA_API_KEY", "the API key the client commands use (over the stored one)", None,
              "client"),
@@ -257,6 +269,16 @@ def _host_ports(raw: str) -> tuple[str, ...]:
     return found
 
 
+def _non_negative_seconds(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0 or value == float("inf"):
+        raise ValueError("a number of seconds, 0 or more")
+    return value
+
+
 def _target(raw: str) -> str:
     module, sep, function = raw.strip().partition(":")
     if not sep or not module or not function.isidentifier():
@@ -308,6 +330,10 @@ class Settings:
     reserved_bot_prefixes: tuple[str, ...]
     public_referee: str | None
     public_referee_tls: bool
+    live_delay_decisions: int
+    live_delay_seconds: float
+    live_subscribers: int
+    live_dir: str | None
     # --- the client commands
     api_key: str | None
     server: str | None
@@ -385,6 +411,10 @@ class Settings:
             reserved_bot_prefixes=tuple(p.strip().lower() for p in prefixes if p.strip()),
             public_referee=value("ARENA_PUBLIC_REFEREE", _host_port),
             public_referee_tls=required("ARENA_PUBLIC_REFEREE_TLS", _flag),
+            live_delay_decisions=required("ARENA_LIVE_DELAY_DECISIONS", _whole(0)),
+            live_delay_seconds=required("ARENA_LIVE_DELAY_SECONDS", _non_negative_seconds),
+            live_subscribers=required("ARENA_LIVE_SUBSCRIBERS", _whole(1)),
+            live_dir=value("ARENA_LIVE_DIR", _text),
             api_key=value("ARENA_API_KEY", _text),
             server=value("ARENA_SERVER", _text),
             test_postgres=required("ARENA_TEST_POSTGRES", _text),

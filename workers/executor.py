@@ -32,6 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, runtime_checkable
 
+from ladder.live import LiveFeed
 from referee import settings
 from referee.bots import LocalBot, available, make_bot
 from referee.core.game import Action, Result
@@ -52,6 +53,7 @@ __all__ = [
     "StopSignal",
     "can_seat",
     "executor_for",
+    "live_feed",
     "referee_executor",
     "reset_referee_executor",
 ]
@@ -190,8 +192,10 @@ class InProcessExecutor:
             bot = make_bot(spec.game, seat.command.builtin, spec.seed * 31 + seat.seat)
             paced.append(_PacedBot(bot, seat.command.think_ms / 1000, stop))
         names = [seat.command.builtin for seat in spec.seats]
+        feed = live_feed(spec.match_id)
         played = play_local(
-            spec.game, names, spec.seed, spec.config, bots=paced, engine_version=spec.engine_version
+            spec.game, names, spec.seed, spec.config, bots=paced, engine_version=spec.engine_version,
+            on_action=None if feed is None else (lambda seat, a: feed.action(seat, a.text or a.kind)),
         )
         replay = dict(played.replay)
         # name the ladder's bots in the replay, not only the built-in strategy behind them
@@ -210,6 +214,24 @@ class InProcessExecutor:
 
 _lock = threading.Lock()
 _loaded: dict[str, MatchExecutor | None] = {}
+#: the live feed of each match this process plays now (``run_match`` sets and removes it; the
+#: executors hand it each step: ladder/live.py)
+_feeds: dict[int, LiveFeed] = {}
+
+
+def live_feed(match_id: int) -> LiveFeed | None:
+    """The live feed of match `match_id` if this process is playing it with one."""
+    with _lock:
+        return _feeds.get(match_id)
+
+
+def set_live_feed(match_id: int, feed: LiveFeed | None) -> None:
+    """Make `feed` match `match_id`'s live feed (None: it has none any more)."""
+    with _lock:
+        if feed is None:
+            _feeds.pop(match_id, None)
+        else:
+            _feeds[match_id] = feed
 
 
 def _load_referee_executor(target: str) -> MatchExecutor | None:

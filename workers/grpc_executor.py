@@ -66,6 +66,7 @@ from arena_bot.wire import (
     channel,
 )
 
+from ladder.live import LiveFeed
 from referee import settings
 from referee.bots import LocalBot, make_bot
 from referee.core.game import Action, Result, canonical_json
@@ -84,7 +85,14 @@ from referee.server.rulings import ForfeitKind
 from referee.server.server import RunningReferee, start
 from referee.wire._proto.arena.v1 import admin_pb2
 from workers.bot_commands import BotCommand
-from workers.executor import Execution, ExecutorUnavailable, LadderMatchSpec, MatchAborted, StopSignal
+from workers.executor import (
+    Execution,
+    ExecutorUnavailable,
+    LadderMatchSpec,
+    MatchAborted,
+    StopSignal,
+    live_feed,
+)
 from workers.lease import HandBack
 
 __all__ = [
@@ -523,7 +531,9 @@ async def _play_match(spec: LadderMatchSpec, stop: StopSignal, venue: _Venue) ->
             session.processes_watched = True
         await _launch_seats(spec, venue, created.seat_tokens, session, tls)
         events: list[admin_pb2.MatchEvent] = []
-        status, replay_bytes = await _follow(admin, auth, match_id, stop, events)
+        status, replay_bytes = await _follow(
+            admin, auth, match_id, stop, events, live_feed(spec.match_id)
+        )
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(asyncio.gather(*venue.watchers), EXIT_WAIT_S)
     seat_logs = {run.seat: read_log(run.log_path) for run in venue.runs}
@@ -592,12 +602,34 @@ async def _launch_seats(
             venue.threads.append(thread)
 
 
+def _publish(feed: LiveFeed, event: admin_pb2.MatchEvent) -> None:
+    """Hand a referee event to the match's live feed: its public part only (an action's seat,
+    text and reason; a forfeit), never its index (ladder/live.py)."""
+    which = event.WhichOneof("event")
+    if which == "action":
+        feed.action(event.action.seat, event.action.text, event.action.reason)
+    elif which == "forfeit":
+        feed.forfeit(event.forfeit.seat, event.forfeit.reason)
+
+
 async def _follow(
-    admin: Any, auth: Any, match_id: str, stop: StopSignal, events: list[admin_pb2.MatchEvent]
+    admin: Any,
+    auth: Any,
+    match_id: str,
+    stop: StopSignal,
+    events: list[admin_pb2.MatchEvent],
+    feed: LiveFeed | None = None,
 ) -> tuple[Any, bytes]:
     """Wait: follow the match's events to its end (status, replay bytes), cancelling it on the
-    referee and raising MatchAborted as soon as `stop` says so."""
-    follow = asyncio.create_task(follow_match(admin, auth, match_id, events.append))
+    referee and raising MatchAborted as soon as `stop` says so. Each event also goes to the
+    match's live `feed`, if it has one."""
+
+    def on_event(event: admin_pb2.MatchEvent) -> None:
+        events.append(event)
+        if feed is not None:
+            _publish(feed, event)
+
+    follow = asyncio.create_task(follow_match(admin, auth, match_id, on_event))
     try:
         while not follow.done():
             await asyncio.wait({follow}, timeout=POLL_S)

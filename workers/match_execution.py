@@ -44,6 +44,7 @@ import sqlalchemy as sa
 from sqlalchemy import Connection, Engine
 
 from ladder.db import create_engine, database_url, is_outage, write_transaction
+from ladder.live import LiveFeed, channel_for
 from ladder.match_queue import claim_match, renew_lease
 from ladder.recording import record_result
 from ladder.schema import bot_versions, bots, ladders, matches
@@ -60,9 +61,11 @@ from workers.executor import (
     LadderMatchSpec,
     LadderTimeControl,
     MatchAborted,
+    MatchExecutor,
     SeatSpec,
     executor_for,
     reset_referee_executor,
+    set_live_feed,
 )
 from workers.lease import HandBack, LeaseThread, hand_back
 
@@ -381,6 +384,53 @@ def run_match(
     except ExecutorUnavailable as exc:
         return fail(spec.game, "unavailable", str(exc))
 
+    feed = _open_feed(db_url, match_id)
+    try:
+        run = _play_and_record(
+            engine, spec, executor, worker_id, lease, started, max_seconds, retry_for, fail
+        )
+    except BaseException:
+        if feed is not None:
+            feed.close()
+        raise
+    finally:
+        set_live_feed(match_id, None)
+    if feed is not None:
+        # after the recording: a spectator sent to the replay at the end finds it stored
+        if run.status in ("recorded", "already_recorded"):
+            feed.end("done")
+        elif run.status == "failed":
+            feed.end("failed")
+        else:  # handed back or lease lost: another attempt starts the feed afresh
+            feed.close()
+    return run
+
+
+def _open_feed(db_url: str, match_id: int) -> LiveFeed | None:
+    """The live feed of a match this process starts playing (None if its channel cannot be
+    opened: the match plays without a live view)."""
+    try:
+        feed = LiveFeed(channel_for(db_url), match_id)
+    except Exception as exc:
+        log.warning("match %s: no live view: %s: %s", match_id, type(exc).__name__, exc)
+        return None
+    set_live_feed(match_id, feed)
+    return feed
+
+
+def _play_and_record(
+    engine: Engine,
+    spec: LadderMatchSpec,
+    executor: MatchExecutor,
+    worker_id: str,
+    lease: float,
+    started: float,
+    max_seconds: float,
+    retry_for: float,
+    fail: Callable[[str, str, str], MatchRun],
+) -> MatchRun:
+    """Play the claimed match `spec` under its lease and record it (run_match's second half)."""
+    match_id = spec.match_id
     with _LeaseKeeper(engine, match_id, worker_id, lease, started + max_seconds) as keeper:
         try:
             execution = executor.execute(spec, keeper)

@@ -18,7 +18,14 @@ from sqlalchemy import Connection
 from typing_extensions import TypedDict
 
 from ladder.campaigns import campaign_places
-from ladder.queries import MatchSummary, match_summaries, seats_contain, storable_id, unranked_reasons
+from ladder.queries import (
+    MatchSummary,
+    match_info,
+    match_summaries,
+    seats_contain,
+    storable_id,
+    unranked_reasons,
+)
 from ladder.schema import (
     bot_versions,
     bots,
@@ -54,6 +61,7 @@ __all__ = [
     "ladder_campaigns",
     "ladder_links",
     "last_played",
+    "live_matches",
     "match_page",
     "most_played",
     "played_by",
@@ -674,3 +682,35 @@ def ladder_sizes(conn: Connection, ladder_id: int) -> tuple[int, int]:
         sa.select(sa.func.count()).select_from(matches).where(matches.c.ladder_id == ladder_id)
     ).scalar_one()
     return int(n_bots), int(n_matches)
+
+
+#: matches the home page's "live now" list shows at most
+LIVE_LISTED: Final = 10
+
+
+def live_matches(conn: Connection, limit: int = LIVE_LISTED) -> list[dict[str, Any]]:
+    """The matches being played now, the latest started first: each one's id, game, where it
+    is played (label, page) and its seats' bot names (the home page's "live now" list)."""
+    rows = conn.execute(
+        sa.select(matches.c.id, matches.c.ladder_id, matches.c.started_at, ladders.c.game)
+        .join(ladders, ladders.c.id == matches.c.ladder_id)
+        .where(matches.c.status == "running")
+        .order_by(matches.c.started_at.desc(), matches.c.id.desc())
+        .limit(limit)
+    ).all()
+    links = ladder_links(conn, [r.ladder_id for r in rows])
+    out = []
+    for r in rows:
+        info = match_info(conn, int(r.id))
+        if info is None:  # recorded between the two reads
+            continue
+        label, link = links.get(int(r.ladder_id), ("", ""))
+        out.append({
+            "id": int(r.id),
+            "game": str(r.game),
+            "where": label,
+            "where_url": link,
+            "seats": [str(s["bot_name"] or f"seat {i}") for i, s in enumerate(info["seats"])],
+            "started_at": info["started_at"] or info["created_at"],
+        })
+    return out

@@ -27,6 +27,7 @@ from ladder.web import data
 from ladder.web.charts import line_chart
 from ladder.web.docs import ratings_html
 from ladder.web.viewer import SEAT_COLOURS, Timeline, TimelineCache, percentile
+from referee import settings
 from referee.replay import ReplayError, loads
 
 __all__ = ["TEMPLATES", "build_router", "match_facts", "render", "viewer_page"]
@@ -282,11 +283,13 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
             from ladder import competitions
 
             held = competitions.list_competitions(conn, limit=20)
+            live = data.live_matches(conn)
         games: dict[str, list[queries.StandingsPage]] = {}
         for page in pages:
             games.setdefault(page["ladder"]["game"], []).append(page)
         return render(
-            "home.html", games=sorted(games.items()), scenarios=scenarios, top=HOME_TOP, competitions=held
+            "home.html", games=sorted(games.items()), scenarios=scenarios, top=HOME_TOP, competitions=held,
+            live=live,
         )
 
     @router.get("/ratings", response_class=HTMLResponse)
@@ -557,8 +560,11 @@ def build_router(engine: Engine, cache: TimelineCache | None = None) -> APIRoute
         # nothing (a competition is fitted whole, a campaign rated once): none is shown
         rated = link.startswith("/ladders/")
         changes = {c["bot_id"]: c for c in match["rating_changes"]} if rated else {}
+        config = settings.current()
         return render(
             "match.html",
+            live_delay=(config.live_delay_decisions, config.live_delay_seconds),
+            colours=SEAT_COLOURS,
             match=match,
             ladder=ladder,
             part_of=None if rated else (label, link),
