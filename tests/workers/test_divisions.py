@@ -17,13 +17,14 @@ from sqlalchemy import Engine
 from cli.client import add_divisions
 from ladder.api import create_app
 from ladder.db import create_engine
-from ladder.divisions import above_boss, divisions_of, may_meet, parse_divisions
+from ladder.divisions import divisions_of, may_meet, parse_divisions
 from ladder.errors import InvalidInput
 from ladder.ladders import ladder_policy
 from ladder.match_queue import enqueue_match
 from ladder.recording import record_result
 from ladder.schema import bot_versions, ladder_entries, ladder_periods, matches
 from ladder.seasons import close_season
+from ladder.skill import deviation_from_information
 from referee.core.game import Result
 from workers.match_execution import run_match
 from workers.matchmaker import fill_queues
@@ -86,12 +87,11 @@ def test_a_bot_is_promoted_past_its_boss_in_real_matches_and_never_demoted(
     promoted_at = None
     for n in range(MAX_PASSES):
         before = _entries(engine, ladder.ladder_id)
-        passed = above_boss(
-            before[challenger].rating,
-            before[challenger].information,
-            before[wood["boss_bot_id"]].rating,
-            policy,
+        # the rule as RATINGS.md writes it: rating - z x deviation > the boss's rating
+        low = before[challenger].rating - policy.z * deviation_from_information(
+            before[challenger].information, prior_games=policy.prior_games
         )
+        passed = low > before[wood["boss_bot_id"]].rating
         created = fill_queues(
             engine, lambda _m: None, target_depth=1, ladder_ids=[ladder.ladder_id], rng=random.Random(n)
         )
@@ -166,3 +166,20 @@ def test_a_bot_is_promoted_past_its_boss_in_real_matches_and_never_demoted(
         InvalidInput, match=r"^ladder clank-leagues has its divisions already \(they are set once\)$"
     ):
         add_divisions(engine, ladder.ladder_id, "clank", parse_divisions("A,B", "clank"))
+
+
+def test_a_new_version_qualifies_against_the_bottom_divisions_reference_bots(pg_engine: Engine) -> None:
+    """On a ladder with divisions a candidate plays the reference bots of the bottom division,
+    where its bot starts (its boss and the --reference-bots ones), never a higher boss."""
+    from cli.client import add_reference_bots
+    from workers.qualification import _tables
+
+    engine = pg_engine
+    ladder = make_ladder(engine, ["builtin:random"], name="clank-quals")
+    add_reference_bots(engine, ladder.ladder_id, "clank", 2, ("random",))
+    add_divisions(engine, ladder.ladder_id, "clank", parse_divisions("Wood:random,Gold:greedy", "clank"))
+    (table,) = _tables(engine, ladder.bot_ids[0], "clank")
+    assert sorted(s.bot_name for s in table.references) == [
+        "reference-clank-boss1-random",
+        "reference-clank-random",
+    ]
