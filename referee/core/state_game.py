@@ -3,17 +3,19 @@
 An engine keeps its whole game state in one object (`s`: a seat count, a content version, an
 `over` flag, deep copies, JSON and a JSON view to digest) beside its fixed content (`content`).
 `StateGame` answers the contract's parts that only read that object; each engine keeps its
-setup, rules, observations and scoring, and its `from_json` checks a saved state's content
-with `check_content_version`.
+setup, rules, observations and scoring. `from_json` is shared too: an engine names its state
+class (`state_type`) and the content its games are set up from (`game_content`), and a saved
+state made with other content is refused (`check_content_version`).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Self
+from collections.abc import Mapping
+from typing import Any, ClassVar, Protocol, Self
 
 from referee.core.game import Decision, Game, InvalidConfig, json_digest
 
-__all__ = ["GameStateLike", "StateGame", "check_content_version"]
+__all__ = ["GameStateLike", "StateGame", "StateType", "check_content_version"]
 
 
 class GameStateLike(Protocol):
@@ -36,6 +38,21 @@ class GameStateLike(Protocol):
         """The state as JSON-able data (an independent copy)."""
 
 
+class StateType(Protocol):
+    """An engine's state class, as `from_json` reads it: it rebuilds a state from JSON."""
+
+    def from_json(self, data: dict[str, Any], /) -> GameStateLike:
+        """The state `to_json()` gave, rebuilt (sharing nothing with `data`)."""
+
+
+class Content(Protocol):
+    """What `from_json` reads of an engine's content: its version."""
+
+    @property
+    def version(self) -> str:
+        """The content's digest (a saved state names the one it was made with)."""
+
+
 def check_content_version(state_version: str, build_version: str) -> None:
     """Refuse a saved state made with other content than this build's (InvalidConfig)."""
     if state_version != build_version:
@@ -50,6 +67,8 @@ class StateGame(Game):
 
     s: GameStateLike
     content: Any
+    #: the engine's state class (`from_json` rebuilds a saved state with it)
+    state_type: ClassVar[StateType]
 
     def __init__(self, state: GameStateLike, content: Any) -> None:
         self.s = state
@@ -66,6 +85,18 @@ class StateGame(Game):
 
     def is_over(self) -> bool:
         return self.s.over
+
+    @classmethod
+    def game_content(cls) -> Content:
+        """The content this engine version's games are set up from (the bundled content)."""
+        raise NotImplementedError
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        content = cls.game_content()
+        state = cls.state_type.from_json(dict(data))
+        check_content_version(state.content_version, content.version)
+        return cls(state, content)
 
     def copy(self) -> Self:
         # the content is immutable and shared; the state is deep-copied

@@ -18,29 +18,33 @@ from referee.games.clank_core.game import ClankGameBase
 __all__ = ["act", "actions", "can", "player", "refresh", "set_hand", "set_pool"]
 
 
-def refresh(game: ClankGameBase) -> None:
+#: either Clank! game (the helpers read nothing of its board or card types)
+Game = ClankGameBase[Any, Any]
+
+
+def refresh(game: Game) -> None:
     """Drop the cached decision after editing the state directly."""
     game._decision = None
 
 
-def player(game: ClankGameBase, seat: int | None = None) -> Any:
+def player(game: Game, seat: int | None = None) -> Any:
     """A player's state (the current player by default), as the game's own player class."""
     return game.s.players[game.s.current if seat is None else seat]
 
 
-def actions(game: ClankGameBase, kind: str | None = None) -> list[Action]:
+def actions(game: Game, kind: str | None = None) -> list[Action]:
     """The legal actions now, optionally only those of one kind."""
     d = game.decision()
     assert d is not None, "the game is over"
     return [a for a in d.actions if kind is None or a.kind == kind]
 
 
-def can(game: ClankGameBase, kind: str, *args: int | str) -> bool:
+def can(game: Game, kind: str, *args: int | str) -> bool:
     """Whether `kind args` is a legal action now."""
     return any(a.args == tuple(args) for a in actions(game, kind))
 
 
-def act(game: ClankGameBase, kind: str, *args: int | str) -> None:
+def act(game: Game, kind: str, *args: int | str) -> None:
     """Apply the legal action `kind args`, failing the test with the legal list if it is absent."""
     for a in actions(game, kind):
         if a.args == tuple(args):
@@ -50,13 +54,13 @@ def act(game: ClankGameBase, kind: str, *args: int | str) -> None:
     raise AssertionError(f"{kind} {args} is not legal; legal: {legal}")
 
 
-def set_hand(game: ClankGameBase, cards: Iterable[str], seat: int | None = None) -> None:
+def set_hand(game: Game, cards: Iterable[str], seat: int | None = None) -> None:
     """Replace a player's hand."""
     player(game, seat).hand = list(cards)
     refresh(game)
 
 
-def set_pool(game: ClankGameBase, **values: int | bool) -> None:
+def set_pool(game: Game, **values: int | bool) -> None:
     """Set fields of the turn pool (skill, swords, boots, teleports, negative_clank, exhausted)."""
     for name, value in values.items():
         setattr(game.s.pool, name, value)

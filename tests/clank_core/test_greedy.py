@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from referee.core.effects import Effect
 from referee.core.game import Action
-from referee.games.clank_core.greedy import RESOURCE_VALUE, by_kind, effects_value, preferred
+from referee.games.clank_core.greedy import (
+    RESOURCE_VALUE,
+    GreedyBot,
+    by_kind,
+    distances_to,
+    effects_value,
+    preferred,
+)
 
 
 def test_preferred_takes_the_first_wanted_token_on_offer() -> None:
@@ -31,3 +38,45 @@ def test_effects_value_counts_zero_amounts_once_only_when_told() -> None:
     values = {**RESOURCE_VALUE, "gain_ability": 2.0}
     assert effects_value(ability, values, zero_counts_once=True) == 2.0
     assert effects_value(ability, values, zero_counts_once=False) == 0.0
+
+
+def test_distances_to_finds_the_cheapest_way_over_one_way_steps() -> None:
+    """Costs are to the target, over the steps the game offers into each place: a cheap detour
+    beats a dear direct step, a place with no way in is left out, a one-way step counts only
+    in its direction."""
+    into = {  # place -> (prev, step cost): from prev one steps into place
+        "exit": [("hall", 5.0), ("side", 1.0)],
+        "side": [("hall", 1.0)],
+        "hall": [("cellar", 2.0)],
+        "cellar": [],
+    }
+    dist = distances_to("exit", lambda d, place: ((prev, d + c) for prev, c in into.get(place, [])))
+    assert dist == {"exit": 0.0, "side": 1.0, "hall": 2.0, "cellar": 4.0}
+    assert "island" not in dist
+
+
+class _Bot(GreedyBot):
+    """The frame with the game's parts stubbed: wants artifacts, its turn finds nothing."""
+
+    def _effects_value(self, effects: object) -> float:
+        return 0.0
+
+    def _wanted_tokens(self, me: dict[str, object]) -> tuple[str, ...]:
+        return ("artifact",)
+
+    def _turn(self, obs: object, legal_actions: object, kinds: object, me: object) -> int:
+        return -1
+
+
+def test_the_frame_takes_wanted_tokens_then_drinks_when_hurt_then_ends_the_turn() -> None:
+    """After the opening (nothing pending, no card to play): a wanted token first, then a potion
+    at 2 damage or more, and when the game's turn finds nothing, the end of the turn."""
+    actions = [
+        Action("end_turn", (), "end the turn"),
+        Action("drink", ("potion",), "drink"),
+        Action("take", ("artifact",), "take the artifact here"),
+    ]
+    obs = {"seat": 0, "players": [{"damage": 2}], "pending": None}
+    assert _Bot().act(obs, actions) == 2
+    assert _Bot().act(obs, actions[:2]) == 1
+    assert _Bot().act({**obs, "players": [{"damage": 1}]}, actions[:2]) == 0

@@ -27,7 +27,7 @@ from typing import Any, Self
 
 from referee.core.game import Action, Arg, Decision, IllegalAction, InvalidConfig, Result
 from referee.core.rng import RandomStreams
-from referee.core.state_game import StateGame, check_content_version
+from referee.core.state_game import StateGame
 from referee.games.alien import observation as seen
 from referee.games.alien.content import (
     AlienContent,
@@ -69,6 +69,7 @@ class AlienGame(StateGame):
 
     s: AlienState
     content: AlienContent
+    state_type = AlienState
 
     def __init__(self, state: AlienState, content: AlienContent) -> None:
         super().__init__(state, content)
@@ -77,6 +78,10 @@ class AlienGame(StateGame):
         self._actions: dict[tuple[Any, ...], Action] = {}
 
     # --- construction -------------------------------------------------------------------
+
+    @classmethod
+    def game_content(cls) -> AlienContent:
+        return default_content()
 
     @classmethod
     def default_config(cls, players: int) -> dict[str, Any]:
@@ -177,13 +182,6 @@ class AlienGame(StateGame):
     def hive_card(self, card_id: str) -> HiveCard:
         """The definition of a Hive, Hatchery or Chestburster card."""
         return self.content.hive_cards[card_id]
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        content = default_content()
-        state = AlienState.from_json(dict(data))
-        check_content_version(state.content_version, content.version)
-        return cls(state, content)
 
     def _apply(self, decision: Decision, action: Action) -> None:
         self.s.step += 1

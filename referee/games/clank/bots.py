@@ -13,8 +13,7 @@ Plan each decision:
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from referee.core.game import Action
@@ -31,6 +30,7 @@ from referee.games.clank_core.greedy import (
     best_step,
     best_target,
     buy_or_fight,
+    distances_to,
     effects_value,
     preferred,
 )
@@ -63,12 +63,8 @@ class ClankGreedyBot(GreedyBot):
 
     def _distances(self, board: Board, target: str, has_key: bool) -> dict[str, float]:
         """Cost to reach `target` from every room (Boots, plus a little per monster icon)."""
-        dist = {target: 0.0}
-        heap = [(0.0, target)]
-        while heap:
-            d, room = heapq.heappop(heap)
-            if d > dist.get(room, 1e9):
-                continue
+
+        def steps_into(d: float, room: str) -> Iterator[tuple[str, float]]:
             # walk tunnels backwards: from `prev` one can move into `room`
             for t_index in board.touching[room]:
                 t = board.tunnels[t_index]
@@ -77,11 +73,9 @@ class ClankGreedyBot(GreedyBot):
                     continue
                 if t.locked and not has_key:
                     continue
-                nd = d + t.boots + 0.7 * t.monsters
-                if nd < dist.get(prev, 1e9):
-                    dist[prev] = nd
-                    heapq.heappush(heap, (nd, prev))
-        return dist
+                yield prev, d + t.boots + 0.7 * t.monsters
+
+        return distances_to(target, steps_into)
 
     def _target(self, obs: dict[str, Any], board: Board, me: dict[str, Any], has_key: bool) -> str:
         if me["artifacts"]:
@@ -97,6 +91,11 @@ class ClankGreedyBot(GreedyBot):
     def _effects_value(self, effects: Sequence[Effect]) -> float:
         return _effects_value(effects)
 
+    def _wanted_tokens(self, me: dict[str, Any]) -> tuple[str, ...]:
+        # an artifact if it carries none (or has a Backpack for a second one)
+        artifact = not me["artifacts"] or "backpack" in me["items"]
+        return ("artifact",) * artifact + ("major_secret", "minor_secret", "monkey_idol")
+
     def _turn(
         self,
         obs: dict[str, Any],
@@ -104,23 +103,12 @@ class ClankGreedyBot(GreedyBot):
         kinds: Mapping[str, list[int]],
         me: dict[str, Any],
     ) -> int:
-        """Tokens, then the plan's moves, buys and fights (see the module docstring)."""
-        cards = self.content.cards
-        board = self.content.boards[obs["board"]]
-        pool = obs["pool"]
-
-        # an artifact if it carries none (or has a Backpack for a second one)
-        artifact = not me["artifacts"] or "backpack" in me["items"]
-        wanted = ("artifact",) * artifact + ("major_secret", "minor_secret", "monkey_idol")
-        best_i = preferred(legal_actions, kinds, "take", wanted)
-        if best_i >= 0:
-            return best_i
-        if "drink" in kinds and me["damage"] >= 2:
-            return kinds["drink"][0]
+        """Items, then the plan's moves, buys and fights, the Goblin (see the module docstring)."""
         best_i = preferred(legal_actions, kinds, "buy_item", ("crown", "master_key", "backpack"))
         if best_i >= 0:
             return best_i
 
+        board = self.content.boards[obs["board"]]
         has_key = "master_key" in me["items"]
         target = self._target(obs, board, me, has_key)
         dist = self._distances(board, target, has_key)
@@ -129,15 +117,11 @@ class ClankGreedyBot(GreedyBot):
         def edge(t_index: int) -> tuple[int, str]:
             return board.tunnels[t_index].monsters, board.other_end(t_index, room)
 
-        best_i = best_step(legal_actions, kinds, dist, room, me["health"], pool["swords"], edge)
+        best_i = best_step(legal_actions, kinds, dist, room, me["health"], obs["pool"]["swords"], edge)
         if best_i >= 0:
             return best_i
 
-        best_i = buy_or_fight(obs, legal_actions, kinds, cards, _card_value, _effects_value)
+        best_i = buy_or_fight(obs, legal_actions, kinds, self.content.cards, _card_value, _effects_value)
         if best_i >= 0:
             return best_i
-        if "fight_goblin" in kinds:
-            return kinds["fight_goblin"][0]
-        if "end_turn" in kinds:
-            return kinds["end_turn"][0]
-        return 0
+        return kinds["fight_goblin"][0] if "fight_goblin" in kinds else -1

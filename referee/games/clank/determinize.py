@@ -21,9 +21,10 @@ from referee.games.clank_core.determinize import (
     allocate_unseen,
     counter_minus,
     crown_points,
-    expand,
+    deal_cards,
     fresh_seed,
     json_copy,
+    own_cards,
     pending_stack,
 )
 from referee.games.clank_core.state import TurnPool
@@ -49,44 +50,19 @@ def sample_state(
     n = len(obs["players"])
     you = obs["you"]
 
-    # every card of the game, less those the seat sees where they are
+    # every card of the game (deal_cards takes out those the seat sees where they are)
     unseen: Counter[str] = Counter(content.starting * n)
     unseen.update(content.dungeon)
     for pile in content.reserve:
         unseen[pile] += content.cards[pile].count
-    seen_cards: list[str] = [c for c in obs["row"] if c is not None]
-    seen_cards += obs["dungeon_discard"]
-    seen_cards += expand(obs["reserve"])
-    for p in obs["players"]:
-        seen_cards += p["play"] + p["discard"]
-    seen_cards += you["hand"] + expand(you["deck_contents"])
-    counter_minus(unseen, seen_cards, "cards")
-
-    others = [i for i in range(n) if i != seat]
-    sizes = [(obs["players"][i]["hand_size"], obs["players"][i]["deck_size"]) for i in others]
-    trashed = sum(p["trashed"] for p in obs["players"])
-    hidden = obs["dungeon_deck_size"] + sum(h + d for h, d in sizes) + trashed
-    if sum(unseen.values()) != hidden:
-        raise DeterminizeError(
-            f"{sum(unseen.values())} cards unseen but the hidden places and the trashed hold {hidden}"
-        )
-    dungeon_ids = frozenset(content.dungeon)
-    (dungeon_deck,), dealt, _gone = allocate_unseen(
-        unseen, [(obs["dungeon_deck_size"], dungeon_ids)], [x for hd in sizes for x in hd], rng
-    )
+    dungeon_deck, dealt = deal_cards(obs, seat, unseen, "dungeon", frozenset(content.dungeon), rng)
 
     crowns = crown_points(
         [p["items"].count("crown") for p in obs["players"]], rules["crown_points"], rng
     )
     players: list[PlayerState] = []
     for i, p in enumerate(obs["players"]):
-        if i == seat:
-            hand = list(you["hand"])
-            deck = expand(you["deck_contents"])
-            rng.shuffle(deck)  # the owner knows what its deck holds, not the order
-        else:
-            k = others.index(i)
-            hand, deck = dealt[2 * k], dealt[2 * k + 1]
+        hand, deck = own_cards(you, rng) if i == seat else dealt[i]
         players.append(PlayerState(
             deck=deck,
             hand=hand,

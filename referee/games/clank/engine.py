@@ -28,7 +28,7 @@ from referee.games.clank.content import (
     describe_effects,
 )
 from referee.games.clank.state import ESCAPED, KNOCKED_OUT, PLAYING, ClankState, PlayerState
-from referee.games.clank_core.game import MAIN, ClankGameBase, check_content_version
+from referee.games.clank_core.game import MAIN, ClankGameBase
 from referee.games.clank_core.observation import summary_lines
 from referee.games.clank_core.rules import redeal_hidden_cards, stream_deck
 
@@ -40,7 +40,7 @@ ENGINE_VERSION = "clank-2"
 ROUND_LIMIT = 60
 
 
-class ClankGame(ClankGameBase):
+class ClankGame(ClankGameBase[Board, CardDef]):
     """One game of Clank!."""
 
     name = "clank"
@@ -52,6 +52,7 @@ class ClankGame(ClankGameBase):
 
     s: ClankState
     content: ClankContent
+    state_type = ClankState
 
     def __init__(self, state: ClankState, content: ClankContent) -> None:
         super().__init__(state, content)
@@ -64,6 +65,10 @@ class ClankGame(ClankGameBase):
     @classmethod
     def default_config(cls, players: int) -> dict[str, Any]:
         return {"players": players, "board": "side_a"}
+
+    @classmethod
+    def game_content(cls) -> ClankContent:
+        return default_content()
 
     @classmethod
     def new_game(cls, config: Mapping[str, Any], seed: int) -> Self:
@@ -153,23 +158,8 @@ class ClankGame(ClankGameBase):
 
     # --- the contract --------------------------------------------------------------------
 
-    # num_seats, content_version, is_over, copy, to_json, digest: ClankGameBase
-
-    @property
-    def board(self) -> Board:
-        """The board side in play."""
-        return self.content.boards[self.s.board]
-
-    def card(self, card_id: str) -> CardDef:
-        """The definition of a card."""
-        return self.content.cards[card_id]
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        content = default_content()
-        state = ClankState.from_json(dict(data))
-        check_content_version(state.content_version, content.version)
-        return cls(state, content)
+    # num_seats, content_version, is_over, copy, to_json, from_json, digest, board, card:
+    # ClankGameBase
 
     def _apply(self, decision: Decision, action: Action) -> None:
         self.s.step += 1

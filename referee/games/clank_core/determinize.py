@@ -19,9 +19,11 @@ __all__ = [
     "allocate_unseen",
     "counter_minus",
     "crown_points",
+    "deal_cards",
     "expand",
     "fresh_seed",
     "json_copy",
+    "own_cards",
     "pending_stack",
 ]
 
@@ -78,6 +80,49 @@ def allocate_unseen(
         out_free.append(pool[:size])
         pool = pool[size:]
     return out_restricted, out_free, pool
+
+
+def deal_cards(
+    obs: Mapping[str, Any],
+    seat: int,
+    unseen: Counter[str],
+    deck: str,
+    deck_ids: frozenset[str],
+    rng: random.Random,
+) -> tuple[list[str], dict[int, tuple[list[str], list[str]]]]:
+    """Deal the cards `seat` cannot see: `unseen` holds every card of the game (changed in
+    place), less those it sees where they are (the row, the `{deck}_discard` pile, the Reserve,
+    cards in play and discarded, its hand and deck). They fill the `{deck}_deck` (cards of
+    `deck_ids` only) and the other seats' hands and decks; the rest were trashed. Returns that
+    deck and each other seat's (hand, deck). Raises DeterminizeError when the counts disagree."""
+    you = obs["you"]
+    seen_cards: list[str] = [c for c in obs["row"] if c is not None]
+    seen_cards += obs[f"{deck}_discard"] + expand(obs["reserve"])
+    for p in obs["players"]:
+        seen_cards += p["play"] + p["discard"]
+    seen_cards += you["hand"] + expand(you["deck_contents"])
+    counter_minus(unseen, seen_cards, "cards")
+    others = [i for i in range(len(obs["players"])) if i != seat]
+    sizes = [(obs["players"][i]["hand_size"], obs["players"][i]["deck_size"]) for i in others]
+    trashed = sum(p["trashed"] for p in obs["players"])
+    deck_size = obs[f"{deck}_deck_size"]
+    hidden = deck_size + sum(h + d for h, d in sizes) + trashed
+    if sum(unseen.values()) != hidden:
+        raise DeterminizeError(
+            f"{sum(unseen.values())} cards unseen but the hidden places and the trashed hold {hidden}"
+        )
+    (deck_cards,), dealt, _gone = allocate_unseen(
+        unseen, [(deck_size, deck_ids)], [x for hd in sizes for x in hd], rng
+    )
+    return deck_cards, {i: (dealt[2 * k], dealt[2 * k + 1]) for k, i in enumerate(others)}
+
+
+def own_cards(you: Mapping[str, Any], rng: random.Random) -> tuple[list[str], list[str]]:
+    """The seat's own hand, and its deck in a random order (the owner knows what its deck
+    holds, not the order)."""
+    hand, deck = list(you["hand"]), expand(you["deck_contents"])
+    rng.shuffle(deck)
+    return hand, deck
 
 
 def crown_points(crowns_per_seat: Sequence[int], values: Sequence[int], rng: random.Random) -> list[int]:

@@ -1,28 +1,29 @@
 """The `Game` parts Clank! and Clank! Legacy share, as a base of their engines.
 
 `ClankGameBase` adds to `referee.core.state_game.StateGame` (the seat count, the content
-version, whether the game is over, copying, JSON and the digest, which every engine answers
-alike) what both Clank! games do alike: forfeits (hook `_in_play`), the decision (the pending
+version, whether the game is over, copying, JSON, `from_json` and the digest, which every
+engine answers alike) what both Clank! games do alike: forfeits (hook `_in_play`), the decision (the pending
 choice on top of the stack, else the main turn; hook `_stack_decision`), scores (cards,
 artifacts, gold, kept secrets; hooks `_keeps_points` and `_own_points`), outcomes
 (`knocked_out_outcomes`) and the result with its tie-break (the most valuable artifact; hook
-`_result_details`). Each game keeps what differs: its setup, its board and card types (`board`,
-`card`), `from_json` (its own state class and content, checked with `check_content_version`),
-its main actions, turn structure and observations.
+`_result_details`) and the accessors of the board side in play and of a card (`board`, `card`;
+the base is generic in the game's board and card types). Each game keeps what differs: its
+setup, its state class and content (`state_type`, `game_content`, which `from_json` reads), its
+main actions, turn structure and observations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
 from referee.core.game import Action, Decision, IllegalAction, Result
 from referee.core.state_game import GameStateLike, StateGame, check_content_version
-from referee.games.clank_core.rules import ClankCore, CoreContent
+from referee.games.clank_core.rules import ClankCore, CoreCard, CoreContent
 from referee.games.clank_core.scoring import places
 from referee.games.clank_core.state import ESCAPED, KNOCKED_OUT, PLAYING, CorePlayer, CoreState
 
-__all__ = ["MAIN", "ClankGameBase", "GamePlayer", "GameState", "check_content_version"]
+__all__ = ["MAIN", "ClankGameBase", "GameContent", "GamePlayer", "GameState", "check_content_version"]
 
 #: the kind of the active player's main decision
 MAIN = "turn"
@@ -39,19 +40,51 @@ class GameState(CoreState, GameStateLike, Protocol):
     """What the shared accessors read of a game state, beyond the core rules' shape."""
 
     stack: list[dict[str, Any]]
+    #: the board side in play (a key of the content's `boards`)
+    board: str
 
     @property
     def players(self) -> Sequence[GamePlayer]:
         """The players in seat order."""
 
 
-class ClankGameBase(ClankCore, StateGame):
-    """The `Game` parts both Clank! engines share (the shared rules come from `ClankCore`)."""
+BoardT = TypeVar("BoardT", covariant=True)
+CardT = TypeVar("CardT", bound=CoreCard, covariant=True)
+
+
+class GameContent(CoreContent, Protocol[BoardT, CardT]):
+    """What the shared accessors read of a game's content, beyond the core rules' shape."""
+
+    @property
+    def version(self) -> str:
+        """The content's digest."""
+
+    @property
+    def boards(self) -> Mapping[str, BoardT]:
+        """The board sides by id."""
+
+    @property
+    def cards(self) -> Mapping[str, CardT]:
+        """Card definitions by id."""
+
+
+class ClankGameBase(ClankCore, StateGame, Generic[BoardT, CardT]):
+    """The `Game` parts both Clank! engines share (the shared rules come from `ClankCore`), for
+    a game whose board sides are `BoardT` and cards `CardT`."""
 
     __slots__ = ()
 
     s: GameState
-    content: CoreContent
+    content: GameContent[BoardT, CardT]
+
+    @property
+    def board(self) -> BoardT:
+        """The board side in play."""
+        return self.content.boards[self.s.board]
+
+    def card(self, card_id: str) -> CardT:
+        """The definition of a card."""
+        return self.content.cards[card_id]
 
     def _best_artifacts(self) -> list[int]:
         """Each seat's tie-break: its most valuable artifact ("the tied player with the more

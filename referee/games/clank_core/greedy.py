@@ -5,13 +5,16 @@ the legal actions by kind, answer pending choices and play cards first (`opening
 effects alike (`effects_value`, from `RESOURCE_VALUE` and the game's own resources), pick the
 artifact worth the trip (`best_target`) and the step towards it (`best_step`), buy the card and
 fight the monster worth most (`buy_or_fight`); these functions do that, with the game's own
-taste passed in. Each bot keeps what differs: its resource values, its board's path costs and
-risk, the tokens and items it wants, and the order of its other actions.
+taste passed in (`distances_to`, the cheapest-way search, with the game's path costs). The
+frame `GreedyBot.act` takes the wanted tokens and drinks when hurt before the game's `_turn`.
+Each bot keeps what differs: its resource values, its board's path costs and risk, the tokens
+and items it wants, and the order of its other actions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import heapq
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from referee.core.effects import Effect, effects_from_json
@@ -28,6 +31,7 @@ __all__ = [
     "best_target",
     "buy_or_fight",
     "by_kind",
+    "distances_to",
     "effects_value",
     "opening",
     "pending_choice",
@@ -158,6 +162,25 @@ def effects_value(effects: Sequence[Effect], values: Mapping[str, float], zero_c
     return total
 
 
+def distances_to(
+    target: str, steps_into: Callable[[float, str], Iterable[tuple[str, float]]]
+) -> dict[str, float]:
+    """The cost of the cheapest way to `target` from every place (Dijkstra, walking the board
+    backwards from `target`): `steps_into(d, place)` gives, for each place `prev` one can step
+    from into `place`, (prev, its cost d + that step's), `d` being the cost from `place`."""
+    dist = {target: 0.0}
+    heap = [(0.0, target)]
+    while heap:
+        d, place = heapq.heappop(heap)
+        if d > dist.get(place, 1e9):
+            continue
+        for prev, nd in steps_into(d, place):
+            if nd < dist.get(prev, 1e9):
+                dist[prev] = nd
+                heapq.heappush(heap, (nd, prev))
+    return dist
+
+
 def best_target(
     artifacts: Mapping[str, int],
     home: str,
@@ -256,12 +279,18 @@ def preferred(
 
 class GreedyBot:
     """The frame of both games' greedy bots: `act` answers a pending choice or plays a card
-    (`opening`), else asks the game's `_turn` (tokens, moves, buys, fights, its own actions)."""
+    (`opening`), takes the tokens the game's bot wants where it stands (`_wanted_tokens`),
+    drinks a potion when hurt, then asks the game's `_turn` (moves, buys, fights, its own
+    actions), and ends the turn when that finds nothing."""
 
     name = "greedy"
 
     def _effects_value(self, effects: Sequence[Effect]) -> float:
         """What effects are worth to this game's bot."""
+        raise NotImplementedError
+
+    def _wanted_tokens(self, me: dict[str, Any]) -> tuple[str, ...]:
+        """The tokens to take where the bot stands, most wanted first."""
         raise NotImplementedError
 
     def _turn(
@@ -271,7 +300,8 @@ class GreedyBot:
         kinds: Mapping[str, list[int]],
         me: dict[str, Any],
     ) -> int:
-        """The rest of a main turn's choice; `me` is the bot's own player in the observation."""
+        """The rest of a main turn's choice, -1 for none (the turn then ends); `me` is the bot's
+        own player in the observation."""
         raise NotImplementedError
 
     def act(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> int:
@@ -280,4 +310,13 @@ class GreedyBot:
         first = opening(observation, legal_actions, kinds, self._effects_value)
         if first >= 0:
             return first
-        return self._turn(observation, legal_actions, kinds, observation["players"][observation["seat"]])
+        me = observation["players"][observation["seat"]]
+        best_i = preferred(legal_actions, kinds, "take", self._wanted_tokens(me))
+        if best_i >= 0:
+            return best_i
+        if "drink" in kinds and me["damage"] >= 2:
+            return kinds["drink"][0]
+        best_i = self._turn(observation, legal_actions, kinds, me)
+        if best_i >= 0:
+            return best_i
+        return kinds["end_turn"][0] if "end_turn" in kinds else 0

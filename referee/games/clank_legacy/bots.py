@@ -15,7 +15,6 @@ Plan each decision:
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +26,7 @@ from referee.games.clank_core.greedy import (
     best_step,
     best_target,
     buy_or_fight,
+    distances_to,
     effects_value,
     preferred,
 )
@@ -75,18 +75,7 @@ class LegacyGreedyBot(GreedyBot):
             if not p.one_way:
                 back = p.boots + 0.8 * p.monsters + (1.0 if board.spaces[p.a].forest else 0.0)
                 into.setdefault(p.a, []).append((p.b, back))
-        dist = {target: 0.0}
-        heap = [(0.0, target)]
-        while heap:
-            d, space = heapq.heappop(heap)
-            if d > dist.get(space, 1e9):
-                continue
-            for prev, cost in into.get(space, []):
-                nd = d + cost
-                if nd < dist.get(prev, 1e9):
-                    dist[prev] = nd
-                    heapq.heappush(heap, (nd, prev))
-        return dist
+        return distances_to(target, lambda d, space: ((prev, d + cost) for prev, cost in into.get(space, [])))
 
     def _target(self, obs: dict[str, Any], board: Board, me: dict[str, Any], canoe: bool) -> str:
         if me["artifacts"]:
@@ -106,6 +95,9 @@ class LegacyGreedyBot(GreedyBot):
     def _effects_value(self, effects: Sequence[Effect]) -> float:
         return _effects_value(effects)
 
+    def _wanted_tokens(self, me: dict[str, Any]) -> tuple[str, ...]:
+        return ("artifact",) * (not me["artifacts"]) + ("major_secret", "mystic_fruit")
+
     def _turn(
         self,
         obs: dict[str, Any],
@@ -113,20 +105,13 @@ class LegacyGreedyBot(GreedyBot):
         kinds: Mapping[str, list[int]],
         me: dict[str, Any],
     ) -> int:
-        """Tokens, then the plan's moves, buys and fights (see the module docstring)."""
-        cards = self.content.cards
-        board = self.content.boards[obs["board"]]
+        """Fruit, then the plan's moves, buys and fights, the Patron, the Cultist, the market
+        (see the module docstring)."""
         pool = obs["pool"]
-
-        wanted = ("artifact",) * (not me["artifacts"]) + ("major_secret", "mystic_fruit")
-        best_i = preferred(legal_actions, kinds, "take", wanted)
-        if best_i >= 0:
-            return best_i
-        if "drink" in kinds and me["damage"] >= 2:
-            return kinds["drink"][0]
         if "expend_fruit" in kinds and (me["damage"] >= 1 or pool["boots"] == 0):
             return kinds["expend_fruit"][0]
 
+        board = self.content.boards[obs["board"]]
         canoe = "canoe" in me["items"]
         target = self._target(obs, board, me, canoe)
         dist = self._distances(board, obs["open_paths"], target, canoe)
@@ -140,7 +125,7 @@ class LegacyGreedyBot(GreedyBot):
         if best_i >= 0:
             return best_i
 
-        best_i = buy_or_fight(obs, legal_actions, kinds, cards, _card_value, _effects_value)
+        best_i = buy_or_fight(obs, legal_actions, kinds, self.content.cards, _card_value, _effects_value)
         if best_i >= 0:
             return best_i
         if "patron" in kinds:
@@ -148,9 +133,5 @@ class LegacyGreedyBot(GreedyBot):
         if "fight_cultist" in kinds:
             return kinds["fight_cultist"][0]
         if me["gold"] >= 10:
-            best_i = preferred(legal_actions, kinds, "buy_item", ("lucky_badge", "canoe"))
-            if best_i >= 0:
-                return best_i
-        if "end_turn" in kinds:
-            return kinds["end_turn"][0]
-        return 0
+            return preferred(legal_actions, kinds, "buy_item", ("lucky_badge", "canoe"))
+        return -1

@@ -17,9 +17,10 @@ from referee.core.game import Action
 from referee.games.clank_core.determinize import (
     allocate_unseen,
     counter_minus,
-    expand,
+    deal_cards,
     fresh_seed,
     json_copy,
+    own_cards,
     pending_stack,
 )
 from referee.games.clank_legacy.campaign import CampaignState, adventure_deck, starting_deck
@@ -145,40 +146,19 @@ def _play(
     you = obs["you"]
     campaign_now = dealt_from if dealt_from is not None else _campaign(obs, "campaign_now", content)
 
-    # every card of the game, less those the seat sees where they are
+    # every card of the game (deal_cards takes out those the seat sees where they are)
     unseen: Counter[str] = Counter(adventure_deck(campaign_now, content))
     for i in range(n):
         unseen.update(starting_deck(campaign_now, i, content))
     unseen.update(content.reserve)
-    seen_cards: list[str] = [c for c in obs["row"] if c is not None]
-    seen_cards += obs["adventure_discard"] + expand(obs["reserve"])
-    for p in obs["players"]:
-        seen_cards += p["play"] + p["discard"]
-    seen_cards += you["hand"] + expand(you["deck_contents"])
-    counter_minus(unseen, seen_cards, "cards")
-    others = [i for i in range(n) if i != seat]
-    sizes = [(obs["players"][i]["hand_size"], obs["players"][i]["deck_size"]) for i in others]
-    trashed = sum(p["trashed"] for p in obs["players"])
-    hidden = obs["adventure_deck_size"] + sum(h + d for h, d in sizes) + trashed
-    if sum(unseen.values()) != hidden:
-        raise DeterminizeError(
-            f"{sum(unseen.values())} cards unseen but the hidden places and the trashed hold {hidden}"
-        )
     adventure_ids = frozenset(adventure_deck(campaign_now, content))
-    (adventure,), dealt, _gone = allocate_unseen(
-        unseen, [(obs["adventure_deck_size"], adventure_ids)], [x for hd in sizes for x in hd], rng
-    )
+    adventure, dealt = deal_cards(obs, seat, unseen, "adventure", adventure_ids, rng)
 
     first, turns = _first_and_turns(obs, rng)
     players: list[LegacyPlayer] = []
     for i, p in enumerate(obs["players"]):
-        if i == seat:
-            hand, deck = list(you["hand"]), expand(you["deck_contents"])
-            rng.shuffle(deck)
-            new_hand = list(you["new_in_hand"])
-        else:
-            k = others.index(i)
-            hand, deck, new_hand = dealt[2 * k], dealt[2 * k + 1], []
+        hand, deck = own_cards(you, rng) if i == seat else dealt[i]
+        new_hand = list(you["new_in_hand"]) if i == seat else []
         players.append(LegacyPlayer(
             deck=deck,
             hand=hand,

@@ -25,10 +25,11 @@ from referee.core import effects
 from referee.core.effects import Effect, effects_from_json, effects_to_json
 from referee.core.game import Action, Decision, IllegalAction, InvalidConfig, json_digest
 from referee.core.rng import RandomStreams
-from referee.games.clank_core.game import MAIN, ClankGameBase, check_content_version
+from referee.games.clank_core.game import MAIN, ClankGameBase
 from referee.games.clank_core.rules import stream_deck
 from referee.games.clank_core.scoring import places
 from referee.games.clank_legacy.campaign import (
+    PERMANENT_OPS,
     CampaignState,
     MissionReport,
     adventure_deck,
@@ -67,19 +68,6 @@ ENGINE_VERSION = "clank_legacy-2"
 ROUND_LIMIT = 40
 
 VOTE = "vote"
-
-_PERMANENT = frozenset(
-    {
-        "record_fact",
-        "add_card",
-        "remove_card",
-        "gain_ability",
-        "reveal_path",
-        "block_path",
-        "next_game",
-        "end_campaign",
-    }
-)
 
 
 def _describe_own(e: Effect) -> str:
@@ -143,7 +131,7 @@ def _other_end(board: Board, path: int, space: str) -> str:
     return p.b if p.a == space else p.a
 
 
-class ClankLegacyGame(ClankGameBase):
+class ClankLegacyGame(ClankGameBase[Board, CardDef]):
     """One game of a Clank! Legacy campaign."""
 
     name = "clank_legacy"
@@ -155,6 +143,7 @@ class ClankLegacyGame(ClankGameBase):
 
     s: LegacyState
     content: LegacyContent
+    state_type = LegacyState
 
     def __init__(self, state: LegacyState, content: LegacyContent) -> None:
         super().__init__(state, content)
@@ -290,23 +279,8 @@ class ClankLegacyGame(ClankGameBase):
 
     # --- the contract --------------------------------------------------------------------
 
-    # num_seats, content_version, is_over, copy, to_json, digest: ClankGameBase
-
-    @property
-    def board(self) -> Board:
-        """The board side in play (after the Prologue)."""
-        return self.content.boards[self.s.board]
-
-    def card(self, card_id: str) -> CardDef:
-        """The definition of a card."""
-        return self.content.cards[card_id]
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Self:
-        content = cls.game_content()
-        state = LegacyState.from_json(dict(data))
-        check_content_version(state.content_version, content.version)
-        return cls(state, content)
+    # num_seats, content_version, is_over, copy, to_json, from_json, digest, board (the board
+    # side in play, after the Prologue), card: ClankGameBase
 
     def campaign_before(self) -> CampaignState:
         """The campaign state this game started from."""
@@ -611,7 +585,7 @@ class ClankLegacyGame(ClankGameBase):
                 s.patrons.append(e.arg)
         elif op == "board_side":
             s.board = e.arg
-        elif op in _PERMANENT:
+        elif op in PERMANENT_OPS:
             self._permanent(e)
             if op == "reveal_path" and s.phase == PHASE_PLAY:
                 side, _, pid = e.arg.partition(":")
