@@ -395,7 +395,44 @@ def _ability_key(card: PlayerCard) -> str:
 
 
 def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
-    """Load and validate all Alien content in `directory`. Raises ContentError."""
+    """Load and validate all Alien content in `directory`. Raises ContentError.
+
+    One phase a content file, in this order (a later phase checks against what an earlier one
+    loaded): the rules, the player cards (starting cards, Roles, the Barracks' characters,
+    Sergeants), the Hive and Hatchery, the Strikes, the Location, the Objectives."""
+    rules = _load_rules(directory)
+    cards: dict[str, PlayerCard] = {}
+    starting = _load_starting(directory, rules, cards)
+    roles = _load_roles(directory, rules, cards)
+    characters, character_names = _load_characters(directory, rules, cards)
+    sergeants = _load_sergeants(directory, rules, cards)
+    hive_cards, hatchery, drones, chestbursters = _load_hive(directory, rules, cards)
+    strikes, strike_deck = _load_strikes(directory, rules)
+    location = _load_location(directory)
+    objectives = _load_objectives(directory, rules, hive_cards)
+    return AlienContent(
+        cards=cards,
+        roles=roles,
+        role_order=tuple(roles),
+        characters=characters,
+        character_names=character_names,
+        sergeants=tuple(sergeants),
+        starting=tuple(starting),
+        hive_cards=hive_cards,
+        drones=drones,
+        chestbursters=chestbursters,
+        hatchery=hatchery,
+        strikes=strikes,
+        strike_deck=strike_deck,
+        location=location,
+        objectives=tuple(objectives),
+        rules=rules,
+        version=content_version(directory),
+    )
+
+
+def _load_rules(directory: Path) -> dict[str, Any]:
+    """rules.json: an object with the keys the other phases read."""
     rules = load_json(directory / "rules.json")
     if not isinstance(rules, dict):
         raise ContentError("rules.json", "*", "*", "must be an object")
@@ -404,9 +441,11 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
             raise ContentError("rules.json", "rules", key, "missing")
     if len(rules["scan_costs"]) != rules["rooms"]:
         raise ContentError("rules.json", "rules", "scan_costs", "needs one scan cost per room")
-    cards: dict[str, PlayerCard] = {}
+    return rules
 
-    # Starting cards.
+
+def _load_starting(directory: Path, rules: Mapping[str, Any], cards: dict[str, PlayerCard]) -> list[str]:
+    """starting.json: the starting cards (added to `cards`); returns one player's starting deck."""
     starting: list[str] = []
     for i, item in enumerate(_list_file(directory / "starting.json", "cards")):
         e = _Entry("starting.json", _entry_name(item, i), item)
@@ -417,8 +456,11 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         raise ContentError(
             "starting.json", "*", "id", f"cards must be exactly {sorted(rules['starting_deck'])}"
         )
+    return starting
 
-    # Roles.
+
+def _load_roles(directory: Path, rules: Mapping[str, Any], cards: dict[str, PlayerCard]) -> dict[str, Role]:
+    """roles.json: the Roles, their Character cards added to `cards` (each a distinct ability)."""
     roles: dict[str, Role] = {}
     lo, hi = rules["health"]
     for i, item in enumerate(_list_file(directory / "roles.json", "roles")):
@@ -435,8 +477,14 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
     abilities = {_ability_key(cards[r.card]) for r in roles.values()}
     if len(abilities) != len(roles):
         raise ContentError("roles.json", "*", "card", "each Role card needs a distinct ability")
+    return roles
 
-    # Crew characters (the Barracks).
+
+def _load_characters(
+    directory: Path, rules: Mapping[str, Any], cards: dict[str, PlayerCard]
+) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """characters.json: the crew characters of the Barracks, their cards added to `cards`;
+    returns each character's cards and its name."""
     characters: dict[str, tuple[str, ...]] = {}
     character_names: dict[str, str] = {}
     for i, item in enumerate(_list_file(directory / "characters.json", "characters")):
@@ -465,8 +513,11 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
     for keyword in ("coordinate", "vigilant", "sacrifice", "mobilize", "once"):
         if not any(getattr(c, keyword) for c in barracks_cards):
             raise ContentError("characters.json", "*", keyword, f"the Barracks needs a {keyword} card")
+    return characters, character_names
 
-    # Sergeants.
+
+def _load_sergeants(directory: Path, rules: Mapping[str, Any], cards: dict[str, PlayerCard]) -> list[str]:
+    """sergeants.json: the Sergeants (added to `cards`), as many of each class as the rules say."""
     sergeants: list[str] = []
     per_class: dict[str, int] = {}
     for i, item in enumerate(_list_file(directory / "sergeants.json", "cards")):
@@ -483,8 +534,14 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         raise ContentError(
             "sergeants.json", "*", "class", f"needs {rules['sergeant_classes']}, has {per_class}"
         )
+    return sergeants
 
-    # Hive cards and the Hatchery.
+
+def _load_hive(
+    directory: Path, rules: Mapping[str, Any], cards: Mapping[str, PlayerCard]
+) -> tuple[dict[str, HiveCard], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """hive.json and hatchery.json: the Hive cards (no id shared with a player card); returns
+    them with the Hatchery, the Drones and the Chestbursters."""
     hive_cards: dict[str, HiveCard] = {}
     for fname in ("hive.json", "hatchery.json"):
         for i, item in enumerate(_list_file(directory / fname, "cards")):
@@ -511,8 +568,11 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
     )
     if not chestbursters:
         raise ContentError("hive.json", "*", "kind", "needs chestburster cards")
+    return hive_cards, hatchery, drones, chestbursters
 
-    # Strikes.
+
+def _load_strikes(directory: Path, rules: Mapping[str, Any]) -> tuple[dict[str, StrikeCard], tuple[str, ...]]:
+    """strikes.json: the Strike cards (misses and strikes with effects among them) and the deck."""
     strikes: dict[str, StrikeCard] = {}
     for i, item in enumerate(_list_file(directory / "strikes.json", "strikes")):
         e = _Entry("strikes.json", _entry_name(item, i), item)
@@ -535,8 +595,11 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         )
     if not any(s.damage == 0 for s in strikes.values()) or not any(s.effects for s in strikes.values()):
         raise ContentError("strikes.json", "*", "damage", "needs misses (damage 0) and strikes with effects")
+    return strikes, strike_deck
 
-    # Location.
+
+def _load_location(directory: Path) -> Location:
+    """location.json: the Location and its Hazard abilities (at least one, each doing something)."""
     raw_loc = load_json(directory / "location.json")
     le = _Entry("location.json", _entry_name(raw_loc, 0), raw_loc)
     le.check_keys({"id", "name", "hazards"})
@@ -552,55 +615,21 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
         hazards.append(effects)
     if not hazards:
         raise le.fail("hazards", "needs at least one Hazard ability")
-    location = Location(le.str_("id"), le.str_("name"), tuple(hazards), tuple(hazard_names))
+    return Location(le.str_("id"), le.str_("name"), tuple(hazards), tuple(hazard_names))
 
-    # Objectives.
+
+def _load_objectives(
+    directory: Path, rules: Mapping[str, Any], hive_cards: Mapping[str, HiveCard]
+) -> list[Objective]:
+    """objectives.json: the Objectives, one a mini-deck of the rules' size; between them the
+    mini-decks hold every kind of Hive card and every boss, final and trigger card."""
     objectives: list[Objective] = []
     raw_objectives = _list_file(directory / "objectives.json", "objectives")
     if len(raw_objectives) != len(rules["objective_decks"]):
         raise ContentError("objectives.json", "*", "objectives", "needs exactly 3 Objectives")
     for k, item in enumerate(raw_objectives):
-        e = _Entry("objectives.json", _entry_name(item, k), item)
-        e.check_keys({"id", "name", "event", "event_text", "condition", "condition_text", "deck"})
-        cond = _Entry("objectives.json", e.entry, e.data.get("condition"), "condition.")
-        cond.check_keys({"type", "card", "attack"})
-        ctype = cond.str_("type")
-        if ctype not in CONDITION_TYPES:
-            raise cond.fail("type", f"must be one of {sorted(CONDITION_TYPES)}")
-        target = cond.str_("card")
-        deck: list[str] = []
-        for j, d in enumerate(e.list_("deck")):
-            de = _Entry("objectives.json", e.entry, d, f"deck[{j}].")
-            de.check_keys({"card", "count"})
-            cid = de.str_("card")
-            if cid not in hive_cards:
-                raise de.fail("card", f"unknown Hive card {cid!r}")
-            if hive_cards[cid].kind == "chestburster" or hive_cards[cid].drone:
-                raise de.fail("card", "Drones and Chestbursters are not part of a mini-deck")
-            deck += [cid] * de.int_("count", default=1, lo=1, hi=13)
-        if len(deck) != rules["objective_decks"][k]:
-            raise e.fail("deck", f"{len(deck)} cards, rules say {rules['objective_decks'][k]}")
-        if target not in deck:
-            raise cond.fail("card", f"{target!r} is not in this Objective's mini-deck")
-        tcard = hive_cards[target]
-        if ctype == "spend" and tcard.kind != "trigger":
-            raise cond.fail("card", "a spend condition needs a trigger card")
-        if ctype == "kill" and not (tcard.boss or tcard.final):
-            raise cond.fail("card", "a kill condition needs a boss or final enemy")
-        if k == len(raw_objectives) - 1 and not tcard.final:
-            raise cond.fail("card", "the last Objective's condition is killing the Final Enemy")
-        objectives.append(
-            Objective(
-                id=e.str_("id"),
-                name=e.str_("name"),
-                event=e.effects("event"),
-                condition=ctype,
-                card=target,
-                attack=cond.int_("attack", default=0, lo=1 if ctype == "spend" else 0, hi=20),
-                deck=tuple(deck),
-                text=str(e.data.get("condition_text", "")),
-            )
-        )
+        last = k == len(raw_objectives) - 1
+        objectives.append(_parse_objective(item, k, last, rules, hive_cards))
     for kind in ("enemy", "facehugger", "event", "hazard", "ally"):
         if not any(hive_cards[c].kind == kind for o in objectives for c in o.deck):
             raise ContentError("objectives.json", "*", "deck", f"the Hive needs at least one {kind}")
@@ -610,25 +639,51 @@ def load_content(directory: Path = CONTENT_DIR) -> AlienContent:
             raise ContentError(
                 "hive.json", hc.id, "kind", "boss, final and trigger cards must be in a mini-deck"
             )
+    return objectives
 
-    return AlienContent(
-        cards=cards,
-        roles=roles,
-        role_order=tuple(roles),
-        characters=characters,
-        character_names=character_names,
-        sergeants=tuple(sergeants),
-        starting=tuple(starting),
-        hive_cards=hive_cards,
-        drones=drones,
-        chestbursters=chestbursters,
-        hatchery=hatchery,
-        strikes=strikes,
-        strike_deck=strike_deck,
-        location=location,
-        objectives=tuple(objectives),
-        rules=rules,
-        version=content_version(directory),
+
+def _parse_objective(
+    item: Any, k: int, last: bool, rules: Mapping[str, Any], hive_cards: Mapping[str, HiveCard]
+) -> Objective:
+    """The `k`th Objective (`last`: its condition is killing the Final Enemy)."""
+    e = _Entry("objectives.json", _entry_name(item, k), item)
+    e.check_keys({"id", "name", "event", "event_text", "condition", "condition_text", "deck"})
+    cond = _Entry("objectives.json", e.entry, e.data.get("condition"), "condition.")
+    cond.check_keys({"type", "card", "attack"})
+    ctype = cond.str_("type")
+    if ctype not in CONDITION_TYPES:
+        raise cond.fail("type", f"must be one of {sorted(CONDITION_TYPES)}")
+    target = cond.str_("card")
+    deck: list[str] = []
+    for j, d in enumerate(e.list_("deck")):
+        de = _Entry("objectives.json", e.entry, d, f"deck[{j}].")
+        de.check_keys({"card", "count"})
+        cid = de.str_("card")
+        if cid not in hive_cards:
+            raise de.fail("card", f"unknown Hive card {cid!r}")
+        if hive_cards[cid].kind == "chestburster" or hive_cards[cid].drone:
+            raise de.fail("card", "Drones and Chestbursters are not part of a mini-deck")
+        deck += [cid] * de.int_("count", default=1, lo=1, hi=13)
+    if len(deck) != rules["objective_decks"][k]:
+        raise e.fail("deck", f"{len(deck)} cards, rules say {rules['objective_decks'][k]}")
+    if target not in deck:
+        raise cond.fail("card", f"{target!r} is not in this Objective's mini-deck")
+    tcard = hive_cards[target]
+    if ctype == "spend" and tcard.kind != "trigger":
+        raise cond.fail("card", "a spend condition needs a trigger card")
+    if ctype == "kill" and not (tcard.boss or tcard.final):
+        raise cond.fail("card", "a kill condition needs a boss or final enemy")
+    if last and not tcard.final:
+        raise cond.fail("card", "the last Objective's condition is killing the Final Enemy")
+    return Objective(
+        id=e.str_("id"),
+        name=e.str_("name"),
+        event=e.effects("event"),
+        condition=ctype,
+        card=target,
+        attack=cond.int_("attack", default=0, lo=1 if ctype == "spend" else 0, hi=20),
+        deck=tuple(deck),
+        text=str(e.data.get("condition_text", "")),
     )
 
 
