@@ -6,9 +6,9 @@ else needs to know of it -- creating a competition, planning its rounds, its sta
 list of formats, the `arena tournament` commands and the competition page all ask the registry.
 Adding a format is adding one file here (``README.md`` in this folder walks through it).
 
-Formats today: ``round-robin``, ``gauntlet``, ``swiss``, ``knockout`` and ``scenarios`` (co-op);
-each module's docstring says how it plans and ranks. The shared pieces (tables, duplicate sets,
-pairwise points) are in :mod:`ladder.formats.base`.
+The formats there are listed once, in ``README.md``'s table; each module's docstring says how it
+plans and ranks. The shared pieces (tables, duplicate sets, pairwise points) are in
+:mod:`ladder.formats.base`.
 
 :func:`next_round` is the whole scheduler: given the format, the field and the games played so
 far, it returns the next round's tables, or None when the competition is over.
