@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help install services test test-fast check lint typecheck bench demo clean
+.PHONY: help install services test test-fast check lint typecheck bench bench-ismcts demo clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -51,6 +51,9 @@ bench: $(BENCH_STAMP)  ## benchmarks (figures, not pass/fail)
 	$(PY) -m bench.engines
 	$(PY) -m bench.lab
 	$(PY) -m bench.workers
+
+bench-ismcts: $(STAMP)  ## builtin:ismcts vs coop, Alien 2p, 200 paired seeds at 4 samples a decision (~1 CPU-hour)
+	$(PY) -m bench.ismcts_alien --games 200 --iterations 4 --jobs 2
 
 demo: $(STAMP)  ## play a local ladder season on embedded defaults
 	$(VENV)/bin/arena demo

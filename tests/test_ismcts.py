@@ -172,3 +172,59 @@ def test_the_time_budget_stops_the_search_and_leaves_a_cut_sample_out() -> None:
     assert bot.last_search["iterations"] == 1
     assert set(bot.last_search["scored"].values()) == {1}
     assert sorted(bot.last_search["visits"].values()) == [1] * (n - 1) + [2]
+
+
+def test_a_rollout_is_cut_at_the_horizon_and_scored_by_the_evaluation() -> None:
+    """With an evaluation and a horizon, every rollout stops that many actions after the root
+    (its action included) and the position there is scored by the evaluation, never played on."""
+    state = _decisions("alien", 5, 2)[1]
+    d = state.decision()
+    assert d is not None and len(d.actions) > 1
+    root_step = state.s.step  # type: ignore[attr-defined]
+    cut_at: list[int] = []
+
+    def evaluate(game: Game) -> list[float]:
+        cut_at.append(game.s.step - root_step)  # type: ignore[attr-defined]
+        return [0.25] * game.num_seats
+
+    bot = IsmctsBot("alien", 2, time_ms=None, iterations=3, horizon=6, evaluate=evaluate)
+    bot.act(state.observe(0), d.actions)
+    assert bot.last_search["iterations"] == 3
+    # one evaluation per rollout (3 samples x every root action), each 6 actions on
+    assert len(cut_at) == 3 * len(d.actions) and set(cut_at) == {6}
+    assert set(bot.last_search["means"].values()) == {0.25}
+
+
+def test_alien_searches_to_its_horizon_and_clank_to_the_end() -> None:
+    from referee.games.alien import value
+
+    alien = make_bot("alien", "ismcts", 1)
+    assert isinstance(alien, IsmctsBot)
+    assert alien.horizon == value.HORIZON and alien.evaluate is value.evaluate
+    clank = make_bot("clank", "ismcts", 1)
+    assert isinstance(clank, IsmctsBot) and clank.horizon is None and clank.evaluate is None
+    with pytest.raises(ValueError, match="needs a horizon"):
+        IsmctsBot("clank", 1, evaluate=value.evaluate)
+
+
+def test_the_alien_evaluation_prefers_a_living_healthy_team_and_scores_ends_as_rewards() -> None:
+    from referee.games.alien import value
+    from referee.games.alien.state import DEAD
+
+    state = _decisions("alien", 7, 3)[2]
+    base = value.win_chance(state)  # type: ignore[arg-type]
+    assert 0.0 < base < 1.0
+    hurt = state.copy()
+    wounds = [c for c, strike in state.content.strikes.items() if strike.damage > 0][:2]  # type: ignore[attr-defined]
+    hurt.s.players[1].strikes.extend(wounds)  # type: ignore[attr-defined]
+    assert value.win_chance(hurt) < base  # type: ignore[arg-type]
+    dead = state.copy()
+    dead.s.players[1].status = DEAD  # type: ignore[attr-defined]
+    assert value.win_chance(dead) < base  # type: ignore[arg-type]
+    ahead = state.copy()
+    ahead.s.objective += 1  # type: ignore[attr-defined]
+    assert value.win_chance(ahead) > base  # type: ignore[arg-type]
+    assert value.evaluate(state) == [2 * base - 1] * 2
+    over = state.copy()
+    over.s.over, over.s.won = True, False  # type: ignore[attr-defined]
+    assert value.evaluate(over) == [-1.0, -1.0]

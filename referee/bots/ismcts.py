@@ -14,10 +14,12 @@ the bot's decision, searched over many determinizations. Each iteration
    it takes the child with the best UCB score among the actions legal in *this* sample, counting
    each such child as available (subset-armed bandit: a child unavailable in most samples is
    not favoured by its few visits), until it meets an action with no child yet, which it adds;
-4. plays the rest of the game with the game's heuristic bot at every seat (``greedy`` in Clank!,
-   ``coop`` in Alien; ``random`` for a game with none), observing as a bot would;
-5. scores the end for every seat (`rewards`) and adds each node's score for the seat that chose
-   its action.
+4. plays on with the game's heuristic bot at every seat (``greedy`` in Clank!, ``coop`` in
+   Alien; ``random`` for a game with none), observing as a bot would: to the end of the game,
+   or, in a game with a position evaluation (``referee/games/<game>/value.py``: Alien), until
+   ``HORIZON`` actions after the root;
+5. scores the end for every seat (`rewards`), or the cut position by the game's ``evaluate``
+   (the same scale), and adds each node's score for the seat that chose its action.
 
 The answer is the root action with the best mean score if it beats the heuristic bot's own
 choice clearly: over at least MIN_SAMPLES samples, its mean gain on the same samples above
@@ -33,6 +35,7 @@ answered at once. ISMCTS.md has the choices and the measurements.
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 import time
@@ -59,6 +62,16 @@ CONFIDENCE = 2.0
 MARGIN_SCALE = 20.0
 #: a rollout that has not ended after this many actions scores 0 for every seat
 MAX_ROLLOUT_STEPS = 3000
+
+def _evaluation(game: str) -> tuple[int | None, Callable[[Game], list[float]] | None]:
+    """The game's rollout horizon and position evaluation (``HORIZON`` and ``evaluate`` of
+    ``referee/games/<game>/value.py``), or (None, None): rollouts to the end."""
+    try:
+        module = importlib.import_module(f"referee.games.{game}.value")
+    except ModuleNotFoundError:
+        return None, None
+    return int(module.HORIZON), module.evaluate
+
 
 def _rollout_factory(game: str) -> Callable[[int], Any]:
     """The game's heuristic bot (its own built-in bots but this one, first by name), else random."""
@@ -120,12 +133,17 @@ class IsmctsBot:
         sampler: Sampler | None = None,
         rollout: Callable[[int], Any] | None = None,
         rollout_steps: int = MAX_ROLLOUT_STEPS,
+        horizon: int | None = None,
+        evaluate: Callable[[Game], list[float]] | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         """`iterations` (when given) replaces the time budget: that many samples, a seeded,
         reproducible search. `sampler` defaults to the game's determinizer, `rollout` (a factory
         seed -> bot) to its heuristic bot; a rollout not over after `rollout_steps` actions
-        scores 0 for every seat. `clock` (seconds) measures the time budget."""
+        scores 0 for every seat. With `evaluate` (a position -> every seat's score in [-1, 1],
+        as `rewards` scores an end), a rollout is cut `horizon` actions after the root and that
+        position is scored instead; both default to the game's ``value.py`` (`_evaluation`), else
+        rollouts go to the end. `clock` (seconds) measures the time budget."""
         if iterations is None and time_ms is None:
             raise ValueError("ismcts needs a time budget or an iteration budget")
         self.game = game
@@ -134,6 +152,13 @@ class IsmctsBot:
         self.sampler = sampler if sampler is not None else sampler_of(game)
         self.rollout_bot = rollout if rollout is not None else _rollout_factory(game)
         self.rollout_steps = rollout_steps
+        if evaluate is None:
+            game_horizon, evaluate = _evaluation(game)
+            horizon = horizon if horizon is not None else game_horizon
+        if evaluate is not None and horizon is None:
+            raise ValueError("an evaluation needs a horizon")
+        self.horizon = horizon if evaluate is not None else None
+        self.evaluate = evaluate
         self.clock = clock
         self._rng = random.Random(seed)
         #: what the last search did: iterations, samples dropped, root visits per action
@@ -248,14 +273,22 @@ class IsmctsBot:
             node = node.children[d.actions[best_i]]
             state.apply_index(best_i)
             path.append(node)
-        scores = self._rollout(state, bots, self.rollout_steps)
+        if self.horizon is not None and self.evaluate is not None:
+            # the path's actions count towards the horizon (the root action is one of them)
+            scores = self._rollout(state, bots, max(0, self.horizon - len(path)), self.evaluate)
+        else:
+            scores = self._rollout(state, bots, self.rollout_steps)
         for n in path:
             n.visits += 1
             n.total += scores[n.seat]
         return scores[top.seat]
 
     @staticmethod
-    def _rollout(state: Game, bots: list[Any], steps: int) -> list[float]:
+    def _rollout(
+        state: Game, bots: list[Any], steps: int, evaluate: Callable[[Game], list[float]] | None = None
+    ) -> list[float]:
+        """Play `steps` actions by `bots` (or to the end): the end's `rewards`, else the cut
+        position's `evaluate` (0 for every seat without one)."""
         for _ in range(steps):
             d = state.decision()
             if d is None:
@@ -264,4 +297,6 @@ class IsmctsBot:
                 state.apply_index(0)
                 continue
             state.apply_index(bots[d.seat].act(state.observe(d.seat), d.actions))
-        return [0.0] * state.num_seats
+        if state.decision() is None:
+            return rewards(state)
+        return evaluate(state) if evaluate is not None else [0.0] * state.num_seats

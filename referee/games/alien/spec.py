@@ -52,7 +52,8 @@ SPEC = GameSpec(
     bots={"coop": "referee.games.alien.bots:AlienCoopBot", "ismcts": "referee.bots.ismcts:IsmctsBot"},
     # a cooperative game: a candidate shows it can keep a team of good players alive
     board="referee.games.alien.board:draw",
-    reference_bots=("coop",),
+    reference_bots=("coop", "ismcts"),
+    qualification_stand_ins={"ismcts": "coop"},
     static_content="referee.games.alien.spec:static_content",
     outcome_columns=(("survived", ("survived",)), ("died", ("died",)), ("forfeited", ("forfeited",))),
     older_versions={

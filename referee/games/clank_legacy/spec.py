@@ -40,7 +40,8 @@ SPEC = GameSpec(
         "ismcts": "referee.bots.ismcts:IsmctsBot",
     },
     campaign_rules="referee.games.clank_legacy.campaign_rules:RULES",
-    reference_bots=("random", "greedy"),
+    reference_bots=("random", "greedy", "ismcts"),
+    qualification_stand_ins={"ismcts": "greedy"},
     outcome_columns=(
         ("escaped", ("escaped",)),
         ("knocked_out", ("knocked_out",)),
