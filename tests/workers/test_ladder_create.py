@@ -127,6 +127,7 @@ def test_a_campaign_started_on_the_created_ladder_is_rated_there(
         engine.dispose()
     assert sorted((r.name, r.games) for r in rows) == [
         ("reference-clank_legacy-greedy", 1),
+        ("reference-clank_legacy-ismcts", 0),  # on the ladder, not named by the campaign
         ("reference-clank_legacy-random", 1),
     ]
 
@@ -273,6 +274,7 @@ def test_a_campaign_run_by_hand_on_a_ladder_plays_at_its_time_control_among_its_
     assert tuple(played_at) == (1000, 30_000, 3)
     assert [tuple(r) for r in on_ladder] == [
         ("reference-clank_legacy-greedy", 1),
+        ("reference-clank_legacy-ismcts", 0),  # on the ladder, not named by the campaign
         ("reference-clank_legacy-random", 1),
     ]
     for argv, words in (
@@ -400,7 +402,9 @@ def test_squatted_reference_names_are_never_seated_and_the_audit_says_how_to_fre
             ).all()
     finally:
         engine.dispose()
-    assert [tuple(row) for row in seated] == [
+    assert sorted(tuple(row) for row in seated) == [
         ("alien-2p", "reference-alien-coop", REFERENCE_OWNER, None),
+        ("alien-2p", "reference-alien-ismcts", REFERENCE_OWNER, None),
         ("alien-old", "reference-alien-coop", REFERENCE_OWNER, None),
+        ("alien-old", "reference-alien-ismcts", REFERENCE_OWNER, None),
     ]
