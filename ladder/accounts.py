@@ -23,7 +23,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 import sqlalchemy as sa
 from sqlalchemy import Engine
@@ -52,8 +52,10 @@ __all__ = [
     "create_account",
     "create_key",
     "hash_key",
+    "identity_of",
     "parse_scopes",
     "revoke_key",
+    "rotate_key",
 ]
 
 KEY_PREFIX: Final = "arena_"
@@ -265,11 +267,17 @@ def authenticate_key(engine: Engine, key: str, *, now: datetime | None = None) -
     if row.last_used_at is None or now - row.last_used_at >= _LAST_USED_RESOLUTION:
         with engine.begin() as conn:
             conn.execute(sa.update(api_keys).where(api_keys.c.id == row.id).values(last_used_at=now))
+    return identity_of(row.id, row)
+
+
+def identity_of(key_id: int, row: Any) -> Identity:
+    """The :class:`Identity` of key `key_id` from a row with the key's ``scopes`` and
+    ``rate_per_minute`` and its account's ``account_id``, ``name`` and ``is_operator``."""
     scopes = frozenset(row.scopes.split())
     if not row.is_operator:  # an operator flag taken away takes the scope with it
         scopes -= {"operator"}
     return Identity(
-        key_id=row.id,
+        key_id=key_id,
         account_id=row.account_id,
         account_name=row.name,
         is_operator=bool(row.is_operator),
@@ -317,3 +325,24 @@ def account_info(engine: Engine, account_id: int) -> AccountInfo:
             )
         ]
     return {"id": account.id, "name": account.name, "is_operator": bool(account.is_operator), "keys": keys}
+
+
+def rotate_key(engine: Engine, account_id: int, key_id: int, *, now: datetime | None = None) -> NewKey:
+    """Replace live key `key_id` of account `account_id` by a new one with its scopes and rate
+    limit, in one transaction: the old key stops working as the new one starts (an account at
+    :data:`MAX_KEYS_PER_ACCOUNT` can rotate). NotFound unless it is that account's live key."""
+    now = now or datetime.now(UTC)
+    with write_transaction(engine) as conn:
+        old = conn.execute(
+            sa.select(api_keys.c.scopes, api_keys.c.rate_per_minute)
+            .where(
+                api_keys.c.id == key_id,
+                api_keys.c.account_id == account_id,
+                api_keys.c.revoked_at.is_(None),
+            )
+            .with_for_update()
+        ).one_or_none()
+        if old is None:
+            raise NotFound(f"no key {key_id} on this account")
+        conn.execute(sa.update(api_keys).where(api_keys.c.id == key_id).values(revoked_at=now))
+        return _insert_key(conn, account_id, old.scopes, old.rate_per_minute, now)

@@ -3,6 +3,7 @@
 Routes (JSON unless said otherwise; "key" = needs ``Authorization: Bearer <API key>``)::
 
     GET    /                                    HTML pages: see ladder/web (ladders, bots, matches, replays)
+    GET    /signin, /me, ...                    an owner's pages, signed in with a key (ladder/web/owner.py)
     GET    /api/ladders                         ladders
     GET    /api/ladders/{ladder_id}/standings   (cooperative ladders: wins are team wins)
     GET    /api/ladders/{ladder_id}/scenarios   a cooperative ladder's scenario ratings
@@ -446,6 +447,12 @@ def create_app(
 
     # the web pages (/, /ladders/.., /bots/.., /matches/.., the replay viewer), /docs, /redoc, /static
     install_web(app, engine)
+    from ladder.web.owner import build_owner_router  # /signin, /signout, /me...: an owner's pages
+
+    # a wrong key at /signin spends from the same failure bucket as a wrong key on the API
+    app.include_router(build_owner_router(
+        engine, lambda address: failure_buckets.take(address, limits.auth_failures_per_minute)
+    ))
 
     @app.get("/api/ladders", responses=_errors())
     def ladders() -> list[queries.LadderInfo]:

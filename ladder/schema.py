@@ -67,6 +67,7 @@ __all__ = [
     "results",
     "scenario_rating_history",
     "scenarios",
+    "web_sessions",
 ]
 
 #: Constraint names are predictable, so migrations can refer to them on every database.
@@ -144,6 +145,21 @@ api_keys = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("last_used_at", UTCDateTime),
     Column("revoked_at", UTCDateTime),
+)
+
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    # sha256 hex of the session id the browser's cookie holds (256 random bits: a fast hash is
+    # right, as for api_keys); the id itself is never stored
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("account_id", ForeignKey("accounts.id", ondelete="CASCADE"), nullable=False, index=True),
+    # the key the owner signed in with: a session lives no longer than its key (revoked: the
+    # session is refused and deleted; ladder.web.sessions)
+    Column("key_id", ForeignKey("api_keys.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
 )
 
 bots = Table(

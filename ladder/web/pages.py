@@ -222,10 +222,15 @@ def viewer_page(
     download_url: str | None = None,
     standalone: bool = False,
     seat_bots: Sequence[int | None] = (),
+    outputs: Sequence[Mapping[str, Any]] = (),
+    back_text: str = "match page",
+    default_seat: str = "0",
 ) -> HTMLResponse:
     """The viewer's page (its frames come from `frames_url` + step number); `standalone` (one
     file, `arena replay serve`: no ladders, no API) leaves out the links to the server's pages;
-    `seat_bots` (a ladder match's bot per seat) links each seat's name to its bot's page."""
+    `seat_bots` (a ladder match's bot per seat) links each seat's name to its bot's page;
+    `outputs` (an owner's page, ladder.web.owner: ``seat``, ``name``, ``text``, ``note``) is what
+    the owner's bots printed, shown beside the board; `default_seat` is the view first shown."""
     replay = timeline.replay
     seats = [_seat_name(r if isinstance(r, Mapping) else {}, i) for i, r in enumerate(replay["seats"])]
     return render(
@@ -239,8 +244,10 @@ def viewer_page(
         error=timeline.error,
         frames_url=frames_url,
         allow_all=allow_all,
-        default_seat="0",
+        default_seat=default_seat,
         back_url=back_url,
+        back_text=back_text,
+        outputs=list(outputs),
         download_url=download_url,
         standalone=standalone,
     )

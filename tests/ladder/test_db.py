@@ -56,7 +56,7 @@ def test_migrations_round_trip_and_match_schema(db_url: str) -> None:
     try:
         with engine.connect() as conn:
             ctx = MigrationContext.configure(conn)
-            assert ctx.get_current_revision() == "0015"
+            assert ctx.get_current_revision() == "0016"
             # the migration creates exactly what ladder.schema declares
             assert compare_metadata(ctx, metadata) == []
     finally:
@@ -76,7 +76,7 @@ def _revision_and_tables(url: str) -> tuple[str | None, set[str]]:
 def test_upgrade_twice_is_a_no_op(db_url: str) -> None:
     upgrade(db_url)
     first = _revision_and_tables(db_url)
-    assert first == ("0015", {t.name for t in metadata.sorted_tables} | {"alembic_version"})
+    assert first == ("0016", {t.name for t in metadata.sorted_tables} | {"alembic_version"})
     upgrade(db_url)
     assert _revision_and_tables(db_url) == first
 

@@ -44,6 +44,8 @@
     el("position").textContent = `${frame.label} of ${frame.steps} steps`;
     el("status").textContent = "";
     root.dataset.step = String(step);
+    const outputStep = el("output-step");   // an owner's page: the output panel names the step
+    if (outputStep) outputStep.textContent = String(step);
     history.replaceState(null, "", `#step=${step}&seat=${encodeURIComponent(state.seat)}`);
   }
 
