@@ -145,6 +145,9 @@ _DECLARED: Final = (
              "remote`); unset: the API says the operator has not published one", None, "ladder"),
     Variable("ARENA_PUBLIC_REFEREE_TLS", "whether ARENA_PUBLIC_REFEREE serves TLS: 1 (a bot "
              "connects with --tls) or 0 (plaintext, a referee started --insecure)", "1", "ladder"),
+    Variable("ARENA_SEARCH_MS", "the built-in search bot's (builtin:ismcts) wall-clock search per "
+             "decision, in rated and qualification games alike (a seat's timing must not tell "
+             "the two apart); tests turn it down", "250", "referee"),
     Variable("ARENA_LIVE_DELAY_DECISIONS", "a live match's spectators see a step once this many "
              "later decisions were played (and ARENA_LIVE_DELAY_SECONDS passed); 0: no decision "
              "delay (ladder/live.py)", "2", "ladder"),
@@ -330,6 +333,7 @@ class Settings:
     reserved_bot_prefixes: tuple[str, ...]
     public_referee: str | None
     public_referee_tls: bool
+    search_ms: int
     live_delay_decisions: int
     live_delay_seconds: float
     live_subscribers: int
@@ -411,6 +415,7 @@ class Settings:
             reserved_bot_prefixes=tuple(p.strip().lower() for p in prefixes if p.strip()),
             public_referee=value("ARENA_PUBLIC_REFEREE", _host_port),
             public_referee_tls=required("ARENA_PUBLIC_REFEREE_TLS", _flag),
+            search_ms=required("ARENA_SEARCH_MS", _whole(1)),
             live_delay_decisions=required("ARENA_LIVE_DELAY_DECISIONS", _whole(0)),
             live_delay_seconds=required("ARENA_LIVE_DELAY_SECONDS", _non_negative_seconds),
             live_subscribers=required("ARENA_LIVE_SUBSCRIBERS", _whole(1)),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,11 @@ from sqlalchemy import Engine
 
 from ladder.db import create_engine, upgrade
 from tests.databases import empty_postgres, fresh_postgres_database
+
+# The search bot (builtin:ismcts, a reference bot on every ladder) searches ARENA_SEARCH_MS a
+# decision in rated and qualification games alike; 250 ms would make every test match against it
+# last minutes. Set before anything reads the settings; the processes the tests start inherit it.
+os.environ.setdefault("ARENA_SEARCH_MS", "10")
 
 
 @pytest.fixture(scope="session")

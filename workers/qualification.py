@@ -16,9 +16,9 @@ could play cleanly here and crash in rated play): game *i* is played as a rated 
 config (a campaign
 ladder's: a new campaign's first game), its reference bots as opponents under their own names
 (``reference-clank-greedy``; rotated from game to game; short of them, built-in bots named as
-``arena ladder create --reference-bots`` names them; the search bot ``ismcts`` keeps its name
-and its moves are made by its heuristic, :func:`qualification_stand_in`, its search being
-too slow for qualification), the candidate's seat rotating; a match id
+``arena ladder create --reference-bots`` names them; the search bot ``ismcts`` searches as long
+as in rated play, ``ARENA_SEARCH_MS`` a decision, so its seat's timing tells nothing), the
+candidate's seat rotating; a match id
 from the matches' own sequence, so the referee names it ``ladder-<id>-<hex>`` as it names every
 ladder match; a seed from the system's random source, as unpredictable as the matchmaker's.
 A bot on no ladder yet plays the default ladder's shape: 2 seats, :data:`TIME_CONTROL`
@@ -128,7 +128,6 @@ __all__ = [
     "due_versions",
     "game_faults",
     "qualification_games",
-    "qualification_stand_in",
     "qualify_version",
     "reference_bots",
     "seat_figures",
@@ -494,19 +493,6 @@ def reference_bots(game: str) -> tuple[str, ...]:
         return ("random",)
 
 
-def qualification_stand_in(game: str, strategy: str) -> str:
-    """The built-in bot that plays reference bot `strategy`'s seat in a qualification game:
-    itself, but for the search bot ``ismcts``, whose games take minutes (a 250 ms search a
-    decision) while qualification checks only that the candidate plays without a fault; its
-    stand-in is the heuristic it plays when its search has too few samples to overrule it
-    (the game spec's `qualification_stand_ins`). The seat keeps the reference bot's name, ids
-    and version: the candidate sees the ladder's bot, as in its rated matches."""
-    try:
-        return game_spec(game).qualification_stand_ins.get(strategy, strategy)
-    except KeyError:
-        return strategy
-
-
 @dataclass(frozen=True, slots=True)
 class _Table:
     """Where a qualification game is played as if rated: a ladder's shape, time control and
@@ -525,7 +511,7 @@ class _Table:
 def _tables(engine: Engine, bot_id: int, game: str) -> list[_Table]:
     """The ladders the candidate's bot is on (the matchmaker's and campaign ladders, by id), or
     the default ladder's shape (2 seats, :data:`TIME_CONTROL`) when it is on none yet; each
-    with its reference bots as qualification plays them (:func:`_stand_in`)."""
+    with its reference bots."""
     from ladder.bots import REFERENCE_OWNER
     from ladder.suspension import matchmaker_ladders
 
@@ -560,7 +546,6 @@ def _tables(engine: Engine, bot_id: int, game: str) -> list[_Table]:
             ):
                 newest[int(ref.bot_id)] = max(int(ref.id), newest.get(int(ref.bot_id), 0))
             references = seat_specs(conn, [newest[b] for b in sorted(newest)]) if newest else ()
-            references = tuple(_stand_in(game, ref) for ref in references)
             tables.append(
                 _Table(
                     ladder_id=int(row.id),
@@ -576,23 +561,10 @@ def _tables(engine: Engine, bot_id: int, game: str) -> list[_Table]:
     return tables or [_Table(0, "ffa", 2, TIME_CONTROL, ())]
 
 
-def _stand_in(game: str, seat: SeatSpec) -> SeatSpec:
-    """`seat` as a qualification game plays it: a reference bot whose games cost too much for
-    qualification (the search bot) keeps its name, ids and version, and its moves are made by
-    its stand-in (:func:`qualification_stand_in`)."""
-    if seat.command.kind != "builtin":
-        return seat
-    stand_in = qualification_stand_in(game, seat.command.builtin)
-    if stand_in == seat.command.builtin:
-        return seat
-    return dataclasses.replace(seat, command=parse_command(f"builtin:{stand_in}"))
-
-
 def _opponents(table: _Table, game: str, number: int) -> list[SeatSpec]:
     """The `players - 1` opponents of game `number` (0-based) at `table`: its reference bots,
     rotated by the game's number; short of them, built-in reference bots named as ``arena
-    ladder create --reference-bots`` names them (``reference-<game>-<strategy>``); a search
-    bot among them played by its stand-in (:func:`_stand_in`)."""
+    ladder create --reference-bots`` names them (``reference-<game>-<strategy>``)."""
     wanted = table.players - 1
     pool = list(table.references)
     if len(pool) < wanted:
@@ -600,10 +572,10 @@ def _opponents(table: _Table, game: str, number: int) -> list[SeatSpec]:
         for name, strategy in _reference_names(game, table.players + len(pool)):
             if name not in taken:
                 pool.append(
-                    _stand_in(game, SeatSpec(
+                    SeatSpec(
                         seat=0, bot_id=0, bot_name=name, version_id=0, version="1",
                         command=parse_command(f"builtin:{strategy}"),
-                    ))
+                    )
                 )
     start = number % len(pool)
     return (pool[start:] + pool[:start])[:wanted]

@@ -25,12 +25,13 @@ The answer is the root action with the best mean score if it beats the heuristic
 choice clearly: over at least MIN_SAMPLES samples, its mean gain on the same samples above
 PREFER_MARGIN and above CONFIDENCE standard errors of that gain. Otherwise the heuristic's (a
 handful of samples cannot tell two card plays apart, and a coin flip between them is worse than
-the heuristic's order). The
-search stops at a wall-clock budget (`time_ms`, default DEFAULT_TIME_MS, well inside the
-ladder's 1,000 ms a decision; checked before every rollout from the root, a sample cut short
-is left out) or, for tests and reproducible runs, after `iterations` samples;
-with an iteration budget and a seed it is deterministic. A decision with one legal action is
-answered at once. ISMCTS.md has the choices and the measurements.
+the heuristic's order). The search stops at a wall-clock budget (`time_ms`; by default the
+operator's ``ARENA_SEARCH_MS``, 250 ms unless set, well inside the ladder's 1,000 ms a decision,
+the same in rated and qualification games so a seat's timing does not tell them apart; checked
+before every rollout from the root, a sample cut short is left out) or, for tests and
+reproducible runs, after `iterations` samples; with an iteration budget and a seed it is
+deterministic. A decision with one legal action is answered at once. ISMCTS.md has the
+choices and the measurements.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
+from referee import settings
 from referee.core.game import Action, Game
 from referee.games.determinize import Sampler
 from referee.games.determinize import sampler as sampler_of
@@ -128,7 +130,7 @@ class IsmctsBot:
         game: str,
         seed: int = 0,
         *,
-        time_ms: float | None = DEFAULT_TIME_MS,
+        time_ms: float | Literal["setting"] | None = "setting",
         iterations: int | None = None,
         sampler: Sampler | None = None,
         rollout: Callable[[int], Any] | None = None,
@@ -138,8 +140,9 @@ class IsmctsBot:
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         """`iterations` (when given) replaces the time budget: that many samples, a seeded,
-        reproducible search. `sampler` defaults to the game's determinizer, `rollout` (a factory
-        seed -> bot) to its heuristic bot; a rollout not over after `rollout_steps` actions
+        reproducible search; `time_ms` "setting" (the default) is ``ARENA_SEARCH_MS``. `sampler`
+        defaults to the game's determinizer, `rollout` (a factory seed -> bot) to its heuristic
+        bot; a rollout not over after `rollout_steps` actions
         scores 0 for every seat. With `evaluate` (a position -> every seat's score in [-1, 1],
         as `rewards` scores an end), a rollout is cut `horizon` actions after the root and that
         position is scored instead; both default to the game's ``value.py`` (`_evaluation`), else
@@ -147,7 +150,7 @@ class IsmctsBot:
         if iterations is None and time_ms is None:
             raise ValueError("ismcts needs a time budget or an iteration budget")
         self.game = game
-        self.time_ms = time_ms
+        self.time_ms: float | None = settings.current().search_ms if time_ms == "setting" else time_ms
         self.iterations = iterations
         self.sampler = sampler if sampler is not None else sampler_of(game)
         self.rollout_bot = rollout if rollout is not None else _rollout_factory(game)

@@ -123,11 +123,6 @@ class GameSpec:
     bots: Mapping[str, str] = field(default_factory=dict)
     #: the built-in bots `arena ladder create --reference-bots` seats on a ladder of the game
     reference_bots: tuple[str, ...] = ("random",)
-    #: reference bot -> the built-in bot that makes its moves in qualification games, where
-    #: it keeps its name (the search bot, whose games take minutes, by the heuristic it falls
-    #: back on; qualification checks that a bot plays correctly, not how well:
-    #: workers/qualification.py)
-    qualification_stand_ins: Mapping[str, str] = field(default_factory=dict)
     #: "module:function", a `BoardDrawing`: the web viewer's board; None: the observation's JSON
     board: str | None = None
     #: "module:function" (a game in progress) -> its static content as plain JSON data
@@ -179,22 +174,11 @@ class GameSpec:
         unknown = [b for b in self.reference_bots if b != "random" and b not in self.bots]
         if unknown or not self.reference_bots:
             raise ValueError(f"game spec {self.name}: reference bots must be built-in bots, got {unknown}")
-        stray = [
-            f"{k}: {v}" for k, v in self.qualification_stand_ins.items()
-            if k not in self.reference_bots or (v != "random" and v not in self.bots)
-        ]  # fmt: skip
-        if stray:
-            raise ValueError(
-                f"game spec {self.name}: qualification stand-ins map reference bots to built-in "
-                f"bots, got {stray}"
-            )
         if "random" in self.bots:
             raise ValueError(f"game spec {self.name}: 'random' is every game's bot already")
         # a read-only copy: the spec is shared by every caller in the process
         object.__setattr__(self, "bots", MappingProxyType(dict(self.bots)))
         object.__setattr__(self, "older_versions", MappingProxyType(dict(self.older_versions)))
-        stand_ins = MappingProxyType(dict(self.qualification_stand_ins))
-        object.__setattr__(self, "qualification_stand_ins", stand_ins)
 
     def engine_class(self, version: str | None = None) -> type[Game]:
         """The engine class playing `version` (None: the current one), imported on first use.

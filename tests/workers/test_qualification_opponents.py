@@ -1,10 +1,10 @@
-"""Qualification seats the ladder's search bot under its name, played by its heuristic (issue 27).
+"""Qualification seats the ladder's search bot as its rated matches do (issues 24 and 27).
 
-`builtin:ismcts` is one of the reference bots ladders seat, but its games take minutes (a
-250 ms search a decision): in a qualification game, which checks that a bot plays without a
-fault, its seat keeps its name, ids and version and its moves are made by its stand-in (the
-heuristic it falls back on), so the opponents are those of the ladder's rated matches
-(tests/workers/test_qualification_disguise.py plays the games and compares what the bot sees).
+`builtin:ismcts` is one of the reference bots ladders seat. In a qualification game its seat
+keeps its name, ids, version and command, and it searches for ``ARENA_SEARCH_MS`` a decision as
+in rated play: a stand-in that answered at once would let a candidate tell qualification from
+rated play by its opponent's timing (tests/workers/test_qualification_disguise.py plays the
+games and compares what the bot sees).
 """
 
 from __future__ import annotations
@@ -19,18 +19,24 @@ from ladder.bots import add_bot_version, register_bot
 from ladder.db import create_engine
 from ladder.ladders import join_ladder
 from ladder.schema import bot_versions, bots, ladder_entries
-from workers.qualification import _specs, qualification_stand_in, reference_bots
+from referee.bots import make_bot
+from referee.bots.ismcts import IsmctsBot
+from workers.qualification import _specs, reference_bots
 
 
-def test_every_game_seats_ismcts_on_its_ladders_and_qualification_plays_it_by_its_heuristic() -> None:
-    for game, heuristic in (("clank", "greedy"), ("clank_legacy", "greedy"), ("alien", "coop")):
+def test_every_game_seats_ismcts_on_its_ladders_searching_the_operators_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for game in ("clank", "clank_legacy", "alien"):
         assert "ismcts" in reference_bots(game)
-        assert qualification_stand_in(game, "ismcts") == heuristic
-        assert all(qualification_stand_in(game, b) == b for b in reference_bots(game) if b != "ismcts")
+        for budget in ("10", "250"):
+            monkeypatch.setenv("ARENA_SEARCH_MS", budget)
+            bot = make_bot(game, "ismcts", 1)
+            assert isinstance(bot, IsmctsBot) and bot.time_ms == int(budget)
 
 
 @pytest.mark.parametrize(("game", "players"), [("clank", 2), ("clank", 4), ("alien", 3)])
-def test_qualification_seats_the_ladders_reference_bots_the_search_bot_by_its_stand_in(
+def test_qualification_seats_the_ladders_reference_bots_the_search_bot_as_itself(
     sqlite_url: str, game: str, players: int
 ) -> None:
     sqlite_engine = create_engine(sqlite_url)
@@ -70,10 +76,7 @@ def _check(sqlite_engine: Engine, game: str, players: int) -> None:
             # a bot of the ladder under its name and version, as its rated matches seat it
             version_id, command = on_ladder[other.bot_name]
             assert other.version_id == version_id, other
-            if other.bot_name == search:
-                assert other.command.raw == f"builtin:{qualification_stand_in(game, 'ismcts')}", other
-            else:
-                assert other.command.raw == command, other
+            assert other.command.raw == command, other  # the search bot too: no stand-in
             seated.add(other.bot_name)
     # every reference bot of the ladder is met in turn, the search bot's name among them
     assert seated == set(on_ladder)

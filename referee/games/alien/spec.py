@@ -53,7 +53,6 @@ SPEC = GameSpec(
     # a cooperative game: a candidate shows it can keep a team of good players alive
     board="referee.games.alien.board:draw",
     reference_bots=("coop", "ismcts"),
-    qualification_stand_ins={"ismcts": "coop"},
     static_content="referee.games.alien.spec:static_content",
     outcome_columns=(("survived", ("survived",)), ("died", ("died",)), ("forfeited", ("forfeited",))),
     older_versions={

@@ -43,7 +43,6 @@ SPEC = GameSpec(
     bots={"greedy": "referee.games.clank.bots:ClankGreedyBot", "ismcts": "referee.bots.ismcts:IsmctsBot"},
     board="referee.games.clank.board:draw",
     reference_bots=("random", "greedy", "ismcts"),
-    qualification_stand_ins={"ismcts": "greedy"},
     static_content="referee.games.clank.spec:static_content",
     content_variant="referee.games.clank.spec:board_side",
     outcome_columns=(

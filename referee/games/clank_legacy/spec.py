@@ -41,7 +41,6 @@ SPEC = GameSpec(
     },
     campaign_rules="referee.games.clank_legacy.campaign_rules:RULES",
     reference_bots=("random", "greedy", "ismcts"),
-    qualification_stand_ins={"ismcts": "greedy"},
     outcome_columns=(
         ("escaped", ("escaped",)),
         ("knocked_out", ("knocked_out",)),
