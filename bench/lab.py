@@ -43,8 +43,9 @@ ENCODE_GOAL_US = 500.0
 
 def path_text_encoding(observation: dict[str, Any]) -> npt.NDArray[np.float32]:
     """The reference: referee/lab/README.md's layout as the plain walk reads it (each leaf's path
-    text built and hashed, numpy's scalar `+=`): the vector the lab's encoder must equal."""
-    out = np.zeros(OBS_SIZE, dtype=np.float32)
+    text built and hashed, numpy's scalar `+=`): the vector the lab's encoder must equal
+    (tests/referee/test_lab.py holds the encoder to it)."""
+    out = np.zeros(OBS_SIZE, dtype=np.float64)
 
     def walk(value: Any, path: str) -> None:
         if isinstance(value, dict):
@@ -59,7 +60,7 @@ def path_text_encoding(observation: dict[str, Any]) -> npt.NDArray[np.float32]:
             out[zlib.crc32(f"{path}={value}".encode()) % OBS_SIZE] += 1.0
 
     walk(observation, "")
-    return np.clip(out, -OBS_BOUND, OBS_BOUND)
+    return np.clip(out, -OBS_BOUND, OBS_BOUND).astype(np.float32)
 
 
 def _observations(origin: Game, seed: int) -> list[dict[str, Any]]:

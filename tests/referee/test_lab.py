@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import enum
 import random
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,10 +14,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
+from bench.lab import path_text_encoding
 from referee.core.game import Action
 from referee.games import all_specs, game_class
 from referee.lab import gymnasium_env, pettingzoo_env
-from referee.lab.encoding import OBS_BOUND, OBS_SIZE, encode_observation
+from referee.lab.encoding import OBS_BOUND, encode_observation
 
 GAME_PLAYERS = [(s.name, p) for s in all_specs() for p in range(s.min_players, s.max_players + 1)]
 
@@ -135,23 +135,9 @@ def test_callable_opponents_and_an_illegal_action() -> None:
 def _layout(observation: Any) -> np.ndarray:
     """README.md's "Observation layout" read plainly: each leaf's path text (keys sorted, list
     positions as numbers) hashed by CRC-32 modulo 512, a number adding its value, a string 1.0
-    at ``path=text``; clipped to ±OBS_BOUND."""
-    out = np.zeros(OBS_SIZE, dtype=np.float64)
-
-    def walk(value: Any, path: str) -> None:
-        if isinstance(value, dict):
-            for key in sorted(value):
-                walk(value[key], f"{path}/{key}")
-        elif isinstance(value, list | tuple):
-            for i, item in enumerate(value):
-                walk(item, f"{path}/{i}")
-        elif isinstance(value, bool | int | float):
-            out[zlib.crc32(path.encode()) % OBS_SIZE] += float(value)
-        elif isinstance(value, str):
-            out[zlib.crc32(f"{path}={value}".encode()) % OBS_SIZE] += 1.0
-
-    walk(observation, "")
-    return np.clip(out, -OBS_BOUND, OBS_BOUND).astype(np.float32)
+    at ``path=text``; clipped to ±OBS_BOUND (the plain walk bench/lab.py times the encoder
+    against)."""
+    return path_text_encoding(observation)
 
 
 @pytest.mark.parametrize("game", [s.name for s in all_specs()])

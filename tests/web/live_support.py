@@ -3,51 +3,20 @@
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-import uvicorn
 from sqlalchemy import Engine
 
-from ladder.api import create_app
 from ladder.match_queue import enqueue_match
 from tests.workers.conftest import make_ladder
 
 #: built-in random bots thinking a few ms a decision: a Clank! game of ~640 decisions lasts
 #: a few seconds, long enough to be watched, short enough for the suite
 SLOW_RANDOM = "builtin:random?think_ms=4"
-
-
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def serve(engine: Engine) -> Iterator[str]:
-    """The app over `engine` in uvicorn on a free port (a thread of this process): its URL."""
-    port = free_port()
-    config = uvicorn.Config(create_app(engine), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def queue_match(engine: Engine, commands: list[str] | None = None, seed: int = 5, name: str = "live") -> int:

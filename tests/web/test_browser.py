@@ -12,16 +12,12 @@ not skipped.
 from __future__ import annotations
 
 import shutil
-import socket
 import tempfile
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
@@ -30,11 +26,11 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from ladder.api import create_app
 from ladder.db import create_engine
 from tests.databases import empty_postgres
 
 from .seeding import Seeded, seed, seed_competition
+from .serving import serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]
 
@@ -51,12 +47,6 @@ CHROMIUM_FLAGS = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def site(postgres_url: str) -> Iterator[tuple[str, Seeded]]:
     """The app over a seeded PostgreSQL database, served by uvicorn on a free port."""
@@ -64,20 +54,10 @@ def site(postgres_url: str) -> Iterator[tuple[str, Seeded]]:
     engine = create_engine(postgres_url)
     seeded = seed(engine)
     seeded.competition = seed_competition(engine, postgres_url)
-    port = _free_port()
-    config = uvicorn.Config(create_app(engine), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}", seeded
+        with serve(engine) as url:
+            yield url, seeded
     finally:
-        server.should_exit = True
-        thread.join(10)
         engine.dispose()
 
 

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-import time
 from collections.abc import Iterator
 from html import unescape
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -31,6 +28,7 @@ from referee.games.clank_legacy.campaign import CampaignState
 from referee.games.clank_legacy.content import default_content
 from tests.databases import empty_postgres
 from tests.web import test_browser as shared
+from tests.web.serving import serve
 
 #: the module's headless Chromium (test_browser's fixture)
 browser = shared.browser
@@ -138,20 +136,10 @@ def campaign_site(postgres_url: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """The app over a PostgreSQL database holding one played campaign, served by uvicorn."""
     empty_postgres(postgres_url)
     engine = create_engine(postgres_url)
-    port = shared._free_port()
-    config = uvicorn.Config(create_app(engine), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
     try:
-        yield f"http://127.0.0.1:{port}", {"engine": engine, "url": postgres_url}
+        with serve(engine) as url:
+            yield url, {"engine": engine, "url": postgres_url}
     finally:
-        server.should_exit = True
-        thread.join(10)
         engine.dispose()
 
 

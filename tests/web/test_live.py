@@ -30,7 +30,8 @@ from ladder.schema import matches
 from referee.replay import loads, simulate
 from workers.match_execution import run_match
 
-from .live_support import SseStream, queue_match, read_sse, serve
+from .live_support import SseStream, queue_match, read_sse
+from .serving import serve
 
 pytestmark = [pytest.mark.integration]
 

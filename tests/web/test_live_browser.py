@@ -22,7 +22,8 @@ from ladder.db import create_engine
 from ladder.schema import matches
 from workers.match_execution import run_match
 
-from .live_support import queue_match, serve
+from .live_support import queue_match
+from .serving import serve
 from .test_browser import ARTIFACTS, _console_errors, browser  # noqa: F401  (the browser fixture)
 
 pytestmark = [pytest.mark.slow, pytest.mark.integration]

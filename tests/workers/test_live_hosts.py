@@ -27,7 +27,8 @@ from ladder.live import RedisChannel
 from ladder.match_queue import enqueue_match
 from ladder.schema import matches
 from referee.replay import loads
-from tests.web.live_support import SLOW_RANDOM, SseStream, free_port, read_sse
+from tests.web.live_support import SLOW_RANDOM, SseStream, read_sse
+from tests.web.serving import free_port
 from tests.web.test_live import PUBLIC_FIELDS, public_record
 from tests.workers.conftest import RANDOM_BOT_FILES, Broker, WorkerFarm, make_ladder
 from workers.celery_app import CeleryDispatcher, make_app
