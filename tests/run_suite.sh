@@ -6,7 +6,8 @@
 # - the main lane: everything not listed below (the referee, the workers, the sandbox, the CLI);
 # - the second lane: first the pure engine and lab suites (rules, conformance, leak, replay
 #   files, determinizers, search: CPU-bound, no services, no fixed ports), then the ladder,
-#   competition, web and deployment tests. Those make their own databases, queues and ports
+#   competition, web, deployment, multi-host and CLI-error tests. Those make their own databases,
+#   queues and ports
 #   (tests/databases.py, tests/workers/conftest.py), so they share nothing with the main lane
 #   but the PostgreSQL and Redis servers, as two users of one platform would;
 # - the idle lane: tests marked `idle` (a remote bot held idle in the lobby for three minutes,
@@ -19,7 +20,10 @@ VENV=${VENV:-.venv}
 # The engine suites: pure Python over the engines, no services, no fixed ports.
 ENGINE_SUITES=(tests/clank tests/alien tests/clank_legacy tests/clank_core tests/test_conformance.py tests/lab
                tests/test_ismcts.py tests/test_fastcopy.py)
-SECOND_LANE=("${ENGINE_SUITES[@]}" tests/competitions tests/ladder tests/web tests/deploy)
+# the multi-host drill and the CLI error tests (about 3 min) go to the second lane too: at
+# f6d409a the main lane took 27.5 min and the second 14.4 (a loaded machine)
+SECOND_LANE=("${ENGINE_SUITES[@]}" tests/competitions tests/ladder tests/web tests/deploy tests/multihost
+             tests/test_cli_errors.py)
 ignore_second=()
 for suite in "${SECOND_LANE[@]}"; do ignore_second+=("--ignore=$suite"); done
 side=$(mktemp -d)

@@ -20,6 +20,7 @@ import re
 import secrets
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -98,7 +99,30 @@ def net() -> Iterator[Net]:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
 
 
-def test_one_address_gets_no_more_than_the_cap_and_another_still_plays(net: Net) -> None:
+@pytest.fixture
+def searchable_checkout() -> Iterator[None]:
+    """The referee runs as uid 10001 from this checkout's venv, as the image runs it from its own
+    install: a checkout under a private folder (a `mktemp -d` clone, mode 700) is not reachable
+    by that uid. For the test's length, each folder above the checkout and the interpreter that
+    others may not enter gets search permission only (o+x: no listing, no reading), restored
+    afterwards."""
+    changed: list[tuple[Path, int]] = []
+    for leaf in (REPO, Path(sys.executable).resolve()):
+        for folder in [leaf, *leaf.parents] if leaf.is_dir() else leaf.parents:
+            mode = folder.stat().st_mode
+            if not mode & stat.S_IXOTH and folder not in {f for f, _ in changed}:
+                changed.append((folder, mode))
+                folder.chmod(stat.S_IMODE(mode) | stat.S_IXOTH)
+    try:
+        yield
+    finally:
+        for folder, mode in reversed(changed):
+            folder.chmod(stat.S_IMODE(mode))
+
+
+def test_one_address_gets_no_more_than_the_cap_and_another_still_plays(
+    net: Net, searchable_checkout: None
+) -> None:
     cap = shipped_cap()
     assert cap < ATTACKS
     token = secrets.token_urlsafe(24)

@@ -8,8 +8,9 @@ the run is not throttled into 429s), a ladder, a bot with a version, a recorded 
 replay and a captured log. The key reaches schemathesis through an environment variable named in
 its config file, never the command line. Every phase runs (coverage, fuzzing, stateful).
 
-One documented allowance: an upload body is "any bytes" in the schema, but only a zip or tar.gz
-is accepted, so a schema-valid upload may be a 422 (positive_data_acceptance allows it there).
+Two documented allowances: an upload body is "any bytes" in the schema, but only a zip or tar.gz
+is accepted, so a schema-valid upload may be a 422 (positive_data_acceptance allows it there);
+the live stream of a finished match is a 410 naming its replay.
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ include-path = "/api/bots/{bot_id}/versions"
 include-method = "POST"
 # "any bytes" in the schema; only a zip or tar.gz is an archive
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429"]
+
+[[operations]]
+include-path = "/api/matches/{match_id}/live"
+include-method = "GET"
+# the seeded match is finished: its live stream is gone, 410 naming its replay (documented)
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "410", "429"]
 """
 
 

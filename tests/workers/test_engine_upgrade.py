@@ -184,7 +184,8 @@ def test_the_upgrade_command_in_ratings_md_runs_as_printed(tmp_path: Path) -> No
     )
     assert (entry.rating, entry.games, entry.wins, version) == (1612.5, 0, 0, "clank-2")
     assert period.standings["bots"] == [
-        {"bot_id": reg.bot_id, "name": "old-timer", "rating": 1612.5, "games": 31, "wins": 20, "draws": 0}
+        {"bot_id": reg.bot_id, "name": "old-timer", "rating": 1612.5, "games": 31, "wins": 20, "draws": 0,
+         "division": 0}  # the division it was in (ladder/RATINGS.md, "Divisions"): a ladder without, 0
     ]
     assert (period.closed_by, period.carry) == ("upgrade", 1.0)  # an upgrade shrinks nothing
 

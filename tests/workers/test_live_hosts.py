@@ -96,6 +96,9 @@ def test_a_match_played_by_a_worker_process_is_followed_through_another_process_
         ladder = make_ladder(engine, ["python main.py", SLOW_RANDOM], files=[RANDOM_BOT_FILES, None])
         match_id = enqueue_match(engine, ladder.ladder_id, ladder.version_ids, seed=5)
         key = RedisChannel(broker.url, pg_url).key(match_id)
+        # the session's database is emptied between tests, so an earlier test's match may have had
+        # this id and left its stream (kept an hour after its end) under the same key
+        store.delete(key)
         with httpx.Client(base_url=api_process, timeout=60) as client:
             with client.stream("GET", f"/api/matches/{match_id}/live") as response:
                 assert response.status_code == 200, response.read()
