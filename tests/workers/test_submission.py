@@ -336,12 +336,16 @@ def test_the_embedded_season_qualifies_pending_uploads(sqlite_url: str, sqlite_e
     assert qualification_of(sqlite_engine, version_id)[0] == "passed"
 
 
-def test_an_alien_upload_qualifies_against_the_coop_bot(sqlite_url: str, sqlite_engine: Engine) -> None:
+def test_an_alien_upload_qualifies_against_the_coop_and_search_bots(
+    sqlite_url: str, sqlite_engine: Engine
+) -> None:
     bot = register_bot(sqlite_engine, "ripley", "alice", game="alien")
     version_id = _upload(sqlite_engine, bot.bot_id, "1")  # the random bot plays any game
     assert qualify_version(sqlite_url, version_id).status == "passed"
     _, detail = qualification_of(sqlite_engine, version_id)
-    assert [(g["opponent"], g["seat"]) for g in detail["games"]] == [("builtin:coop", 0), ("builtin:coop", 1)]
+    # Alien's reference bots in turn (coop, then the search bot, which plays as itself: issue 24)
+    played = [(g["opponent"], g["seat"]) for g in detail["games"]]
+    assert played == [("builtin:coop", 0), ("builtin:ismcts", 1)]
 
 
 
